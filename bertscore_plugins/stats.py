@@ -1,0 +1,301 @@
+"""Uncertainty for corpus-level scores and paired significance tests between two systems.
+
+A corpus-level BERTScore is the mean of the per-row scores, so everything here works on per-row score
+arrays: bootstrap confidence intervals for one system, and a paired test for two systems scored against
+the same references (paired bootstrap resampling or approximate randomization, the two tests sacrebleu
+offers for BLEU). Every function takes a seed, so a reported interval or p-value can be reproduced.
+
+Example:
+    >>> a = np.array([0.91, 0.88, 0.95, 0.90]); b = np.array([0.93, 0.90, 0.95, 0.94])
+    >>> result = paired_test(a, b, method="randomization", seed=1)
+    >>> round(result.difference, 4)  # mean(b) - mean(a)
+    0.02
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: default seed, so that two runs on the same scores print the same interval and p-value
+DEFAULT_SEED = 12345
+PAIRED_METHODS = ("bootstrap", "randomization")
+SCORE_NAMES = ("precision", "recall", "f1")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A corpus-level score (mean over rows) with its bootstrap confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    n: int
+    resamples: int
+    seed: int | None
+
+    def __str__(self) -> str:
+        return f"{self.estimate:.4f} ({self.confidence:.0%} CI {self.low:.4f} .. {self.high:.4f}, n={self.n})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    """The outcome of a paired test of system B against system A on the same rows.
+
+    `difference` is mean(B) - mean(A): positive means B scores higher. `low`/`high` bound that
+    difference (paired bootstrap percentile interval, also reported for the randomization test).
+    `p_value` is two-sided, for the null hypothesis that the two systems are exchangeable.
+    """
+
+    mean_a: float
+    mean_b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    n: int
+    method: str
+    resamples: int
+    confidence: float
+    seed: int | None
+
+    def better(self, alpha: float = 0.05) -> str:
+        """'a', 'b', or 'neither' (when the p-value is not below `alpha`)."""
+        if self.p_value >= alpha or self.difference == 0:
+            return "neither"
+        return "b" if self.difference > 0 else "a"
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        return self.p_value < alpha
+
+    def __str__(self) -> str:
+        return (
+            f"B - A = {self.difference:+.4f} ({self.confidence:.0%} CI {self.low:+.4f} .. {self.high:+.4f}), "
+            f"p = {self.p_value:.4f} ({self.method}, {self.resamples} resamples, n={self.n})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _as_scores(values: Any, name: str) -> np.ndarray:
+    """Per-row scores as a float64 vector; names the first bad row."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        bad_rows = [row for row, value in enumerate(values) if not isinstance(value, (int, float, np.number))]
+        if not bad_rows:
+            raise
+        row = bad_rows[0]
+        raise ValueError(f"{name}: row {row} is {values[row]!r}; every score must be a finite number") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name}: expected one score per row (a 1-D sequence), got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name}: no rows to test")
+    bad = np.flatnonzero(~np.isfinite(array))
+    if bad.size:
+        raise ValueError(f"{name}: row {int(bad[0])} is {array[bad[0]]!r}; every score must be a finite number")
+    return array
+
+
+def _check_common(confidence: float, resamples: int) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
+    if int(resamples) != resamples or resamples < 1:
+        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+
+
+def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    low, high = np.percentile(samples, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def _resample_indices(n: int, resamples: int, seed: int | None) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(resamples, n))
+
+
+def bootstrap_interval(
+    scores: Sequence[float] | np.ndarray,
+    confidence: float = 0.95,
+    resamples: int = 1000,
+    seed: int | None = DEFAULT_SEED,
+) -> Interval:
+    """Percentile bootstrap confidence interval of the mean of per-row scores.
+
+    Args:
+        scores: one score per row (e.g. `Scores.f1`).
+        confidence: coverage of the interval (0.95 = 95%).
+        resamples: bootstrap resamples of the rows (with replacement).
+        seed: random seed; None for a fresh, unreproducible draw.
+
+    Returns:
+        An `Interval` with the corpus-level mean and its bounds.
+
+    Raises:
+        ValueError: empty input, a non-finite score (the row is named) or a bad setting.
+    """
+    values = _as_scores(scores, "scores")
+    _check_common(confidence, resamples)
+    means = values[_resample_indices(values.size, resamples, seed)].mean(axis=1)
+    low, high = _percentiles(means, confidence)
+    return Interval(float(values.mean()), low, high, confidence, int(values.size), int(resamples), seed)
+
+
+def corpus_intervals(
+    scores: Any,
+    confidence: float = 0.95,
+    resamples: int = 1000,
+    seed: int | None = DEFAULT_SEED,
+) -> dict[str, Interval]:
+    """Bootstrap intervals for corpus-level precision, recall and F1.
+
+    The three share the same resampled rows, as they describe the same corpus.
+
+    Args:
+        scores: a `Scores` result (anything with `.precision`, `.recall`, `.f1`) or a mapping with
+            those keys.
+
+    Returns:
+        {"precision": Interval, "recall": Interval, "f1": Interval}
+    """
+    columns: dict[str, np.ndarray] = {}
+    for name in SCORE_NAMES:
+        column = scores.get(name) if isinstance(scores, Mapping) else getattr(scores, name, None)
+        if column is None:
+            raise ValueError(f"scores has no {name!r}; pass a Scores result or a mapping with {SCORE_NAMES}")
+        columns[name] = _as_scores(column, name)
+    sizes = {name: column.size for name, column in columns.items()}
+    if len(set(sizes.values())) != 1:
+        raise ValueError(f"precision, recall and f1 must have the same number of rows, got {sizes}")
+    _check_common(confidence, resamples)
+    n = next(iter(sizes.values()))
+    indices = _resample_indices(n, resamples, seed)
+    intervals = {}
+    for name, column in columns.items():
+        low, high = _percentiles(column[indices].mean(axis=1), confidence)
+        intervals[name] = Interval(float(column.mean()), low, high, confidence, n, int(resamples), seed)
+    return intervals
+
+
+def _paired_arrays(scores_a: Any, scores_b: Any) -> tuple[np.ndarray, np.ndarray]:
+    a = _as_scores(scores_a, "scores_a")
+    b = _as_scores(scores_b, "scores_b")
+    if a.size != b.size:
+        raise ValueError(
+            f"a paired test needs the same rows for both systems: scores_a has {a.size} rows, "
+            f"scores_b has {b.size}"
+        )
+    return a, b
+
+
+def paired_bootstrap(
+    scores_a: Sequence[float] | np.ndarray,
+    scores_b: Sequence[float] | np.ndarray,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = DEFAULT_SEED,
+) -> PairedResult:
+    """Paired bootstrap resampling test of system B against system A (Koehn 2004).
+
+    Rows are resampled with replacement, the same rows for both systems. The p-value is two-sided and
+    uses the bootstrap distribution of the difference shifted to mean zero (the null), i.e.
+    p = (1 + #{|d* - mean(d*)| >= |d|}) / (resamples + 1).
+    """
+    a, b = _paired_arrays(scores_a, scores_b)
+    _check_common(confidence, resamples)
+    deltas = b - a
+    observed = float(deltas.mean())
+    sample_deltas = deltas[_resample_indices(deltas.size, resamples, seed)].mean(axis=1)
+    low, high = _percentiles(sample_deltas, confidence)
+    centered = np.abs(sample_deltas - sample_deltas.mean())
+    exceed = int(np.count_nonzero(centered >= abs(observed) - 1e-12))
+    p_value = (exceed + 1) / (resamples + 1)
+    return PairedResult(
+        float(a.mean()), float(b.mean()), observed, low, high, p_value, int(a.size), "bootstrap",
+        int(resamples), confidence, seed,
+    )
+
+
+def approximate_randomization(
+    scores_a: Sequence[float] | np.ndarray,
+    scores_b: Sequence[float] | np.ndarray,
+    resamples: int = 10000,
+    confidence: float = 0.95,
+    seed: int | None = DEFAULT_SEED,
+) -> PairedResult:
+    """Approximate randomization test of system B against system A (Riezler & Maxwell 2005).
+
+    Under the null the two systems' outputs are exchangeable row by row, so each trial swaps every row's
+    pair of scores with probability 1/2. p = (1 + #{|mean swapped difference| >= |d|}) / (trials + 1).
+    The interval on the difference comes from a paired bootstrap with the same seed.
+    """
+    a, b = _paired_arrays(scores_a, scores_b)
+    _check_common(confidence, resamples)
+    deltas = b - a
+    observed = float(deltas.mean())
+    rng = np.random.default_rng(seed)
+    exceed = 0
+    # Trials in blocks keep memory bounded for large corpora.
+    block = max(1, min(resamples, 4_000_000 // max(deltas.size, 1)))
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        signs = rng.integers(0, 2, size=(size, deltas.size), dtype=np.int8) * 2 - 1
+        trial_means = np.abs((signs * deltas).mean(axis=1))
+        exceed += int(np.count_nonzero(trial_means >= abs(observed) - 1e-12))
+        done += size
+    p_value = (exceed + 1) / (resamples + 1)
+    interval_draws = min(resamples, 1000)
+    sample_deltas = deltas[_resample_indices(deltas.size, interval_draws, seed)].mean(axis=1)
+    low, high = _percentiles(sample_deltas, confidence)
+    return PairedResult(
+        float(a.mean()), float(b.mean()), observed, low, high, p_value, int(a.size), "randomization",
+        int(resamples), confidence, seed,
+    )
+
+
+def paired_test(
+    scores_a: Sequence[float] | np.ndarray,
+    scores_b: Sequence[float] | np.ndarray,
+    method: str = "bootstrap",
+    resamples: int | None = None,
+    confidence: float = 0.95,
+    seed: int | None = DEFAULT_SEED,
+) -> PairedResult:
+    """Paired significance test of system B against system A on the same rows.
+
+    Args:
+        scores_a, scores_b: per-row scores of the two systems against the same references.
+        method: "bootstrap" (paired bootstrap resampling, 1000 resamples by default) or "randomization"
+            (approximate randomization, 10000 trials by default).
+        resamples: number of resamples/trials; None = the method's default.
+        confidence: coverage of the interval on the difference.
+        seed: random seed (None = unreproducible).
+
+    Returns:
+        A `PairedResult`: difference = mean(B) - mean(A), its interval, the two-sided p-value, n.
+    """
+    if method == "bootstrap":
+        return paired_bootstrap(scores_a, scores_b, resamples or 1000, confidence, seed)
+    if method in ("randomization", "ar"):
+        return approximate_randomization(scores_a, scores_b, resamples or 10000, confidence, seed)
+    raise ValueError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
+
+
+def rows_that_moved(
+    scores_a: Sequence[float] | np.ndarray, scores_b: Sequence[float] | np.ndarray, k: int = 5
+) -> list[tuple[int, float]]:
+    """The `k` rows whose score changed most from A to B, as (row index, B - A), largest |change| first."""
+    a, b = _paired_arrays(scores_a, scores_b)
+    deltas = b - a
+    order = np.argsort(-np.abs(deltas), kind="stable")[: max(0, int(k))]
+    return [(int(i), float(deltas[i])) for i in order]
