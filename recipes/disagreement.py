@@ -1,0 +1,452 @@
+"""Similarity vs faithfulness: score a RAG table, find where the two disagree, log it all to Phoenix.
+
+    python -m recipes.disagreement answers.jsonl --out runs/answers --phoenix-url http://127.0.0.1:6006
+
+From a CSV / JSONL / JSON / parquet file or a Hugging Face dataset saved to disk, with question, context,
+output (the answer) and reference (the gold answer) columns, this recipe:
+
+1. scores every row (BERTScore F1 against the reference, groundedness against the context, and Phoenix's
+   LLM faithfulness judge when one is configured) and names the disagreements (``agree``,
+   ``high_sim_unfaithful``, ``low_sim_faithful``); the scored table goes to ``--out`` FIRST, with a state
+   file;
+2. writes a report: a PNG scatter of similarity vs faithfulness with the quadrants, and a self-contained
+   HTML page listing the top disagreements with each answer's tokens shaded by how well they matched;
+3. logs to Phoenix: one trace per row (root span with question and answer, retriever child with the
+   context), span annotations, a dataset and an experiment;
+4. prints counts per quadrant, ready-made filter strings and the dashboard URLs.
+
+Resumable: when the Phoenix server or the judge is down, the scores stay on disk, the recipe exits
+non-zero saying so, and running the same command again finishes the job without scoring again (only the
+judge is asked again, for the rows it failed on). Exit codes: 0 done, 2 bad input or arguments,
+3 Phoenix logging incomplete, 4 judge failed on some rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from recipes import phoenix_logging, report
+from recipes.rows import TEXT_COLUMNS, ColumnNames, InputTableError, normalise_rows, read_table
+from recipes.run_state import OutputFolder, RunState, input_digest, now
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_PHOENIX, EXIT_JUDGE = 0, 2, 3, 4
+DEFAULT_PROJECT = "bertscore-disagreement"
+DEFAULT_PHOENIX_URL = "http://127.0.0.1:6006"
+PNG_NAME, HTML_NAME = "similarity_vs_faithfulness.png", "disagreements.html"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m recipes.disagreement", description=__doc__.split("\n")[0])
+    parser.add_argument("input", help="CSV/TSV/JSONL/JSON/parquet file, or a folder from datasets' save_to_disk")
+    parser.add_argument("--out", default=None, help="output folder (default: runs/<input name>)")
+    parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
+    parser.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl", dest="table_format",
+                        help="format of the scored table (default jsonl)")
+    for field, default in (("question", "question"), ("context", "context"), ("output", "output"),
+                           ("reference", "reference"), ("id", "id")):
+        parser.add_argument(f"--{field}-column", default=default, help=f"column holding the {field} "
+                            f"(default {default!r})")
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N rows")
+    parser.add_argument("--model", default="default", help="encoder: 'default' (packaged all-MiniLM-L6-v2), "
+                        "a Hugging Face id or a local model folder")
+    parser.add_argument("--similarity-threshold", type=float, default=None,
+                        help="F1 at or above which an answer counts as similar (default 0.9)")
+    parser.add_argument("--faithfulness-threshold", type=float, default=None,
+                        help="faithfulness cut (default 0.5 for the judge, 0.8 for groundedness)")
+    parser.add_argument("--thresholds-from-data", action="store_true",
+                        help="set the thresholds at the medians of this data instead")
+    parser.add_argument("--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)")
+    parser.add_argument("--phoenix-url", default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
+                        help=f"Phoenix server (default $PHOENIX_BASE_URL or {DEFAULT_PHOENIX_URL})")
+    parser.add_argument("--project", default=DEFAULT_PROJECT, help=f"Phoenix project (default {DEFAULT_PROJECT})")
+    parser.add_argument("--no-phoenix", action="store_true", help="score and report only; log nothing")
+    parser.add_argument("--top", type=int, default=20, help="disagreements listed in the HTML report")
+    parser.add_argument("--rescore", action="store_true",
+                        help="discard the scores in --out and score again (otherwise they are reused)")
+    args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = str(Path("runs") / Path(args.input.rstrip("/")).stem)
+    args.phoenix_url = args.phoenix_url.rstrip("/")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the recipe; returns the exit code (see the module docstring)."""
+    args = parse_args(argv)
+    try:
+        return Recipe(args).run()
+    except (InputTableError, SettingsChanged) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as error:
+        if type(error).__name__ == "InputError":  # the core's bad-input error names the row
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        raise
+
+
+class SettingsChanged(ValueError):
+    """The output folder holds scores of another input or other settings."""
+
+
+class Recipe:
+    """One run of the recipe over one input and one output folder."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.folder = OutputFolder(args.out)
+        self._scorer: Any = None
+
+    # -- scoring -------------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        from bertscore_plugins.phoenix import JUDGE_SETUP_HINT, judge_llm_from_env
+
+        args = self.args
+        columns = ColumnNames(args.question_column, args.context_column, args.output_column,
+                              args.reference_column, args.id_column)
+        rows = normalise_rows(read_table(args.input, args.split), columns)
+        if args.limit is not None:
+            rows = rows.head(args.limit).reset_index(drop=True)
+        llm = judge_llm_from_env()
+        if llm is None:
+            print(JUDGE_SETUP_HINT + "\n")
+        settings = self.settings(llm)
+        digest = input_digest(rows, ("row_id", *TEXT_COLUMNS))
+
+        state = None if args.rescore else self.folder.load_state()
+        if state is not None and (state.input_digest, state.settings) != (digest, settings):
+            raise SettingsChanged(
+                f"{self.folder.path} holds scores of a different input or different settings "
+                f"(saved {state.settings}, now {settings}); pass --rescore to replace them or use another --out")
+        if state is not None and self.folder.table_path(state.table_format).exists():
+            table = self.folder.load_table(state.table_format)
+            print(f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
+                  f"(scored {state.scored_at}); nothing is scored again.")
+            if state.judge_failed_rows and llm is not None:
+                table = self.retry_judge(table, state, llm)
+        else:
+            state, table = self.score(rows, llm, digest, settings)
+
+        self.write_report(table, state)
+        if state.judge_failed_rows:
+            print(self.judge_failure_message(table, state), file=sys.stderr)
+            return EXIT_JUDGE
+        if args.no_phoenix:
+            self.print_summary(table, state, urls={})
+            return EXIT_OK
+        try:
+            urls = self.log_to_phoenix(table, state)
+        except phoenix_logging.PhoenixUnavailable as error:
+            self.print_summary(table, state, urls={})
+            print(f"\nerror: {error}", file=sys.stderr)
+            return EXIT_PHOENIX
+        self.print_summary(table, state, urls)
+        return EXIT_OK
+
+    def settings(self, llm: Any) -> dict[str, Any]:
+        """Everything that changes a stored number (a re-run with other settings must rescore)."""
+        args = self.args
+        judge = None if llm is None else {"provider": getattr(llm, "provider", None),
+                                          "model": getattr(llm, "model", None)}
+        return {"model": args.model, "similarity_threshold": args.similarity_threshold,
+                "faithfulness_threshold": args.faithfulness_threshold,
+                "thresholds_from_data": args.thresholds_from_data, "judge": judge}
+
+    def scorer(self) -> Any:
+        if self._scorer is None:
+            from bertscore_plugins import ScoreConfig, get_scorer
+
+            self._scorer = get_scorer(ScoreConfig(model=self.args.model))
+        return self._scorer
+
+    def score(self, rows: pd.DataFrame, llm: Any, digest: str,
+              settings: dict[str, Any]) -> tuple[RunState, pd.DataFrame]:
+        """Score every row, save the table and the state, and return both."""
+        from bertscore_plugins.phoenix import (
+            DISAGREEMENT,
+            FAITHFULNESS,
+            GROUNDEDNESS,
+            SIMILARITY,
+            Thresholds,
+            add_disagreement,
+            evaluate_rows,
+        )
+
+        args = self.args
+        faith_name = FAITHFULNESS if llm is not None else GROUNDEDNESS
+        options: dict[str, Any] = {}
+        if args.similarity_threshold is not None:
+            options["similarity_threshold"] = args.similarity_threshold
+        if args.faithfulness_threshold is not None and llm is None:
+            options["groundedness_threshold"] = args.faithfulness_threshold
+        if args.faithfulness_threshold is not None and llm is not None:
+            options["thresholds"] = Thresholds(similarity=args.similarity_threshold or 0.9,
+                                               faithfulness=args.faithfulness_threshold)
+        started = time.perf_counter()
+        print(f"Scoring {len(rows)} rows (similarity, groundedness"
+              + (", LLM faithfulness judge)" if llm is not None else ")") + " ...", flush=True)
+        table = evaluate_rows(rows, llm=llm, judge_concurrency=args.judge_concurrency, scorer=self.scorer(),
+                              **options)
+        if args.thresholds_from_data:
+            try:
+                table = add_disagreement(table, "quantile", similarity=SIMILARITY, faithfulness=faith_name,
+                                         name=DISAGREEMENT)
+            except ValueError as error:  # e.g. the judge failed on every row: keep the fixed cuts for now
+                print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
+
+        state = RunState(input_digest=digest, table_format=args.table_format, settings=settings,
+                         rows=len(table), faithfulness_signal=faith_name)
+        ids = [phoenix_logging.row_span_ids(state.run_key, row_id) for row_id in table["row_id"]]
+        table["trace_id"], table["span_id"], table["retriever_span_id"] = (list(col) for col in zip(*ids))
+        state.thresholds = self.thresholds_of(table)
+        state.judge_failed_rows = self.failed_judge_rows(table, faith_name)
+        state.judge_tries = 1 if llm is not None else 0
+        table = self.add_matches(table, state)
+        state.scored_at = now()
+        path = self.folder.save_table(table, state.table_format)
+        self.folder.save_state(state)
+        print(f"Scored {len(table)} rows in {time.perf_counter() - started:.1f} s; saved to {path}")
+        return state, table
+
+    @staticmethod
+    def thresholds_of(table: pd.DataFrame) -> dict[str, Any]:
+        """The cuts actually used, read back from the disagreement cells' metadata."""
+        from bertscore_plugins.phoenix import DISAGREEMENT
+
+        for cell in table[f"{DISAGREEMENT}_score"]:
+            if isinstance(cell, dict):
+                meta = cell.get("metadata") or {}
+                return {"similarity": meta.get("similarity_threshold"),
+                        "faithfulness": meta.get("faithfulness_threshold"),
+                        "source": meta.get("threshold_source", "fixed")}
+        return {}
+
+    @staticmethod
+    def failed_judge_rows(table: pd.DataFrame, faith_name: str) -> list[str]:
+        from bertscore_plugins.phoenix import FAITHFULNESS
+
+        if faith_name != FAITHFULNESS:
+            return []
+        details = table.get(f"{FAITHFULNESS}_execution_details", pd.Series([None] * len(table)))
+        scores = table.get(f"{FAITHFULNESS}_score", pd.Series([None] * len(table)))
+        return [row_id for row_id, detail, cell in zip(table["row_id"], details, scores)
+                if not isinstance(cell, dict) or (isinstance(detail, dict) and detail.get("status") == "FAILED")]
+
+    def retry_judge(self, table: pd.DataFrame, state: RunState, llm: Any) -> pd.DataFrame:
+        """Ask the judge again for the rows it failed on, then redo the (cheap) disagreement step."""
+        from bertscore_plugins.phoenix import (
+            DISAGREEMENT,
+            FAITHFULNESS,
+            SIMILARITY,
+            Thresholds,
+            add_disagreement,
+            run_judge,
+        )
+
+        positions = [i for i, row_id in enumerate(table["row_id"]) if row_id in set(state.judge_failed_rows)]
+        print(f"Asking the judge again for the {len(positions)} rows it failed on (no BERTScore rescoring) ...")
+        slim = pd.DataFrame({"input": [table["input"][i] for i in positions],
+                             "output": [table["output"][i] for i in positions],
+                             "context": [report._text(table["context"][i]) for i in positions]})
+        judged = run_judge(slim, llm, concurrency=self.args.judge_concurrency)
+        for column in (f"{FAITHFULNESS}_score", f"{FAITHFULNESS}_execution_details"):
+            cells = list(table[column]) if column in table else [None] * len(table)
+            for position, cell in zip(positions, judged[column] if column in judged else [None] * len(slim)):
+                cells[position] = cell
+            table[column] = cells
+        if state.thresholds.get("similarity") is not None:
+            thresholds: Any = Thresholds(similarity=state.thresholds["similarity"],
+                                         faithfulness=state.thresholds["faithfulness"],
+                                         source=state.thresholds.get("source", "fixed"))
+        else:
+            thresholds = "quantile" if self.args.thresholds_from_data else Thresholds(
+                similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5)
+        table = add_disagreement(table, thresholds, similarity=SIMILARITY, faithfulness=FAITHFULNESS,
+                                 name=DISAGREEMENT)
+        state.thresholds = self.thresholds_of(table)
+        state.judge_failed_rows = self.failed_judge_rows(table, FAITHFULNESS)
+        state.judge_tries += 1
+        table = self.add_matches(table, state)
+        self.folder.save_table(table, state.table_format)
+        self.folder.save_state(state)
+        return table
+
+    def judge_failure_message(self, table: pd.DataFrame, state: RunState) -> str:
+        from bertscore_plugins.phoenix import FAITHFULNESS
+
+        first = next((d for d in table.get(f"{FAITHFULNESS}_execution_details", [])
+                      if isinstance(d, dict) and d.get("exceptions")), {})
+        errors = (first.get("exceptions") or ["no detail"]) if first else ["no detail"]
+        return (f"error: the faithfulness judge failed on {len(state.judge_failed_rows)} of {len(table)} rows "
+                f"(rows {', '.join(state.judge_failed_rows[:10])}{' ...' if len(state.judge_failed_rows) > 10 else ''};"
+                f" first error: {str(errors[-1])[:300]}).\n"
+                f"Nothing is lost: every BERTScore score is saved in {self.folder.table_path(state.table_format)}. "
+                "Check the judge (BERTSCORE_JUDGE_* settings, server up) and run the same command again: it asks "
+                "the judge for those rows only, then logs everything to Phoenix.")
+
+    def add_matches(self, table: pd.DataFrame, state: RunState) -> pd.DataFrame:
+        """Store the token matches (answer vs reference) of the rows the HTML report will list.
+
+        Computed once, at scoring time, for the report's top rows only; a re-run reuses them."""
+        from bertscore_plugins.phoenix import DISAGREEMENT, SIMILARITY
+
+        rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
+        top = report.top_disagreements(rows, state.thresholds or {"similarity": 0, "faithfulness": 0},
+                                       self.args.top)
+        matches = list(table["similarity_matches"]) if "similarity_matches" in table else [None] * len(table)
+        position = {row_id: i for i, row_id in enumerate(table["row_id"])}
+        needed = [position[row.row_id] for row in top if matches[position[row.row_id]] is None]
+        if needed:
+            result = self.scorer().score([table["output"][i] for i in needed],
+                                         [table["reference"][i] for i in needed], explain=True)
+            for i, explanation in zip(needed, result.explanations):
+                matches[i] = [[m.token, m.matched_token, round(float(m.similarity), 4)]
+                              for m in explanation.candidate_matches]
+        table["similarity_matches"] = matches
+        return table
+
+    # -- report and summary --------------------------------------------------------------------------
+
+    def write_report(self, table: pd.DataFrame, state: RunState) -> tuple[Path, Path]:
+        from bertscore_plugins.phoenix import DISAGREEMENT, FAITHFULNESS, SIMILARITY, disagreement_filters
+
+        rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
+        thresholds = state.thresholds or {"similarity": 0.0, "faithfulness": 0.0}
+        png = report.plot_scatter(rows, thresholds, self.folder.report_dir / PNG_NAME,
+                                  faithfulness_name=state.faithfulness_signal,
+                                  binary_faithfulness=state.faithfulness_signal == FAITHFULNESS)
+        filters = _flatten_filters(disagreement_filters())
+        html_path = report.write_html(
+            rows, report.top_disagreements(rows, thresholds, self.args.top), thresholds,
+            self.folder.report_dir / HTML_NAME, png=png, faithfulness_name=state.faithfulness_signal,
+            title=f"Similarity vs {state.faithfulness_signal}: {Path(self.args.input).name}",
+            summary_lines=[f"{len(table)} rows scored {state.scored_at}",
+                           f"model: {self.args.model}; faithfulness signal: {state.faithfulness_signal}",
+                           f"scores: {self.folder.table_path(state.table_format)}"],
+            filters=filters)
+        self.report_paths = (png, html_path)
+        return png, html_path
+
+    def print_summary(self, table: pd.DataFrame, state: RunState, urls: dict[str, str]) -> None:
+        from bertscore_plugins.phoenix import DISAGREEMENT, disagreement_filters
+
+        counts = Counter((cell or {}).get("label", "not scored") if isinstance(cell, dict) else "not scored"
+                         for cell in table[f"{DISAGREEMENT}_score"])
+        t = state.thresholds
+        lines = ["", f"Similarity vs {state.faithfulness_signal} on {len(table)} rows",
+                 (f"  thresholds: similarity >= {t.get('similarity')}, {state.faithfulness_signal} >= "
+                 f"{t.get('faithfulness')} ({t.get('source')})")]
+        for label in ("agree", "high_sim_unfaithful", "low_sim_faithful", "not scored"):
+            if counts.get(label) or label != "not scored":
+                lines.append(f"  {label:<22}{counts.get(label, 0):>6}")
+        png, html_path = self.report_paths
+        lines += [f"Scores:  {self.folder.table_path(state.table_format)}",
+                  f"Report:  {html_path}", f"         {png}"]
+        if urls:
+            lines += [f"Phoenix: {urls.get('project', '')}"]
+            if urls.get("experiment"):
+                lines.append(f"         {urls['experiment']}")
+        lines.append("Filters:")
+        lines += [f"  {name}:\n    {text}" for name, text in _flatten_filters(disagreement_filters()).items()]
+        print("\n".join(lines), flush=True)
+
+    # -- Phoenix -------------------------------------------------------------------------------------
+
+    def log_to_phoenix(self, table: pd.DataFrame, state: RunState) -> dict[str, str]:
+        """Traces, annotation configs, span annotations, dataset + experiment; each step recorded."""
+        from phoenix.client import Client
+
+        from bertscore_plugins.phoenix import (
+            ensure_annotation_configs,
+            experiment_url,
+            log_experiment,
+            log_span_annotations,
+            project_url,
+        )
+
+        url, project = self.args.phoenix_url, self.args.project
+        version = phoenix_logging.check_server(url)
+        client = Client(base_url=url)
+        state.logging_attempts += 1
+        self.folder.save_state(state)
+        print(f"Logging to Phoenix {version} at {url}, project {project!r} ...", flush=True)
+        step = "traces"
+        try:
+            sent = phoenix_logging.send_traces(client, url, table, project)
+            if sent or state.logged.get("traces", {}).get("project") != project:
+                # New spans (a first run, or a server that lost them): everything that hangs on them is redone.
+                state.logged = {"traces": {"project": project, "rows": len(table), "at": now()}}
+                self.folder.save_state(state)
+            print(f"  traces: {sent} sent, {len(table) - sent} already on the server")
+            step = "annotation configs"
+            if not state.logged.get("annotation_configs"):
+                ensure_annotation_configs(client)
+                state.logged["annotation_configs"] = now()
+                self.folder.save_state(state)
+            step = "span annotations"
+            if not state.logged.get("span_annotations"):
+                indexed = table.set_index(pd.Index(table["span_id"], name="context.span_id"))
+                log_span_annotations(client, indexed)
+                state.logged["span_annotations"] = now()
+                self.folder.save_state(state)
+            print("  span annotations: logged")
+            step = "dataset and experiment"
+            if not state.logged.get("experiment"):
+                suffix = f"-{state.logging_attempts}" if state.logging_attempts > 1 else ""
+                dataset, experiment = log_experiment(
+                    client, table, dataset_name=f"{project}-{state.run_key[:8]}{suffix}",
+                    experiment_name=f"bertscore-vs-{state.faithfulness_signal}")
+                state.logged["experiment"] = {"dataset_id": _get(dataset, "id"),
+                                              "experiment_id": _get(experiment, "experiment_id"), "at": now()}
+                self.folder.save_state(state)
+            print("  dataset and experiment: logged")
+        except Exception as error:
+            down = not phoenix_logging.server_is_up(url)
+            cause = "the server stopped answering" if down else "the server answered with an error"
+            done = ", ".join(k for k in state.logged) or "nothing yet"
+            raise phoenix_logging.PhoenixUnavailable(
+                f"Phoenix logging stopped at step '{step}': {cause} ({type(error).__name__}: {str(error)[:300]}).\n"
+                f"Nothing is lost: all {len(table)} scored rows are in {self.folder.table_path(state.table_format)}"
+                f" and {self.folder.state_path} records what was logged ({done}).\n"
+                f"When the server at {url} is back, run the same command again: it logs the rest without "
+                "scoring again.") from error
+        urls = {}
+        pid = phoenix_logging.project_id(client, project)
+        if pid:
+            urls["project"] = project_url(url, pid)
+        experiment = state.logged.get("experiment") or {}
+        if experiment.get("dataset_id") and experiment.get("experiment_id"):
+            urls["experiment"] = experiment_url(url, experiment["dataset_id"], experiment["experiment_id"])
+        state.logged["urls"] = urls
+        self.folder.save_state(state)
+        return urls
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _flatten_filters(filters: dict[str, Any]) -> dict[str, str]:
+    """{"spans": {name: text}, "experiments": {...}} -> {"spans / name": text}."""
+    flat: dict[str, str] = {}
+    for group, entries in filters.items():
+        if isinstance(entries, dict):
+            flat.update({f"{group} / {name}": str(text) for name, text in entries.items()})
+        else:
+            flat[group] = str(entries)
+    return flat
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+"""The recipe's report: a PNG scatter of similarity vs faithfulness with the quadrants drawn, and a
+self-contained HTML page (inline CSS, the PNG as a data URI, no script, no external resource) listing the
+rows where the two signals disagree, with each answer's tokens shaded by how well they matched the reference.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+QUADRANT_COLOURS = {"agree": "#4c72b0", "high_sim_unfaithful": "#c44e52", "low_sim_faithful": "#dd8452",
+                    "not scored": "#999999"}
+QUADRANT_TEXT = {
+    "high_sim_unfaithful": "looks like the reference, not supported by the context",
+    "low_sim_faithful": "supported by the context, worded or scoped unlike the reference",
+}
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One table row as the report sees it (plain values pulled out of the Score dicts)."""
+
+    row_id: str
+    case: str | None
+    question: str
+    context: str
+    output: str
+    reference: str
+    similarity: float | None
+    faithfulness: float | None
+    label: str
+    similarity_explanation: str
+    judge_explanation: str
+    matches: list[tuple[str, str, float]]
+
+
+def report_rows(table: pd.DataFrame, similarity: str, faithfulness: str, disagreement: str) -> list[ReportRow]:
+    """Pull the report's values out of the scored table's ``<name>_score`` cells."""
+    rows = []
+    for record in table.to_dict(orient="records"):
+        sim_cell = record.get(f"{similarity}_score") or {}
+        faith_cell = record.get(f"{faithfulness}_score") or {}
+        dis_cell = record.get(f"{disagreement}_score") or {}
+        rows.append(ReportRow(
+            row_id=str(record.get("row_id", "")),
+            case=record.get("case") if isinstance(record.get("case"), str) else None,
+            question=_text(record.get("input")),
+            context=_text(record.get("context")),
+            output=_text(record.get("output")),
+            reference=_text(record.get("reference")),
+            similarity=sim_cell.get("score"),
+            faithfulness=faith_cell.get("score"),
+            label=dis_cell.get("label") or "not scored",
+            similarity_explanation=sim_cell.get("explanation") or "",
+            judge_explanation=faith_cell.get("explanation") or "",
+            matches=[(str(t), str(m), float(s)) for t, m, s in (record.get("similarity_matches") or [])],
+        ))
+    return rows
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "\n\n".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def top_disagreements(rows: list[ReportRow], thresholds: dict[str, float], limit: int) -> list[ReportRow]:
+    """The disagreeing rows, clearest first: high_sim_unfaithful before low_sim_faithful, then by how far
+    each row sits past the two thresholds."""
+    t_sim, t_faith = thresholds["similarity"], thresholds["faithfulness"]
+
+    def key(row: ReportRow) -> tuple[int, float]:
+        distance = abs((row.similarity or 0.0) - t_sim) + abs((row.faithfulness or 0.0) - t_faith)
+        return (0 if row.label == "high_sim_unfaithful" else 1, -distance)
+
+    disagreeing = [r for r in rows if r.label in QUADRANT_TEXT]
+    return sorted(disagreeing, key=key)[:limit]
+
+
+def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path, *,
+                 faithfulness_name: str, binary_faithfulness: bool) -> Path:
+    """Save the similarity-vs-faithfulness scatter with threshold lines and shaded disagreement quadrants."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    t_sim, t_faith = thresholds["similarity"], thresholds["faithfulness"]
+    scored = [r for r in rows if r.similarity is not None and r.faithfulness is not None]
+    sims = [r.similarity for r in scored]
+    x_low = min([*sims, t_sim]) - 0.03
+    x_high = max([*sims, t_sim, 1.0]) + 0.01
+    faiths = [r.faithfulness for r in scored]
+    y_low, y_high = (-0.15, 1.15) if binary_faithfulness else (min([*faiths, t_faith]) - 0.03,
+                                                                max([*faiths, t_faith, 1.0]) + 0.01)
+    # A judge answers 0 or 1: spread the points vertically a little (seeded) so overlaps stay visible.
+    jitter = np.random.default_rng(0).uniform(-0.07, 0.07, len(scored)) if binary_faithfulness else np.zeros(
+        len(scored))
+
+    fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
+    ax.axvspan(t_sim, x_high, ymin=0, ymax=(t_faith - y_low) / (y_high - y_low),
+               color=QUADRANT_COLOURS["high_sim_unfaithful"], alpha=0.08)
+    ax.axvspan(x_low, t_sim, ymin=(t_faith - y_low) / (y_high - y_low), ymax=1,
+               color=QUADRANT_COLOURS["low_sim_faithful"], alpha=0.08)
+    ax.axvline(t_sim, color="#333333", linestyle="--", linewidth=1)
+    ax.axhline(t_faith, color="#333333", linestyle="--", linewidth=1)
+    counts: dict[str, int] = {}
+    for label, colour in QUADRANT_COLOURS.items():
+        idx = [i for i, r in enumerate(scored) if r.label == label]
+        counts[label] = len(idx)
+        if idx:
+            ax.scatter([sims[i] for i in idx], [faiths[i] + jitter[i] for i in idx], s=36, color=colour,
+                       edgecolor="white", linewidth=0.6, label=f"{label} ({len(idx)})", zorder=3)
+    ax.text(x_high, y_low, "high similarity, unfaithful ", ha="right", va="bottom", fontsize=9,
+            color=QUADRANT_COLOURS["high_sim_unfaithful"])
+    ax.text(x_low, y_high, " low similarity, faithful", ha="left", va="top", fontsize=9,
+            color=QUADRANT_COLOURS["low_sim_faithful"])
+    ax.text(t_sim, y_high, f" similarity threshold {t_sim:.3f}", ha="left", va="top", fontsize=8, rotation=90)
+    ax.text(x_low, t_faith, f" {faithfulness_name} threshold {t_faith:.3f}", ha="left", va="bottom", fontsize=8)
+    ax.set_xlim(x_low, x_high)
+    ax.set_ylim(y_low, y_high)
+    ax.set_xlabel("similarity to the reference (BERTScore F1)")
+    ax.set_ylabel(f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)" if binary_faithfulness
+                  else f"{faithfulness_name} (BERTScore precision against the context)")
+    ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
+    ax.legend(loc="center left", fontsize=8, framealpha=0.9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def highlighted_output(row: ReportRow, worst: int = 3) -> str:
+    """The answer as HTML, each matched token shaded by its similarity to its best reference token
+    (darker = worse) with a tooltip ``token -> match 0.71``; the ``worst`` weakest tokens are outlined."""
+    text = row.output
+    if not row.matches:
+        return html.escape(text)
+    sims = [s for _, _, s in row.matches]
+    low, high = min(sims), max(sims)
+    weakest = sorted(range(len(row.matches)), key=lambda i: sims[i])[:worst]
+    pieces, cursor = [], 0
+    for i, (token, matched, sim) in enumerate(row.matches):
+        at = text.find(token, cursor) if token else -1
+        if at < 0:  # token text not found verbatim (e.g. normalised by the tokenizer): leave it unshaded
+            continue
+        pieces.append(html.escape(text[cursor:at]))
+        badness = 0.0 if high == low else (high - sim) / (high - low)
+        css = f"background: rgba(196, 78, 82, {0.08 + 0.6 * badness:.2f})"
+        cls = ' class="worst"' if i in weakest else ""
+        tip = html.escape(f"{token} -> {matched} {sim:.2f}", quote=True)
+        pieces.append(f'<span style="{css}"{cls} title="{tip}">{html.escape(token)}</span>')
+        cursor = at + len(token)
+    pieces.append(html.escape(text[cursor:]))
+    return "".join(pieces)
+
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #222; line-height: 1.45; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+table.counts td, table.counts th { padding: 2px 10px; text-align: left; }
+.row { border: 1px solid #ddd; border-radius: 6px; padding: 0.8em 1em; margin: 1em 0; }
+.row.high_sim_unfaithful { border-left: 6px solid #c44e52; } .row.low_sim_faithful { border-left: 6px solid #dd8452; }
+.meta { color: #555; font-size: 0.9em; } .label { font-weight: 600; }
+.answer { font-size: 1.08em; padding: 0.4em 0; }
+.answer span { border-radius: 3px; padding: 0 1px; }
+.answer span.worst { outline: 2px solid #8b1e22; }
+.worst-list code { background: #f6f6f6; padding: 1px 5px; border-radius: 3px; margin-right: 6px; }
+dt { font-weight: 600; margin-top: 0.4em; } dd { margin-left: 1.2em; }
+code.filter { display: block; background: #f6f6f6; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
+"""
+
+
+def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str, Any], path: Path, *,
+               png: Path, title: str, faithfulness_name: str, summary_lines: list[str],
+               filters: dict[str, str]) -> Path:
+    """Write the self-contained HTML report."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.label] = counts.get(row.label, 0) + 1
+    image = base64.b64encode(png.read_bytes()).decode("ascii")
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        ("<p>Similarity (BERTScore F1 of the answer against the reference) and faithfulness "
+        f"({html.escape(faithfulness_name)}) disagree on the rows below: these are the ones to read.</p>"),
+        "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
+        *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
+        "</table>",
+        "<p class='meta'>" + "<br>".join(html.escape(line) for line in summary_lines) + "</p>",
+        (f"<img alt='similarity vs {html.escape(faithfulness_name)} scatter' width='800' "
+        f"src='data:image/png;base64,{image}'>"),
+    ]
+    if filters:
+        parts.append("<h2>Phoenix filters</h2>")
+        parts += [f"<div>{html.escape(name)}<code class='filter'>{html.escape(text)}</code></div>"
+                  for name, text in filters.items()]
+    parts.append(f"<h2>Top {len(top)} disagreements</h2>")
+    if not top:
+        parts.append("<p>No row disagrees at these thresholds.</p>")
+    for row in top:
+        worst = sorted(row.matches, key=lambda m: m[2])[:3]
+        parts += [
+            f"<div class='row {html.escape(row.label)}'>",
+            f"<div class='meta'>row <b>{html.escape(row.row_id)}</b>"
+            + (f" &middot; case <b>{html.escape(row.case)}</b>" if row.case else "")
+            + f" &middot; <span class='label'>{html.escape(row.label)}</span>: "
+            f"{html.escape(QUADRANT_TEXT.get(row.label, ''))} &middot; similarity {_num(row.similarity)}"
+            f" &middot; {html.escape(faithfulness_name)} {_num(row.faithfulness)}</div>",
+            f"<dl><dt>Question</dt><dd>{html.escape(row.question)}</dd>",
+            f"<dt>Answer (shaded by match to the reference)</dt><dd class='answer'>{highlighted_output(row)}</dd>",
+            f"<dt>Reference</dt><dd>{html.escape(row.reference)}</dd>",
+            "<dt>Worst-matched tokens</dt><dd class='worst-list'>"
+            + ("".join(f"<code>{html.escape(f'{t} -> {m} {s:.2f}')}</code>" for t, m, s in worst) or "none")
+            + "</dd>",
+            f"<dt>Context</dt><dd>{html.escape(row.context)}</dd>",
+        ]
+        if row.judge_explanation:
+            parts.append(f"<dt>{html.escape(faithfulness_name)} explanation</dt>"
+                         f"<dd>{html.escape(row.judge_explanation)}</dd>")
+        parts.append("</dl></div>")
+    parts.append(f"<p class='meta'>Thresholds: {html.escape(str(thresholds))}</p></body></html>")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

@@ -1,0 +1,126 @@
+"""Reading the recipe's input table: CSV, JSONL, JSON, parquet, or a Hugging Face dataset saved to disk.
+
+Whatever the user's column names, the rows come back with the names the Phoenix integration expects
+(``input``, ``context``, ``output``, ``reference``) plus ``row_id``; every other column is kept.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+TEXT_COLUMNS = ("input", "context", "output", "reference")
+
+
+@dataclass(frozen=True)
+class ColumnNames:
+    """Which of the user's columns hold the question, the retrieved context, the answer and the gold answer."""
+
+    question: str = "question"
+    context: str = "context"
+    output: str = "output"
+    reference: str = "reference"
+    row_id: str | None = "id"  # optional; the row number is used when the column is absent
+
+    def mapping(self) -> dict[str, str]:
+        """The user's column name for each of the recipe's text columns."""
+        return {"input": self.question, "context": self.context, "output": self.output,
+                "reference": self.reference}
+
+
+class InputTableError(ValueError):
+    """The input file cannot be read, or a row is unusable; the message names the row and the problem."""
+
+
+def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
+    """Read ``path`` as a DataFrame, choosing the reader from the suffix (a folder = ``datasets`` on disk)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputTableError(f"input not found: {path}")
+    if path.is_dir():
+        return _read_saved_dataset(path, split)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    if suffix == ".tsv":
+        return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    if suffix in (".jsonl", ".ndjson"):
+        return pd.read_json(path, lines=True, dtype=False)
+    if suffix == ".json":
+        return pd.read_json(path, dtype=False)
+    if suffix in (".parquet", ".pq"):
+        return pd.read_parquet(path)
+    raise InputTableError(f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .jsonl, .json, .parquet "
+                          "or a folder written by datasets.Dataset.save_to_disk")
+
+
+def _read_saved_dataset(path: Path, split: str | None) -> pd.DataFrame:
+    try:
+        from datasets import DatasetDict, load_from_disk
+    except ImportError as err:  # pragma: no cover - datasets is in the [datasets] extra
+        raise InputTableError(f"{path} is a folder: reading a saved Hugging Face dataset needs the "
+                              "`datasets` package (pip install 'bertscore-plugins[datasets]')") from err
+    try:
+        loaded = load_from_disk(str(path))
+    except FileNotFoundError as err:
+        raise InputTableError(f"{path} is a folder but not a dataset saved with save_to_disk: {err}") from err
+    if isinstance(loaded, DatasetDict):
+        if split is None:
+            if len(loaded) != 1:
+                raise InputTableError(f"{path} holds splits {sorted(loaded)}; choose one with --split")
+            split = next(iter(loaded))
+        if split not in loaded:
+            raise InputTableError(f"{path}: no split {split!r}; it has {sorted(loaded)}")
+        loaded = loaded[split]
+    return loaded.to_pandas()
+
+
+def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
+    """Rename the user's columns to ``input/context/output/reference``, add ``row_id``, check every cell.
+
+    Raises :class:`InputTableError` naming the missing column, or the first bad row and its problem
+    (a missing value, or a value that is not text). An empty context or output is allowed (it scores low);
+    a list of strings is accepted as context (passages) and as reference (several gold answers).
+    """
+    mapping = columns.mapping()
+    missing = [f"{user!r} (for {ours})" for ours, user in mapping.items() if user not in table.columns]
+    if missing:
+        raise InputTableError(f"input has no column {', '.join(missing)}; columns are {list(table.columns)}; "
+                              "name yours with --question-column/--context-column/--output-column/"
+                              "--reference-column")
+    clashes = [ours for ours, user in mapping.items() if ours in table.columns and ours != user]
+    rows = table.drop(columns=clashes).rename(columns={user: ours for ours, user in mapping.items()})
+    rows = rows.reset_index(drop=True)
+    if columns.row_id and columns.row_id in rows.columns:
+        row_ids = rows[columns.row_id].astype(str)
+        duplicated = row_ids[row_ids.duplicated()]
+        if len(duplicated):
+            raise InputTableError(f"row {int(duplicated.index[0])}: id {duplicated.iloc[0]!r} appears twice "
+                                  f"in column {columns.row_id!r}")
+        rows["row_id"] = row_ids
+    else:
+        rows["row_id"] = [str(i) for i in range(len(rows))]
+    for name in TEXT_COLUMNS:
+        rows[name] = [_checked_text(value, index, name, mapping[name]) for index, value in enumerate(rows[name])]
+    if rows.empty:
+        raise InputTableError("input has no rows")
+    return rows
+
+
+def _checked_text(value: object, index: int, ours: str, user: str) -> str | list[str]:
+    if isinstance(value, str):
+        return value
+    if ours in ("context", "reference") and _is_list_of_text(value):
+        return [str(item) for item in value]
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        raise InputTableError(f"row {index}: column {user!r} is missing a value")
+    raise InputTableError(f"row {index}: column {user!r} must be text, got {type(value).__name__} {value!r:.60}")
+
+
+def _is_list_of_text(value: object) -> bool:
+    if hasattr(value, "tolist"):  # numpy arrays from parquet / datasets
+        value = value.tolist()
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(isinstance(v, str) for v in value)
