@@ -1,0 +1,34 @@
+"""bertscore_plugins: exact, fast BERTScore with one shared core.
+
+    >>> from bertscore_plugins import score
+    >>> scores = score(["The patient left on Tuesday."], ["The patient was discharged on Tuesday."])
+    >>> scores.f1, scores.signature
+
+The core (this package's top-level modules) imports only torch, transformers and numpy. Integrations
+live in their own modules and extras: hf_evaluate / hf_datasets ([evaluate]), phoenix ([phoenix]),
+ray ([ray]).
+"""
+
+from bertscore_plugins.baseline import BaselineNotFoundError
+from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, setting_names
+from bertscore_plugins.explain import Explanation, TokenMatch
+from bertscore_plugins.idf import IdfTable
+from bertscore_plugins.inputs import InputError
+from bertscore_plugins.models import ModelLoadError
+from bertscore_plugins.scorer import (
+    BERTScorer,
+    EmptyTextWarning,
+    IdfFallbackWarning,
+    Scores,
+    TruncationWarning,
+    get_scorer,
+    score,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BERTScorer", "BaselineNotFoundError", "DEFAULT_MODEL", "EmptyTextWarning", "Explanation",
+    "IdfFallbackWarning", "IdfTable", "InputError", "ModelLoadError", "ScoreConfig", "Scores",
+    "TokenMatch", "TruncationWarning", "get_scorer", "score", "setting_names",
+]

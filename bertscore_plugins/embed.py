@@ -1,0 +1,103 @@
+"""Token ids -> L2-normalised contextual embeddings, batched by a token budget.
+
+Texts are sorted by token count so each batch pads little, and a batch holds as many texts as fit in
+`batch_tokens` padded positions. Long texts in "window" mode are cut into overlapping windows; each
+token keeps the embedding from the window where it sits most centrally.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+
+from bertscore_plugins.models import LoadedModel
+from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
+
+
+class Embedder:
+    """Runs the (truncated) encoder over token sequences."""
+
+    def __init__(
+        self, model: LoadedModel, tokenizer: TextTokenizer, batch_tokens: int, window_stride: int | None = None
+    ) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.batch_tokens = batch_tokens
+        self.window_stride = window_stride
+        pad = model.tokenizer.pad_token_id
+        self.pad_id = 0 if pad is None else pad
+
+    def embed(
+        self, texts: Sequence[TokenizedText], on_batch: Callable[[int], None] | None = None
+    ) -> list[torch.Tensor]:
+        """One (tokens, hidden) float32 tensor per text, unit-norm rows, on the model's device."""
+        sequences: list[list[int]] = []
+        # per text: its sequence index, or its windows as (sequence, start, end)
+        plans: list[int | list[tuple[int, int, int]]] = []
+        for text in texts:
+            content = len(text.ids) - len(self.tokenizer.prefix_ids) - len(self.tokenizer.suffix_ids)
+            if content <= self.tokenizer.max_content:
+                plans.append(len(sequences))
+                sequences.append(text.ids)
+                continue
+            prefix, suffix = self.tokenizer.prefix_ids, self.tokenizer.suffix_ids
+            body = text.ids[len(prefix) : len(text.ids) - len(suffix)]
+            windows = []
+            for start, end in self.tokenizer.windows(len(body), self.window_stride):
+                windows.append((len(sequences), start, end))
+                sequences.append(prefix + body[start:end] + suffix)
+            plans.append(windows)
+
+        outputs = self._run(sequences, on_batch)
+        return [outputs[plan] if isinstance(plan, int) else self._stitch(plan, outputs) for plan in plans]
+
+    def _run(
+        self, sequences: list[list[int]], on_batch: Callable[[int], None] | None
+    ) -> list[torch.Tensor]:
+        order = sorted(range(len(sequences)), key=lambda index: len(sequences[index]), reverse=True)
+        results: list[torch.Tensor | None] = [None] * len(sequences)
+        device = self.model.device
+        position = 0
+        while position < len(order):
+            longest = len(sequences[order[position]])
+            count = max(1, self.batch_tokens // max(longest, 1))
+            batch = order[position : position + count]
+            position += len(batch)
+            input_ids = torch.full((len(batch), longest), self.pad_id, dtype=torch.long)
+            attention = torch.zeros((len(batch), longest), dtype=torch.long)
+            for row, index in enumerate(batch):
+                ids = sequences[index]
+                input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+                attention[row, : len(ids)] = 1
+            hidden = self._forward(input_ids.to(device), attention.to(device))
+            hidden = hidden.float()
+            hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+            for row, index in enumerate(batch):
+                results[index] = hidden[row, : len(sequences[index])]
+            if on_batch is not None:
+                on_batch(len(batch))
+        return results  # type: ignore[return-value]
+
+    @torch.inference_mode()
+    def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
+        encoder = self.model.encoder
+        if self.model.uses_hidden_states:
+            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
+            return out.hidden_states[self.model.layer]
+        return encoder(input_ids=input_ids, attention_mask=attention)[0]
+
+    def _stitch(self, plan: list[tuple[int, int, int]], outputs: list[torch.Tensor]) -> torch.Tensor:
+        prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
+        rows = [outputs[plan[0][0]][:prefix]]
+        # each window owns the tokens up to the middle of its overlap with the next one, so every
+        # token keeps the embedding from the window where it has the most context on both sides
+        owned_from = 0
+        for position, (sequence, start, end) in enumerate(plan):
+            owned_to = end if position == len(plan) - 1 else (plan[position + 1][1] + end) // 2
+            rows.append(outputs[sequence][prefix + owned_from - start : prefix + owned_to - start])
+            owned_from = owned_to
+        last = outputs[plan[-1][0]]
+        rows.append(last[len(last) - suffix :] if suffix else last[:0])
+        return torch.cat(rows, dim=0)
+

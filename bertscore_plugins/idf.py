@@ -1,0 +1,78 @@
+"""Inverse document frequency weights, exactly as bert_score computes them.
+
+idf(t) = ln((M + 1) / (df(t) + 1)) over M reference texts (duplicates counted), where df(t) counts the
+texts whose token-id set (special tokens included) contains t; tokens never seen get ln(M + 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+
+class IdfTable:
+    """A frozen idf table: token id -> weight, plus the weight of unseen tokens.
+
+    It carries a digest of its content, which goes into the signature and into cache keys, so two
+    tables fitted on different corpora never share a cached scorer or a datasets cache entry.
+    """
+
+    __slots__ = ("_weights", "unseen_weight", "num_documents", "model_identity", "digest")
+
+    def __init__(
+        self,
+        weights: Mapping[int, float],
+        unseen_weight: float,
+        num_documents: int | None = None,
+        model_identity: str | None = None,
+    ) -> None:
+        self._weights = {int(k): float(v) for k, v in weights.items()}
+        self.unseen_weight = float(unseen_weight)
+        self.num_documents = num_documents
+        self.model_identity = model_identity
+        content = repr((sorted(self._weights.items()), self.unseen_weight, model_identity)).encode()
+        self.digest = hashlib.sha256(content).hexdigest()[:12]
+
+    def weight(self, token_id: int) -> float:
+        return self._weights.get(token_id, self.unseen_weight)
+
+    def weights_for(self, token_ids: Sequence[int]) -> list[float]:
+        get, unseen = self._weights.get, self.unseen_weight
+        return [get(t, unseen) for t in token_ids]
+
+    def as_dict(self) -> dict[int, float]:
+        return dict(self._weights)
+
+    def __len__(self) -> int:
+        return len(self._weights)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IdfTable) and other.digest == self.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        return f"IdfTable(tokens={len(self._weights)}, documents={self.num_documents}, digest={self.digest})"
+
+    # pickling: a plain tuple state (no torch, no tokenizer), used by datasets' fingerprint and Ray
+    def __getstate__(self):
+        return (self._weights, self.unseen_weight, self.num_documents, self.model_identity, self.digest)
+
+    def __setstate__(self, state) -> None:
+        (self._weights, self.unseen_weight, self.num_documents, self.model_identity, self.digest) = state
+
+
+def idf_from_token_ids(documents: Iterable[Sequence[int]], model_identity: str | None = None) -> IdfTable:
+    """Fit idf on already tokenized documents (each a list of token ids, special tokens included)."""
+    document_frequency: Counter[int] = Counter()
+    num_documents = 0
+    for token_ids in documents:
+        document_frequency.update(set(token_ids))
+        num_documents += 1
+    weights = {
+        token_id: math.log((num_documents + 1) / (count + 1)) for token_id, count in document_frequency.items()
+    }
+    return IdfTable(weights, math.log(num_documents + 1), num_documents, model_identity)

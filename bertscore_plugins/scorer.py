@@ -1,0 +1,392 @@
+"""The scorer: one object holding the model, tokenizer and caches; every integration calls it.
+
+Data path per chunk of rows: unique texts -> tokens (tokenize.py) -> embeddings (embed.py) ->
+greedy matches (match.py) -> P/R/F1 -> multi-reference rule -> baseline rescaling (baseline.py).
+Chunks bound memory; output order always equals input order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from bertscore_plugins.baseline import Baseline, find_baseline
+from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.embed import Embedder
+from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
+from bertscore_plugins.idf import IdfTable, idf_from_token_ids
+from bertscore_plugins.inputs import check_pairs, check_references
+from bertscore_plugins.match import greedy_match
+from bertscore_plugins.models import get_model
+from bertscore_plugins.reference_cache import ReferenceCache
+from bertscore_plugins.signature import build_signature, idf_label
+from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
+
+
+@dataclass
+class Scores:
+    """Per-row precision, recall and F1 (float32 arrays, input order) and the signature."""
+
+    precision: np.ndarray
+    recall: np.ndarray
+    f1: np.ndarray
+    signature: str
+    rescaled: bool
+    explanations: list[Explanation] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.f1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "precision": self.precision.tolist(),
+            "recall": self.recall.tolist(),
+            "f1": self.f1.tolist(),
+            "signature": self.signature,
+        }
+
+
+class BERTScorer:
+    """BERTScore for one configuration.
+
+    Example:
+        >>> scorer = BERTScorer(layer=4)
+        >>> scores = scorer.score(["The patient left on Tuesday."], ["The patient was discharged on Tuesday."])
+        >>> float(scores.f1[0]) > 0.8
+        True
+
+    Raises:
+        InputError: bad candidates/references (the message names the row).
+        ModelLoadError, BaselineNotFoundError, ValueError: bad configuration.
+    """
+
+    def __init__(self, config: ScoreConfig | None = None, **settings: Any) -> None:
+        config = config or ScoreConfig()
+        self.config = config.replace(**settings) if settings else config
+        cfg = self.config
+        self._model = get_model(
+            cfg.model, cfg.layer, cfg.dtype, cfg.device, cfg.lang, cfg.allow_pickle_weights, cfg.quantize
+        )
+        self.layer = self._model.layer
+        self.tokenizer = TextTokenizer(self._model.tokenizer, cfg.max_length, self._model.encoder.config)
+        self.embedder = Embedder(self._model, self.tokenizer, cfg.batch_tokens, cfg.window_stride)
+        source = self._model.source
+        revision = self._model.revision
+        identity = source.identity
+        if revision and "@" not in identity and ";" not in identity:  # a hub id: pin the commit
+            identity = f"{identity}@{revision[:7]}"
+        self.model_identity = identity
+        self.baseline: Baseline | None = None
+        if cfg.rescale:
+            self.baseline = find_baseline(
+                cfg.baseline_path, source.baseline_file, source.location, source.name, cfg.lang, self.layer
+            )
+        self._reference_cache: ReferenceCache | None = None
+        self._lock = threading.Lock()
+
+    # ----------------------------------------------------------------------------------- public
+    @property
+    def signature(self) -> str:
+        """The signature of the scores this scorer produces."""
+        return self._signature(idf_label(self.config.idf))
+
+    def _signature(self, idf: str) -> str:
+        return build_signature(
+            self.config, self.model_identity, self.layer, self.tokenizer.max_length, idf,
+            self.baseline.label if self.baseline else None,
+        )
+
+    def with_config(self, **changes: Any) -> "BERTScorer":
+        """A scorer for a changed configuration, sharing the loaded model where possible."""
+        return get_scorer(self.config.replace(**changes))
+
+    def fit_idf(self, references: Sequence[str] | Sequence[Sequence[str]]) -> IdfTable:
+        """idf over the flattened references (duplicates counted), bert_score's formula."""
+        groups = check_references(references)
+        texts = [text for group in groups for text in group]
+        return self._fit_idf(texts)
+
+    def _fit_idf(self, texts: list[str]) -> IdfTable:
+        truncate = self.config.long_text == "truncate"
+        documents = (tokenized.ids for tokenized in self.tokenizer.encode(texts, truncate=truncate))
+        return idf_from_token_ids(documents, self.model_identity)
+
+    def enable_reference_cache(self, disk_dir: str | None = None) -> ReferenceCache:
+        """Keep reference embeddings (in memory, and on disk when `disk_dir` is given) across calls.
+
+        Re-scoring new candidates against the same references then skips re-encoding them.
+        """
+        key_text = "|".join(
+            [self.model_identity, str(self.layer), self.config.dtype, str(self.tokenizer.max_length),
+             self.config.long_text, str(self.config.window_stride), str(self.config.quantize)]
+        )
+        self._reference_cache = ReferenceCache(hashlib.sha256(key_text.encode()).hexdigest()[:16], disk_dir)
+        return self._reference_cache
+
+    def explain(self, candidate: str, reference: str) -> Explanation:
+        """Worst-matched tokens and the similarity matrix of one pair."""
+        return self.score([candidate], [reference], explain=True).explanations[0]  # type: ignore[index]
+
+    def plot_example(self, candidate: str, reference: str, path: str | None = None):
+        """A similarity heatmap of one pair (matplotlib Figure; saved to `path` when given)."""
+        explanation = self.explain(candidate, reference)
+        return plot_explanation(explanation, f"{self.config.model} layer {self.layer}", path)
+
+    def score(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[str] | Sequence[Sequence[str]],
+        progress: bool | None = None,
+        explain: bool = False,
+    ) -> Scores:
+        """Score each candidate against its reference(s).
+
+        Args:
+            candidates: one string per row.
+            references: one string or a non-empty list of strings per row.
+            progress: show a progress bar; None = only on a terminal for large inputs.
+            explain: also return one Explanation per row (best-F1 reference for multi-reference rows).
+
+        Returns:
+            Scores with float32 precision, recall and f1 in input order, and the signature.
+        """
+        cands, groups = check_pairs(candidates, references)
+        with self._lock:  # the tokenizer and model are shared; keep one call at a time
+            return self._score(cands, groups, progress, explain)
+
+    # -------------------------------------------------------------------------------- internals
+    def _score(self, cands: list[str], groups: list[list[str]], progress: bool | None, explain: bool) -> Scores:
+        cfg = self.config
+        idf_table: IdfTable | None = None
+        idf_text = idf_label(cfg.idf)
+        if isinstance(cfg.idf, IdfTable):
+            idf_table = cfg.idf
+        elif cfg.idf:
+            idf_table = self._fit_idf([text for group in groups for text in group])
+            idf_text = idf_label(True, idf_table.digest)
+
+        rows = len(cands)
+        precision = np.zeros(rows, dtype=np.float32)
+        recall = np.zeros(rows, dtype=np.float32)
+        f1 = np.zeros(rows, dtype=np.float32)
+        explanations: list[Explanation] | None = [None] * rows if explain else None  # type: ignore[list-item]
+        report = _Report()
+        bar = _progress_bar(rows, progress)
+        for start, end in _chunks(groups, cfg.chunk_pairs):
+            self._score_chunk(
+                cands, groups, start, end, idf_table, precision, recall, f1, explanations, report
+            )
+            if bar is not None:
+                bar.update(end - start)
+        if bar is not None:
+            bar.close()
+        report.warn()
+
+        if self.baseline is not None:
+            precision = self.baseline.rescale(precision, "precision")
+            recall = self.baseline.rescale(recall, "recall")
+            f1 = self.baseline.rescale(f1, "f1")
+        return Scores(precision, recall, f1, self._signature(idf_text), self.baseline is not None, explanations)
+
+    def _score_chunk(self, cands, groups, start, end, idf_table, precision, recall, f1, explanations, report):
+        # unique texts: a string used several times (or on both sides) is embedded once
+        index: dict[str, int] = {}
+        for row in range(start, end):
+            index.setdefault(cands[row], len(index))
+            for text in groups[row]:
+                index.setdefault(text, len(index))
+        texts = list(index)
+        reference_texts = {text for row in range(start, end) for text in groups[row]}
+        tokenized, embeddings = self._embed_texts(texts, reference_texts)
+
+        for text, tokens in zip(texts, tokenized):
+            if tokens.truncated:
+                report.truncated.add(text)
+        weights = [self._weights(tokens, idf_table, report) for tokens in tokenized]
+
+        pairs = [(row, index[cands[row]], index[ref]) for row in range(start, end) for ref in groups[row]]
+        # a pair with an empty side scores (0, 0, 0)
+        keep = np.array([not tokenized[c].is_empty and not tokenized[x].is_empty for _, c, x in pairs], dtype=bool)
+        scored = [pair for pair, kept in zip(pairs, keep) if kept]
+        pair_p = np.zeros(len(pairs), dtype=np.float32)
+        pair_r = np.zeros(len(pairs), dtype=np.float32)
+        pair_f = np.zeros(len(pairs), dtype=np.float32)
+        if scored:
+            p, r, f = greedy_match(
+                [embeddings[c] for _, c, _ in scored], [weights[c] for _, c, _ in scored],
+                [embeddings[x] for _, _, x in scored], [weights[x] for _, _, x in scored],
+            )
+            pair_p[keep], pair_r[keep], pair_f[keep] = p.numpy(), r.numpy(), f.numpy()
+        for row in range(start, end):
+            if tokenized[index[cands[row]]].is_empty:
+                report.empty_candidates.append(row)
+            if any(tokenized[index[text]].is_empty for text in groups[row]):
+                report.empty_references.append(row)
+
+        # per-row reduction over its references
+        position = 0
+        for row in range(start, end):
+            count = len(groups[row])
+            span = slice(position, position + count)
+            rp, rr, rf = pair_p[span], pair_r[span], pair_f[span]
+            best = int(np.argmax(rf))
+            if self.config.multi_ref == "max":
+                precision[row], recall[row], f1[row] = rp.max(), rr.max(), rf.max()
+            else:  # "best_f1": the whole triple of the reference with the best F1
+                precision[row], recall[row], f1[row] = rp[best], rr[best], rf[best]
+            if explanations is not None:
+                cand_index, ref_index = index[cands[row]], index[groups[row][best]]
+                explanations[row] = explain_pair(
+                    tokenized[cand_index], embeddings[cand_index], tokenized[ref_index], embeddings[ref_index],
+                    len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids),
+                )
+            position += count
+
+    def _embed_texts(self, texts: list[str], reference_texts: set[str]):
+        truncate = self.config.long_text == "truncate"
+        cache = self._reference_cache
+        tokenized: list[TokenizedText | None] = [None] * len(texts)
+        embeddings: list[torch.Tensor | None] = [None] * len(texts)
+        missing = []
+        for i, text in enumerate(texts):
+            hit = cache.get(text, self._model.device) if cache is not None and text in reference_texts else None
+            if hit is not None:
+                tokenized[i], embeddings[i] = hit
+            else:
+                missing.append(i)
+        if missing:
+            fresh_tokens = self.tokenizer.encode([texts[i] for i in missing], truncate=truncate)
+            to_embed = [i for i, tokens in zip(missing, fresh_tokens) if not tokens.is_empty]
+            for i, tokens in zip(missing, fresh_tokens):
+                tokenized[i] = tokens
+            fresh = self.embedder.embed([tokenized[i] for i in to_embed]) if to_embed else []
+            for i, embedding in zip(to_embed, fresh):
+                embeddings[i] = embedding
+                if cache is not None and texts[i] in reference_texts:
+                    cache.put(texts[i], tokenized[i], embedding)
+        return tokenized, embeddings
+
+    def _weights(self, tokens: TokenizedText, idf_table: IdfTable | None, report: "_Report") -> torch.Tensor:
+        if tokens.is_empty:
+            return torch.zeros(0)
+        if idf_table is None:
+            zero = self.tokenizer.zero_weight_ids
+            values = [0.0 if token_id in zero else 1.0 for token_id in tokens.ids]
+        else:
+            values = idf_table.weights_for(tokens.ids)
+            if sum(values) <= 0:
+                # every token of this text occurs in every idf document: no information; fall back to
+                # uniform weights over its content tokens (bert_score returns NaN here)
+                report.idf_fallback.add(tokens.text)
+                prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
+                values = [0.0] * prefix + [1.0] * (len(tokens.ids) - prefix - suffix) + [0.0] * suffix
+        weights = torch.tensor(values, dtype=torch.float32)
+        total = weights.sum()
+        if total <= 0:  # only special tokens carry weight zero and nothing else is there
+            weights = torch.ones_like(weights)
+            total = weights.sum()
+        return (weights / total).to(self._model.device)
+
+
+class _Report:
+    """Counts what deserves one warning per call (never a print)."""
+
+    def __init__(self) -> None:
+        self.empty_candidates: list[int] = []
+        self.empty_references: list[int] = []
+        self.truncated: set[str] = set()
+        self.idf_fallback: set[str] = set()
+
+    def warn(self) -> None:
+        if self.empty_candidates or self.empty_references:
+            warnings.warn(
+                f"{len(self.empty_candidates)} empty candidate(s) and {len(self.empty_references)} row(s) with an "
+                f"empty reference scored 0 for precision, recall and F1 against that reference "
+                f"(candidate rows {_rows(self.empty_candidates)}; reference rows {_rows(self.empty_references)})",
+                EmptyTextWarning,
+                stacklevel=4,
+            )
+        if self.truncated:
+            warnings.warn(
+                f"{len(self.truncated)} text(s) longer than the model window were truncated; "
+                "set long_text='window' to score every token",
+                TruncationWarning,
+                stacklevel=4,
+            )
+        if self.idf_fallback:
+            warnings.warn(
+                f"{len(self.idf_fallback)} text(s) got zero idf weight on every token (their tokens occur in "
+                "every idf document, e.g. identical references); they were scored with uniform weights",
+                IdfFallbackWarning,
+                stacklevel=4,
+            )
+
+
+class EmptyTextWarning(UserWarning):
+    """Empty or whitespace-only texts scored 0."""
+
+
+class TruncationWarning(UserWarning):
+    """Texts longer than the model window were truncated."""
+
+
+class IdfFallbackWarning(UserWarning):
+    """idf gave a text zero total weight; uniform weights were used."""
+
+
+def _rows(rows: list[int], limit: int = 10) -> str:
+    if not rows:
+        return "none"
+    shown = ", ".join(str(row) for row in rows[:limit])
+    return shown + (f", ... ({len(rows)} in all)" if len(rows) > limit else "")
+
+
+def _chunks(groups: list[list[str]], chunk_pairs: int):
+    """Row ranges holding at most `chunk_pairs` pairs (a row's references are never split)."""
+    start, pairs = 0, 0
+    for row, group in enumerate(groups):
+        if pairs and pairs + len(group) > chunk_pairs:
+            yield start, row
+            start, pairs = row, 0
+        pairs += len(group)
+    if start < len(groups) or not groups:
+        yield start, len(groups)
+
+
+def _progress_bar(rows: int, progress: bool | None):
+    if progress is None:
+        progress = rows >= 2000 and sys.stderr.isatty()
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
+
+
+_SCORERS: dict[ScoreConfig, BERTScorer] = {}
+_SCORERS_LOCK = threading.Lock()
+
+
+def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer:
+    """The process-wide scorer for a configuration (built once, models shared between configurations)."""
+    config = config or ScoreConfig()
+    if settings:
+        config = config.replace(**settings)
+    with _SCORERS_LOCK:
+        if config not in _SCORERS:
+            _SCORERS[config] = BERTScorer(config)
+        return _SCORERS[config]
+
+
+def score(
+    candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], **settings: Any
+) -> Scores:
+    """Score in one call with a cached scorer: `score(cands, refs, layer=4, idf=True)`."""
+    return get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references)
