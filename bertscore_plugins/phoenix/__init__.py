@@ -129,7 +129,33 @@ _EXPORTS = {
     "ensure_phoenix_venv": "server",
 }
 
-__all__ = ["SIMILARITY", "GROUNDEDNESS", "FAITHFULNESS", "DISAGREEMENT", *_EXPORTS]
+__all__ = [
+    "DISAGREEMENT",
+    "FAITHFULNESS",
+    "GROUNDEDNESS",
+    "JUDGE_SETUP_HINT",
+    "SIMILARITY",
+    "BERTScoreEvaluator",
+    "DisagreementEvaluator",
+    "GroundednessEvaluator",
+    "PhoenixServer",
+    "Thresholds",
+    "add_disagreement",
+    "disagreement_filters",
+    "disagreement_label",
+    "ensure_annotation_configs",
+    "ensure_phoenix_venv",
+    "evaluate_rows",
+    "experiment_evaluators",
+    "experiment_url",
+    "faithfulness_evaluator",
+    "judge_llm_from_env",
+    "log_experiment",
+    "log_span_annotations",
+    "project_url",
+    "run_judge",
+    "score_dataframe",
+]
 
 
 def __getattr__(name: str) -> Any:

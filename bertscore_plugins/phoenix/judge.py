@@ -1,0 +1,187 @@
+"""Phoenix's own LLM faithfulness judge, run over a dataframe with bounded concurrency.
+
+We never write a judge prompt: ``phoenix.evals.metrics.FaithfulnessEvaluator`` (input, output, context ->
+faithful / unfaithful) is the judge, with any Phoenix ``LLM`` (OpenAI, Anthropic, LiteLLM, or a local
+OpenAI-compatible server by ``base_url``). A failing row is marked and never stops the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import os
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
+from phoenix.evals.metrics import FaithfulnessEvaluator
+
+logger = logging.getLogger(__name__)
+
+JUDGE_SETUP_HINT = """\
+No LLM judge configured, so groundedness (BERTScore precision of the output against its context) stands
+in for faithfulness. To use Phoenix's FaithfulnessEvaluator instead, set for example:
+  OpenAI:         BERTSCORE_JUDGE_MODEL=gpt-4o-mini  OPENAI_API_KEY=sk-...
+  local server:   BERTSCORE_JUDGE_MODEL=<served name>  BERTSCORE_JUDGE_BASE_URL=http://127.0.0.1:8080/v1
+                  (llama.cpp --jinja, vLLM, Ollama /v1, LM Studio: it must support json_schema or tools)
+  Anthropic:      BERTSCORE_JUDGE_PROVIDER=anthropic  BERTSCORE_JUDGE_MODEL=claude-...  ANTHROPIC_API_KEY=...
+Optional: BERTSCORE_JUDGE_API_KEY (sent as api_key), BERTSCORE_JUDGE_TIMEOUT (seconds, default 60)."""
+
+
+def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
+    """A Phoenix ``LLM`` from ``BERTSCORE_JUDGE_*`` environment variables, or None when not configured.
+
+    ``BERTSCORE_JUDGE_MODEL`` (required), ``BERTSCORE_JUDGE_PROVIDER`` (default "openai"),
+    ``BERTSCORE_JUDGE_BASE_URL`` (a local OpenAI-compatible server), ``BERTSCORE_JUDGE_API_KEY``
+    (default: the provider's own variable; "sk-local" when only a base URL is given),
+    ``BERTSCORE_JUDGE_TIMEOUT`` (seconds). See :data:`JUDGE_SETUP_HINT`.
+    """
+    env = os.environ if environ is None else environ
+    model = env.get("BERTSCORE_JUDGE_MODEL", "").strip()
+    if not model:
+        return None
+    provider = env.get("BERTSCORE_JUDGE_PROVIDER", "openai").strip() or "openai"
+    kwargs: dict[str, Any] = {}
+    base_url = env.get("BERTSCORE_JUDGE_BASE_URL", "").strip()
+    if base_url:
+        kwargs["base_url"] = base_url
+    api_key = env.get("BERTSCORE_JUDGE_API_KEY", "").strip()
+    if api_key:
+        kwargs["api_key"] = api_key
+    elif base_url and provider == "openai" and not env.get("OPENAI_API_KEY"):
+        kwargs["api_key"] = "sk-local"  # local servers ignore it; the SDK insists on one
+    timeout = env.get("BERTSCORE_JUDGE_TIMEOUT", "").strip()
+    if timeout:
+        try:
+            kwargs["timeout"] = float(timeout)
+        except ValueError as error:
+            raise ValueError(
+                f"BERTSCORE_JUDGE_TIMEOUT must be a number of seconds, got {timeout!r}"
+            ) from error
+    return LLM(provider=provider, model=model, **kwargs)
+
+
+def faithfulness_evaluator(
+    llm: Any,
+    *,
+    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
+    **invocation_parameters: Any,
+) -> FaithfulnessEvaluator:
+    """Phoenix's ``FaithfulnessEvaluator`` with ``llm`` (temperature 0 unless given), optionally bound.
+
+    Args:
+        llm: a Phoenix ``LLM`` (or any object with ``generate_classification`` /
+            ``async_generate_classification``, as Phoenix's own tests use).
+        input_mapping: field ("input", "output", "context") -> column name, JSONPath or callable.
+        **invocation_parameters: passed to each request (e.g. ``max_tokens=256``).
+    """
+    invocation_parameters.setdefault("temperature", 0.0)
+    judge = FaithfulnessEvaluator(llm=llm, **invocation_parameters)
+    if input_mapping:
+        judge = bind_evaluator(evaluator=judge, input_mapping=dict(input_mapping))
+    return judge
+
+
+class _LogLines(io.TextIOBase):
+    """File-like sink that turns Phoenix's executor progress notes into log records."""
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.strip():
+                logger.info("phoenix executor: %s", line.strip())
+        return len(text)
+
+
+def _run_coroutine(factory: Callable[[], Any]) -> Any:
+    """Run a coroutine to completion, also from inside a running event loop (Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(factory())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(factory())
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=target, name="bertscore-judge")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def run_judge(
+    dataframe: pd.DataFrame,
+    llm: Any = None,
+    *,
+    judge: Any = None,
+    concurrency: int = 4,
+    max_retries: int = 1,
+    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
+) -> pd.DataFrame:
+    """Run the faithfulness judge over every row, ``concurrency`` requests at a time.
+
+    Uses ``phoenix.evals.async_evaluate_dataframe(concurrency=N, exit_on_error=False)``: a row whose
+    judge call fails (HTTP error, unparseable answer, unknown label) gets ``faithfulness_score`` None and
+    ``faithfulness_execution_details["status"] == "FAILED"`` with the exception; the other rows finish.
+    The ``<name>_score`` column always exists (Phoenix drops it when every row failed).
+
+    Args:
+        dataframe: rows with ``input``, ``output``, ``context`` (or map them with ``input_mapping``).
+        llm: a Phoenix ``LLM``; ignored when ``judge`` is given.
+        judge: an already-built judge evaluator (e.g. from :func:`faithfulness_evaluator`).
+        concurrency: at most this many judge requests in flight.
+        max_retries: extra attempts per failing row before it is marked FAILED.
+        input_mapping: as in :func:`faithfulness_evaluator`.
+
+    Returns:
+        A copy of ``dataframe`` with ``<judge>_execution_details`` and ``<judge>_score`` columns.
+    """
+    if judge is None:
+        if llm is None:
+            raise ValueError("run_judge needs llm= (a Phoenix LLM) or judge= (an evaluator)")
+        judge = faithfulness_evaluator(llm, input_mapping=input_mapping)
+    elif input_mapping:
+        judge = bind_evaluator(evaluator=judge, input_mapping=dict(input_mapping))
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+    if len(dataframe) == 0:
+        result = dataframe.copy()
+        result[f"{judge.name}_execution_details"] = []
+        result[f"{judge.name}_score"] = []
+        return result
+
+    def evaluate() -> Any:
+        return async_evaluate_dataframe(
+            dataframe=dataframe,
+            evaluators=[judge],
+            concurrency=concurrency,
+            exit_on_error=False,
+            max_retries=max_retries,
+            hide_tqdm_bar=True,
+        )
+
+    # Phoenix's executor reports retries with tqdm.write (stdout); library code keeps stdout clean.
+    with contextlib.redirect_stdout(_LogLines()):
+        result = _run_coroutine(evaluate)
+    score_column = f"{judge.name}_score"
+    if score_column not in result.columns:
+        result[score_column] = [None] * len(result)
+    failed = [
+        position
+        for position, details in enumerate(result[f"{judge.name}_execution_details"])
+        if not details or details.get("status") == "FAILED"
+    ]
+    if failed:
+        logger.warning(
+            "judge %r failed on %d of %d rows (positions %s)", judge.name, len(failed), len(result), failed
+        )
+    return result
