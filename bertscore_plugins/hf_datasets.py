@@ -1,0 +1,233 @@
+"""BERTScore columns for a whole `datasets.Dataset` (`ds.map`) or a pandas DataFrame.
+
+    >>> from bertscore_plugins.hf_datasets import BERTScoreTransform
+    >>> transform = BERTScoreTransform(candidate_column="prediction", reference_column="reference")
+    >>> ds = ds.map(transform, batched=True, batch_size=256)      # adds bertscore_precision/recall/f1
+
+The transform pickles as its configuration, the package version and the model's identity only (never
+the loaded model), so `datasets` computes the same fingerprint on a re-run (cache hit for disk-backed
+datasets) and a new one when any number-changing setting or the model weights change. The model loads
+lazily, once per process, through the core's scorer cache.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, setting_names
+from bertscore_plugins.inputs import check_pairs, check_references
+
+SCORE_NAMES = ("precision", "recall", "f1")
+
+
+def _package_version() -> str:
+    try:
+        from bertscore_plugins import __version__
+    except ImportError:  # the core may not define it; the installed metadata always does
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("bertscore-plugins")
+        except PackageNotFoundError:
+            return "unknown"
+    return __version__
+
+
+def model_identity(config: ScoreConfig) -> str:
+    """The model's identity (repo@revision or a content hash of a local folder) without loading weights."""
+    try:
+        from bertscore_plugins.models import resolve_model
+    except ImportError:  # fall back to the public API (loads the model once)
+        return get_scorer(config).model_identity
+    return resolve_model(config.model, config.lang).identity
+
+
+def pick_device(configured: str | None, rank: int | None) -> str | None:
+    """`cuda:{rank % n}` for a ranked worker when GPUs exist; otherwise the configured device.
+
+    None leaves the choice to the core (cuda if available, else cpu). An explicit `device` setting always
+    wins, so a user can pin every worker to the CPU.
+    """
+    if configured is not None or rank is None:
+        return configured
+    import torch
+
+    if torch.cuda.is_available():
+        return f"cuda:{rank % torch.cuda.device_count()}"
+    return "cpu"
+
+
+class BERTScoreTransform:
+    """A callable for `Dataset.map(transform, batched=True[, with_rank=True][, with_indices=True])`.
+
+    Args:
+        candidate_column: column holding candidate texts (str per row).
+        reference_column: column holding references (str or list of str per row).
+        prefix: output columns are `prefix + "precision" | "recall" | "f1"` (float32).
+        config: a ScoreConfig to start from; `settings` override it.
+        **settings: any of `bertscore_plugins.setting_names()`.
+
+    `idf=True` would fit idf on each batch separately, so every batch size would give other numbers; it
+    is refused: fit once on the whole column with `transform = transform.fit_idf(ds[reference_column])`.
+    """
+
+    def __init__(
+        self,
+        candidate_column: str = "candidate",
+        reference_column: str = "reference",
+        prefix: str = "bertscore_",
+        config: ScoreConfig | None = None,
+        **settings: Any,
+    ) -> None:
+        unknown = sorted(set(settings) - set(setting_names()))
+        if unknown:
+            raise TypeError(
+                f"BERTScoreTransform got unknown argument(s) {', '.join(unknown)}; accepted: "
+                f"candidate_column, reference_column, prefix, config, {', '.join(setting_names())}"
+            )
+        self.config = (config or ScoreConfig()).replace(**settings)
+        self.candidate_column = candidate_column
+        self.reference_column = reference_column
+        self.prefix = prefix
+        self._identity: str | None = None
+        self._scorer: BERTScorer | None = None
+
+    @property
+    def output_columns(self) -> list[str]:
+        return [self.prefix + name for name in SCORE_NAMES]
+
+    @property
+    def model_identity(self) -> str:
+        if self._identity is None:
+            self._identity = model_identity(self.config)
+        return self._identity
+
+    def output_features(self, features: Any) -> Any:
+        """`features` of the input dataset plus the float32 score columns (for `map(features=...)`)."""
+        import datasets
+
+        combined = datasets.Features(dict(features))
+        for column in self.output_columns:
+            combined[column] = datasets.Value("float32")
+        return combined
+
+    def fit_idf(self, references: Iterable[Any]) -> BERTScoreTransform:
+        """A copy whose idf table is fitted on the whole reference column (str or list of str per row)."""
+        groups = check_references(list(references))
+        scorer = get_scorer(self.config.replace(idf=False))
+        table = scorer.fit_idf(groups)
+        return BERTScoreTransform(
+            self.candidate_column, self.reference_column, self.prefix, self.config.replace(idf=table)
+        )
+
+    # --- pickling: what datasets hashes for its fingerprint and what worker processes receive ---
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "config": self.config,
+            "candidate_column": self.candidate_column,
+            "reference_column": self.reference_column,
+            "prefix": self.prefix,
+            "package_version": _package_version(),
+            "model_identity": self.model_identity,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.config = state["config"]
+        self.candidate_column = state["candidate_column"]
+        self.reference_column = state["reference_column"]
+        self.prefix = state["prefix"]
+        self._identity = state["model_identity"]
+        self._scorer = None
+
+    def __repr__(self) -> str:
+        return (
+            f"BERTScoreTransform(candidate_column={self.candidate_column!r}, "
+            f"reference_column={self.reference_column!r}, prefix={self.prefix!r}, config={self.config!r})"
+        )
+
+    # --- scoring ---
+    def __call__(self, batch: dict[str, list], *extra: Any) -> dict[str, np.ndarray]:
+        """Score one batch; `extra` is what `with_indices` (a list) and/or `with_rank` (an int) add."""
+        indices = next((value for value in extra if isinstance(value, (list, range))), None)
+        rank = next((value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None)
+        if self.config.idf is True:
+            raise ValueError(
+                "BERTScoreTransform with idf=True would fit idf on each map() batch separately, so the "
+                "scores would depend on the batch size. Fit it once on the whole column first: "
+                f"transform = transform.fit_idf(ds[{self.reference_column!r}])"
+            )
+        candidates = self._column(batch, self.candidate_column)
+        references = self._column(batch, self.reference_column)
+        try:
+            candidates, references = check_pairs(candidates, references)
+        except InputError as error:
+            raise InputError(_locate(str(error), indices)) from None
+        scorer = self._scorer_for(rank)
+        scores = scorer.score(candidates, references)
+        return {
+            self.prefix + name: np.asarray(getattr(scores, name), dtype=np.float32) for name in SCORE_NAMES
+        }
+
+    def _scorer_for(self, rank: int | None) -> BERTScorer:
+        if self._scorer is None:
+            device = pick_device(self.config.device, rank)
+            self._scorer = get_scorer(self.config.replace(device=device))
+        return self._scorer
+
+    def _column(self, batch: dict[str, list], column: str) -> list:
+        if column not in batch:
+            raise KeyError(
+                f"column {column!r} not found; the batch has {sorted(batch)}. Set candidate_column= / "
+                "reference_column= on BERTScoreTransform (and call map with batched=True)"
+            )
+        values = batch[column]
+        if isinstance(values, str):
+            raise TypeError(f"column {column!r} holds a single string: call map with batched=True")
+        return list(values)
+
+
+def _locate(message: str, indices: list | range | None, label: str = "dataset row") -> str:
+    """Add the user's row label to a position-based error (map(with_indices=True) or a DataFrame index)."""
+    if indices is None:
+        return f"{message} (row number within the map() batch; pass with_indices=True to get the dataset row)"
+    match = re.search(r"\[(\d+)\]", message)
+    if match is None:
+        return message
+    return f"{message} ({label} {list(indices)[int(match.group(1))]!r})"
+
+
+def score_dataframe(
+    df: Any,
+    candidate_col: str,
+    reference_col: str,
+    prefix: str = "bertscore_",
+    **settings: Any,
+) -> Any:
+    """A copy of `df` with float32 `prefix + precision/recall/f1` columns, scored in one core call.
+
+    References may be a string or a list of strings per row. `idf=True` fits idf on this whole column
+    (one call), which is the bert_score meaning.
+
+        >>> scored = score_dataframe(df, "answer", "gold_answer", layer=4)
+    """
+    unknown = sorted(set(settings) - set(setting_names()))
+    if unknown:
+        raise TypeError(
+            f"score_dataframe got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(setting_names())}"
+        )
+    for column in (candidate_col, reference_col):
+        if column not in df.columns:
+            raise KeyError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
+    try:
+        candidates, references = check_pairs(df[candidate_col].tolist(), df[reference_col].tolist())
+    except InputError as error:
+        raise InputError(_locate(str(error), df.index.tolist(), "DataFrame index")) from None
+    scores = get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references)
+    scored = df.copy()
+    for name in SCORE_NAMES:
+        scored[prefix + name] = np.asarray(getattr(scores, name), dtype=np.float32)
+    return scored
