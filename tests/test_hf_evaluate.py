@@ -1,0 +1,164 @@
+"""The `evaluate` metric: offline loading of both metric-card copies, exact core numbers, config, caching."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
+
+from bertscore_plugins import (
+    IdfTable,
+    InputError,
+    ScoreConfig,
+    get_scorer,
+    models,
+)
+from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path
+
+# the empty-candidate row is deliberate; its warning is the core's business, tested there
+pytestmark = pytest.mark.filterwarnings("ignore:.*empty candidate")
+
+CHECKOUT_CARD = Path(__file__).resolve().parents[1] / "metric_card"
+
+CANDIDATES = [
+    "The patient was discharged on Thursday.",
+    "A man is playing a guitar on stage.",
+    "Stocks fell sharply after the announcement.",
+    "",
+]
+SINGLE_REFERENCES = [
+    "The patient was discharged on Tuesday.",
+    "Someone plays the guitar at a concert.",
+    "Shares dropped steeply following the news.",
+    "Nothing was said.",
+]
+MULTI_REFERENCES = [
+    ["The patient was discharged on Tuesday.", "The patient went home on Thursday."],
+    ["Someone plays the guitar at a concert."],
+    "Shares dropped steeply following the news.",  # a plain string row mixed with list rows
+    ["Nothing was said.", ""],
+]
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any attempt to open a network connection fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_EVALUATE_OFFLINE", "1")
+
+
+def load(path: Path | str, **settings):
+    return evaluate.load(str(path), keep_in_memory=True, **settings)
+
+
+def assert_same_as_core(result: dict, candidates, references, **settings) -> None:
+    expected = get_scorer(ScoreConfig(**settings)).score(candidates, references)
+    for name in ("precision", "recall", "f1"):
+        got = np.asarray(result[name], dtype=np.float32)
+        np.testing.assert_array_equal(got, getattr(expected, name), err_msg=name)
+        assert result[f"{name}_mean"] == pytest.approx(float(np.mean(getattr(expected, name), dtype=np.float64)))
+    assert result["signature"] == expected.signature
+    assert result["hashcode"] == result["signature"]
+
+
+@pytest.mark.parametrize("copy", ["checkout", "installed"])
+def test_both_card_copies_load_offline_and_equal_core(copy, no_network):
+    path = CHECKOUT_CARD if copy == "checkout" else metric_card_path()
+    module = load(path)
+    assert isinstance(module, BERTScorePlugins)
+    assert module.name == "bert_score_plugins"
+
+    assert_same_as_core(module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES),
+                        CANDIDATES, SINGLE_REFERENCES)
+    assert_same_as_core(module.compute(predictions=CANDIDATES, references=MULTI_REFERENCES),
+                        CANDIDATES, MULTI_REFERENCES)
+
+    # add_batch + compute, with string rows first and list rows later (upstream fixes the schema on the
+    # first batch and then refuses the other shape)
+    module.add_batch(predictions=CANDIDATES[:2], references=SINGLE_REFERENCES[:2])
+    module.add_batch(predictions=CANDIDATES[2:], references=MULTI_REFERENCES[2:])
+    module.add(prediction="A cat sat on the mat.", reference="The cat sat on the mat.")
+    candidates = CANDIDATES + ["A cat sat on the mat."]
+    references = SINGLE_REFERENCES[:2] + MULTI_REFERENCES[2:] + ["The cat sat on the mat."]
+    assert_same_as_core(module.compute(), candidates, references)
+
+
+def test_load_time_settings_and_compute_time_override():
+    module = load(CHECKOUT_CARD, layer=3)
+    assert_same_as_core(module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES),
+                        CANDIDATES, SINGLE_REFERENCES, layer=3)
+    # one call with another layer, then the load-time setting again
+    assert_same_as_core(module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES, layer=5),
+                        CANDIDATES, SINGLE_REFERENCES, layer=5)
+    result = module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES)
+    assert "layer:3" in result["signature"]
+
+
+def test_unknown_arguments_are_rejected_with_the_accepted_names():
+    with pytest.raises(TypeError, match=r"model_type -> model.*accepted: model, layer, idf"):
+        load(CHECKOUT_CARD, model_type="roberta-large")
+    module = load(CHECKOUT_CARD)
+    with pytest.raises(TypeError, match=r"unknown argument\(s\) bogus; accepted: model, layer"):
+        module.compute(predictions=["a"], references=["a"], bogus=1)
+    with pytest.raises(TypeError, match=r"num_layers -> layer"):
+        module.compute(predictions=["a"], references=["a"], num_layers=4)
+
+
+def test_idf_is_refitted_when_references_change():
+    """Upstream's module kept the first call's idf weights for later calls; this test catches that."""
+    first_refs = ["the cat sat on the mat", "the dog sat on the rug", "the cat ate the fish"]
+    second_refs = ["a storm hit the coast", "the coast guard rescued two sailors", "sailors love the sea"]
+    candidates = ["a cat sat on a mat", "two sailors were rescued", "the sea was calm"]
+    module = load(CHECKOUT_CARD, idf=True)
+    first = module.compute(predictions=candidates, references=first_refs)
+    second = module.compute(predictions=candidates, references=second_refs)
+
+    assert_same_as_core(first, candidates, first_refs, idf=True)
+    assert_same_as_core(second, candidates, second_refs, idf=True)
+    # the stale-idf answer (weights fitted on the first call's references) is measurably different
+    stale_table = get_scorer(ScoreConfig()).fit_idf(first_refs)
+    assert isinstance(stale_table, IdfTable)
+    stale = get_scorer(ScoreConfig(idf=stale_table)).score(candidates, second_refs)
+    assert not np.allclose(stale.f1, np.asarray(second["f1"], dtype=np.float32), atol=1e-4)
+
+
+def test_second_compute_does_not_reload_the_model():
+    module = load(CHECKOUT_CARD)
+    module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES)
+    loads = models.LOAD_COUNT
+    module.compute(predictions=CANDIDATES[:2], references=MULTI_REFERENCES[:2])
+    module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES, idf=True)  # same model, other idf
+    assert models.LOAD_COUNT == loads
+    # a fresh module with the same settings reuses the loaded model too (upstream reloaded per module)
+    load(CHECKOUT_CARD).compute(predictions=CANDIDATES, references=SINGLE_REFERENCES)
+    assert models.LOAD_COUNT == loads
+
+
+def test_bad_rows_are_named():
+    module = load(CHECKOUT_CARD)
+    with pytest.raises(InputError, match=r"predictions\[1\] is None"):
+        module.compute(predictions=["a", None], references=["a", "b"])
+    with pytest.raises(InputError, match=r"references\[0\] is an empty list"):
+        module.compute(predictions=["a"], references=[[]])
+    with pytest.raises(InputError, match=r"differ in length"):
+        module.compute(predictions=["a", "b"], references=["a"])
+
+
+def test_output_types():
+    result = load(CHECKOUT_CARD).compute(predictions=CANDIDATES, references=SINGLE_REFERENCES)
+    assert sorted(result) == sorted(
+        ["precision", "recall", "f1", "precision_mean", "recall_mean", "f1_mean", "signature", "hashcode"]
+    )
+    assert all(isinstance(value, float) for value in result["f1"])
+    assert isinstance(result["f1_mean"], float)
+    assert all(-1.0 <= value <= 1.0 for value in result["precision"] + result["recall"] + result["f1"])
