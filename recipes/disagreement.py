@@ -317,14 +317,14 @@ class Recipe:
     # -- report and summary --------------------------------------------------------------------------
 
     def write_report(self, table: pd.DataFrame, state: RunState) -> tuple[Path, Path]:
-        from bertscore_plugins.phoenix import DISAGREEMENT, FAITHFULNESS, SIMILARITY, disagreement_filters
+        from bertscore_plugins.phoenix import DISAGREEMENT, FAITHFULNESS, SIMILARITY
 
         rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
         thresholds = state.thresholds or {"similarity": 0.0, "faithfulness": 0.0}
         png = report.plot_scatter(rows, thresholds, self.folder.report_dir / PNG_NAME,
                                   faithfulness_name=state.faithfulness_signal,
                                   binary_faithfulness=state.faithfulness_signal == FAITHFULNESS)
-        filters = _flatten_filters(disagreement_filters())
+        filters = _filters()
         html_path = report.write_html(
             rows, report.top_disagreements(rows, thresholds, self.args.top), thresholds,
             self.folder.report_dir / HTML_NAME, png=png, faithfulness_name=state.faithfulness_signal,
@@ -337,7 +337,7 @@ class Recipe:
         return png, html_path
 
     def print_summary(self, table: pd.DataFrame, state: RunState, urls: dict[str, str]) -> None:
-        from bertscore_plugins.phoenix import DISAGREEMENT, disagreement_filters
+        from bertscore_plugins.phoenix import DISAGREEMENT
 
         counts = Counter((cell or {}).get("label", "not scored") if isinstance(cell, dict) else "not scored"
                          for cell in table[f"{DISAGREEMENT}_score"])
@@ -356,7 +356,7 @@ class Recipe:
             if urls.get("experiment"):
                 lines.append(f"         {urls['experiment']}")
         lines.append("Filters:")
-        lines += [f"  {name}:\n    {text}" for name, text in _flatten_filters(disagreement_filters()).items()]
+        lines += [f"  {name}:\n    {text}" for name, text in _filters().items()]
         print("\n".join(lines), flush=True)
 
     # -- Phoenix -------------------------------------------------------------------------------------
@@ -437,8 +437,11 @@ def _get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-def _flatten_filters(filters: dict[str, Any]) -> dict[str, str]:
-    """{"spans": {name: text}, "experiments": {...}} -> {"spans / name": text}."""
+def _filters() -> dict[str, str]:
+    """The integration's ready-made filter strings, flattened to {"spans / name": text}."""
+    from bertscore_plugins.phoenix import disagreement_filters
+
+    filters = disagreement_filters()
     flat: dict[str, str] = {}
     for group, entries in filters.items():
         if isinstance(entries, dict):
