@@ -20,7 +20,7 @@ _make_server = grpc.aio.server
 def _loopback(address: str) -> str:
     for wildcard in ("[::]:", "0.0.0.0:"):
         if address.startswith(wildcard):
-            return f"{HOST}:{address[len(wildcard):]}"
+            return f"{HOST}:{address[len(wildcard) :]}"
     return address
 
 

@@ -25,7 +25,9 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
+
+from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +105,7 @@ def ensure_phoenix_venv(
 
     Creates it with ``python -m venv`` and ``pip install arize-phoenix==<version>`` when missing (about
     850 MB, 1-3 minutes; the time is logged). Safe to call from several processes at once: a lock file
-    next to the environment serialises creation.
+    inside the environment folder serialises creation.
 
     Raises:
         PhoenixServerError: not installed and ``create`` is False, or the installation failed.
@@ -118,8 +120,9 @@ def ensure_phoenix_venv(
             f"{venv_path} {state}; expected {version}. Create it with "
             f"`python -m venv {venv_path} && {_venv_python(venv_path)} -m pip install arize-phoenix=={version}`"
         )
-    venv_path.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = venv_path.with_name(venv_path.name + ".lock")
+    # The lock lives inside the (possibly still empty) environment folder: no stray file beside it.
+    venv_path.mkdir(parents=True, exist_ok=True)
+    lock_path = venv_path / ".bertscore-install.lock"
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be creating it right now
         try:
@@ -158,7 +161,9 @@ def _check_port_free(host: str, port: int, what: str) -> None:
         try:
             sock.bind((host, port))
         except OSError as error:
-            raise PhoenixServerError(f"{what} port {port} on {host} is in use ({error}); choose another") from error
+            raise PhoenixServerError(
+                f"{what} port {port} on {host} is in use ({error}); choose another"
+            ) from error
 
 
 def _is_loopback(host: str) -> bool:
@@ -319,7 +324,9 @@ class PhoenixServer:
             start_new_session=True,  # Ctrl-C in a terminal reaches us; we stop it by pid
         )
         self.pid_file.write_text(f"{self.process.pid}\n")
-        logger.info("Phoenix starting (pid %d) on %s, gRPC %d", self.process.pid, self.base_url, self.grpc_port)
+        logger.info(
+            "Phoenix starting (pid %d) on %s, gRPC %d", self.process.pid, self.base_url, self.grpc_port
+        )
         try:
             self._wait_healthy()
         except BaseException:
@@ -374,7 +381,9 @@ class PhoenixServer:
                 try:
                     process.wait(timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    logger.warning("Phoenix (pid %d) ignored SIGTERM for %.0f s; killing it", process.pid, timeout)
+                    logger.warning(
+                        "Phoenix (pid %d) ignored SIGTERM for %.0f s; killing it", process.pid, timeout
+                    )
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(process.pid, signal.SIGKILL)
                     process.wait(timeout=10)
@@ -395,10 +404,10 @@ class PhoenixServer:
             raise PhoenixServerError("not started")
         return self.process.wait()
 
-    def __enter__(self) -> PhoenixServer:
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def __repr__(self) -> str:
