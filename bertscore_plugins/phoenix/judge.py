@@ -87,12 +87,12 @@ def faithfulness_evaluator(
 
 
 class _LogLines(io.TextIOBase):
-    """File-like sink that turns Phoenix's executor progress notes into log records."""
+    """File-like sink that turns what Phoenix's helpers print into log records."""
 
     def write(self, text: str) -> int:
         for line in text.splitlines():
             if line.strip():
-                logger.info("phoenix executor: %s", line.strip())
+                logger.info("phoenix: %s", line.strip())
         return len(text)
 
 
