@@ -1,0 +1,64 @@
+"""Shared fixtures: a real Phoenix server (once per test session) and the stub LLM judge.
+
+Other test modules add their own fixtures in their own files (or a conftest in a subfolder).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:  # lets tests (and recipes' tests) `import stub_judge`
+    sys.path.insert(0, str(TESTS_DIR))
+
+from stub_judge import StubJudge  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Phoenix server on 127.0.0.1 (free ports, SQLite in a temp folder), stopped by pid at the end.
+
+    Runs from the Phoenix virtual environment (``.phoenix-venv`` or ``$BERTSCORE_PHOENIX_VENV``),
+    creating it when missing; skips with the reason when that is impossible (e.g. no package index).
+    """
+    from bertscore_plugins.phoenix.server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+
+    try:
+        ensure_phoenix_venv()
+    except (PhoenixServerError, OSError) as error:
+        pytest.skip(f"cannot create the Phoenix server environment (arize-phoenix in its own venv): {error}")
+    server = PhoenixServer(workdir=tmp_path_factory.mktemp("phoenix-workdir"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def stub_judge() -> Iterator[StubJudge]:
+    """The careful-judge stub on 127.0.0.1 (a free port), answering with json_schema structured output."""
+    with StubJudge() as judge:
+        yield judge
+
+
+@pytest.fixture
+def make_stub_judge() -> Iterator[Callable[..., StubJudge]]:
+    """Factory for configured stubs (``reject_response_format=``, ``fail_when=``, ``rule=``, ...)."""
+    started: list[StubJudge] = []
+
+    def make(**options: Any) -> StubJudge:
+        judge = StubJudge(**options).start()
+        started.append(judge)
+        return judge
+
+    try:
+        yield make
+    finally:
+        for judge in started:
+            judge.stop()
