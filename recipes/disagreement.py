@@ -205,8 +205,6 @@ class Recipe:
 
         state = RunState(input_digest=digest, table_format=args.table_format, settings=settings,
                          rows=len(table), faithfulness_signal=faith_name)
-        ids = [phoenix_logging.row_span_ids(state.run_key, row_id) for row_id in table["row_id"]]
-        table["trace_id"], table["span_id"], table["retriever_span_id"] = (list(col) for col in zip(*ids))
         state.thresholds = self.thresholds_of(table)
         state.judge_failed_rows = self.failed_judge_rows(table, faith_name)
         state.judge_tries = 1 if llm is not None else 0
@@ -324,7 +322,7 @@ class Recipe:
         png = report.plot_scatter(rows, thresholds, self.folder.report_dir / PNG_NAME,
                                   faithfulness_name=state.faithfulness_signal,
                                   binary_faithfulness=state.faithfulness_signal == FAITHFULNESS)
-        filters = _filters()
+        filters = _filters(state)
         html_path = report.write_html(
             rows, report.top_disagreements(rows, thresholds, self.args.top), thresholds,
             self.folder.report_dir / HTML_NAME, png=png, faithfulness_name=state.faithfulness_signal,
@@ -356,13 +354,13 @@ class Recipe:
             if urls.get("experiment"):
                 lines.append(f"         {urls['experiment']}")
         lines.append("Filters:")
-        lines += [f"  {name}:\n    {text}" for name, text in _filters().items()]
+        lines += [f"  {name}:\n    {text}" for name, text in _filters(state).items()]
         print("\n".join(lines), flush=True)
 
     # -- Phoenix -------------------------------------------------------------------------------------
 
     def log_to_phoenix(self, table: pd.DataFrame, state: RunState) -> dict[str, str]:
-        """Traces, annotation configs, span annotations, dataset + experiment; each step recorded."""
+        """Traces, annotation configs, span annotations, dataset, experiment; each step recorded when done."""
         from phoenix.client import Client
 
         from bertscore_plugins.phoenix import (
@@ -372,62 +370,72 @@ class Recipe:
             log_span_annotations,
             project_url,
         )
+        from bertscore_plugins.phoenix.annotations import create_dataset
 
         url, project = self.args.phoenix_url, self.args.project
+        table = phoenix_logging.with_span_ids(table, f"{state.run_key}/{project}")
         version = phoenix_logging.check_server(url)
         client = Client(base_url=url)
         state.logging_attempts += 1
         self.folder.save_state(state)
         print(f"Logging to Phoenix {version} at {url}, project {project!r} ...", flush=True)
+
+        def done(step: str, value: Any) -> None:
+            state.logged[step] = value
+            self.folder.save_state(state)
+
         step = "traces"
         try:
             sent = phoenix_logging.send_traces(client, url, table, project)
             if sent or state.logged.get("traces", {}).get("project") != project:
-                # New spans (a first run, or a server that lost them): everything that hangs on them is redone.
-                state.logged = {"traces": {"project": project, "rows": len(table), "at": now()}}
-                self.folder.save_state(state)
-            print(f"  traces: {sent} sent, {len(table) - sent} already on the server")
+                # New spans (a first run, or a server that lost them): all that hangs on them is redone.
+                state.logged = {}
+                done("traces", {"project": project, "rows": len(table), "at": now()})
+            print(f"  traces: {sent} sent, {len(table) - sent} already on the server", flush=True)
             step = "annotation configs"
-            if not state.logged.get("annotation_configs"):
-                ensure_annotation_configs(client)
-                state.logged["annotation_configs"] = now()
-                self.folder.save_state(state)
+            if "annotation_configs" not in state.logged:
+                done("annotation_configs", ensure_annotation_configs(client, project=project))
             step = "span annotations"
-            if not state.logged.get("span_annotations"):
-                indexed = table.set_index(pd.Index(table["span_id"], name="context.span_id"))
-                log_span_annotations(client, indexed)
-                state.logged["span_annotations"] = now()
-                self.folder.save_state(state)
-            print("  span annotations: logged")
-            step = "dataset and experiment"
-            if not state.logged.get("experiment"):
-                suffix = f"-{state.logging_attempts}" if state.logging_attempts > 1 else ""
-                dataset, experiment = log_experiment(
-                    client, table, dataset_name=f"{project}-{state.run_key[:8]}{suffix}",
-                    experiment_name=f"bertscore-vs-{state.faithfulness_signal}")
-                state.logged["experiment"] = {"dataset_id": _get(dataset, "id"),
-                                              "experiment_id": _get(experiment, "experiment_id"), "at": now()}
-                self.folder.save_state(state)
-            print("  dataset and experiment: logged")
+            if "span_annotations" not in state.logged:
+                by_span = table.drop(columns=["span_id", "retriever_span_id"]).set_index(
+                    pd.Index(table["span_id"], name="context.span_id"))
+                done("span_annotations", {"annotations": log_span_annotations(client, by_span), "at": now()})
+            print(f"  span annotations: {state.logged['span_annotations']['annotations']} on the server",
+                  flush=True)
+            step = "dataset"
+            if "dataset" not in state.logged:
+                dataset = create_dataset(client, table, name=f"{project}-{state.run_key[:8]}",
+                                         span_id_column="span_id",
+                                         description=f"rows of {Path(self.args.input).name} (recipes.disagreement)")
+                done("dataset", {"id": _get(dataset, "id"), "name": _get(dataset, "name")})
+            step = "experiment"
+            if "experiment" not in state.logged:
+                dataset = client.datasets.get_dataset(dataset=state.logged["dataset"]["id"], timeout=30)
+                _, experiment = log_experiment(
+                    client, table, dataset_name=state.logged["dataset"]["name"], dataset=dataset,
+                    experiment_name=f"bertscore-vs-{state.faithfulness_signal}",
+                    experiment_metadata={"thresholds": state.thresholds, "model": self.args.model,
+                                         "faithfulness_signal": state.faithfulness_signal})
+                done("experiment", {"id": _get(experiment, "experiment_id"), "at": now()})
+            print("  dataset and experiment: on the server", flush=True)
         except Exception as error:
             down = not phoenix_logging.server_is_up(url)
             cause = "the server stopped answering" if down else "the server answered with an error"
-            done = ", ".join(k for k in state.logged) or "nothing yet"
+            if isinstance(error, phoenix_logging.PhoenixUnavailable) and not down:
+                cause = "the server did not take the traces"
+            finished = ", ".join(state.logged) or "nothing yet"
             raise phoenix_logging.PhoenixUnavailable(
                 f"Phoenix logging stopped at step '{step}': {cause} ({type(error).__name__}: {str(error)[:300]}).\n"
                 f"Nothing is lost: all {len(table)} scored rows are in {self.folder.table_path(state.table_format)}"
-                f" and {self.folder.state_path} records what was logged ({done}).\n"
+                f" and {self.folder.state_path} records what was logged ({finished}).\n"
                 f"When the server at {url} is back, run the same command again: it logs the rest without "
                 "scoring again.") from error
         urls = {}
         pid = phoenix_logging.project_id(client, project)
         if pid:
             urls["project"] = project_url(url, pid)
-        experiment = state.logged.get("experiment") or {}
-        if experiment.get("dataset_id") and experiment.get("experiment_id"):
-            urls["experiment"] = experiment_url(url, experiment["dataset_id"], experiment["experiment_id"])
-        state.logged["urls"] = urls
-        self.folder.save_state(state)
+        urls["experiment"] = experiment_url(url, state.logged["dataset"]["id"], state.logged["experiment"]["id"])
+        done("urls", urls)
         return urls
 
 
@@ -437,11 +445,13 @@ def _get(obj: Any, key: str) -> Any:
     return getattr(obj, key, None)
 
 
-def _filters() -> dict[str, str]:
-    """The integration's ready-made filter strings, flattened to {"spans / name": text}."""
-    from bertscore_plugins.phoenix import disagreement_filters
+def _filters(state: RunState) -> dict[str, str]:
+    """The integration's ready-made filter strings for this run, flattened to {"spans / name": text}."""
+    from bertscore_plugins.phoenix import FAITHFULNESS, disagreement_filters
 
-    filters = disagreement_filters()
+    judged = state.faithfulness_signal == FAITHFULNESS
+    filters = disagreement_filters(faithfulness=state.faithfulness_signal,
+                                   similarity_threshold=state.thresholds.get("similarity") if judged else None)
     flat: dict[str, str] = {}
     for group, entries in filters.items():
         if isinstance(entries, dict):

@@ -40,6 +40,15 @@ def row_span_ids(run_key: str, row_id: str) -> tuple[str, str, str]:
     return trace_id, root_id, retriever_id
 
 
+def with_span_ids(table: pd.DataFrame, run_key: str) -> pd.DataFrame:
+    """A copy with ``trace_id``, ``span_id`` and ``retriever_span_id`` columns derived from ``run_key``
+    (the run and the project: Phoenix keeps span ids unique across projects) and each row's id."""
+    ids = [row_span_ids(run_key, str(row_id)) for row_id in table["row_id"]]
+    table = table.copy()
+    table["trace_id"], table["span_id"], table["retriever_span_id"] = (list(col) for col in zip(*ids))
+    return table
+
+
 def check_server(base_url: str, timeout: float = 5.0) -> str:
     """Return the server's version, or raise :class:`PhoenixUnavailable` with what to do."""
     try:

@@ -15,6 +15,9 @@ import pandas as pd
 
 QUADRANT_COLOURS = {"agree": "#4c72b0", "high_sim_unfaithful": "#c44e52", "low_sim_faithful": "#dd8452",
                     "not scored": "#999999"}
+OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
+SIGNAL_TEXT = {"faithfulness": "Phoenix's LLM faithfulness judge",
+               "groundedness": "BERTScore precision of the answer against its context"}
 QUADRANT_TEXT = {
     "high_sim_unfaithful": "looks like the reference, not supported by the context",
     "low_sim_faithful": "supported by the context, worded or scoped unlike the reference",
@@ -129,7 +132,7 @@ def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path
     ax.set_ylabel(f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)" if binary_faithfulness
                   else f"{faithfulness_name} (BERTScore precision against the context)")
     ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
-    ax.legend(loc="center left", fontsize=8, framealpha=0.9)
+    ax.legend(loc="center right", fontsize=8, framealpha=0.9)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
@@ -145,7 +148,8 @@ def highlighted_output(row: ReportRow, worst: int = 3) -> str:
         return html.escape(text)
     sims = [s for _, _, s in row.matches]
     low, high = min(sims), max(sims)
-    weakest = sorted(range(len(row.matches)), key=lambda i: sims[i])[:worst]
+    weakest = {i for i in sorted(range(len(row.matches)), key=lambda i: sims[i])[:worst]
+               if sims[i] < OUTLINE_BELOW and _is_word(row.matches[i][0])}
     pieces, cursor = [], 0
     for i, (token, matched, sim) in enumerate(row.matches):
         at = text.find(token, cursor) if token else -1
@@ -191,8 +195,10 @@ def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        ("<p>Similarity (BERTScore F1 of the answer against the reference) and faithfulness "
-        f"({html.escape(faithfulness_name)}) disagree on the rows below: these are the ones to read.</p>"),
+        ("<p>Similarity (BERTScore F1 of the answer against the reference) and "
+         f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}) "
+         "disagree on the rows below: these are the ones to read. Hover a token for its best match in "
+         "the reference; outlined tokens matched worst.</p>"),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
         *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
         "</table>",
@@ -208,7 +214,7 @@ def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str
     if not top:
         parts.append("<p>No row disagrees at these thresholds.</p>")
     for row in top:
-        worst = sorted(row.matches, key=lambda m: m[2])[:3]
+        worst = sorted((m for m in row.matches if _is_word(m[0])), key=lambda m: m[2])[:3]
         parts += [
             f"<div class='row {html.escape(row.label)}'>",
             f"<div class='meta'>row <b>{html.escape(row.row_id)}</b>"
@@ -232,6 +238,10 @@ def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
+
+
+def _is_word(token: str) -> bool:
+    return any(ch.isalnum() for ch in token)
 
 
 def _num(value: float | None) -> str:
