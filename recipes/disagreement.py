@@ -294,7 +294,8 @@ class Recipe:
     def add_matches(self, table: pd.DataFrame, state: RunState) -> pd.DataFrame:
         """Store the token matches (answer vs reference) of the rows the HTML report will list.
 
-        Computed once, at scoring time, for the report's top rows only; a re-run reuses them."""
+        Computed once, at scoring time, for the report's top rows and for the rows the judge failed on
+        (a retry may make them disagreements); a re-run reuses them."""
         from bertscore_plugins.phoenix import DISAGREEMENT, SIMILARITY
 
         rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
@@ -302,7 +303,8 @@ class Recipe:
                                        self.args.top)
         matches = list(table["similarity_matches"]) if "similarity_matches" in table else [None] * len(table)
         position = {row_id: i for i, row_id in enumerate(table["row_id"])}
-        needed = [position[row.row_id] for row in top if matches[position[row.row_id]] is None]
+        wanted = [position[row.row_id] for row in top] + [position[r] for r in state.judge_failed_rows]
+        needed = sorted({i for i in wanted if matches[i] is None})
         if needed:
             result = self.scorer().score([table["output"][i] for i in needed],
                                          [table["reference"][i] for i in needed], explain=True)
