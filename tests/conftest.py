@@ -16,7 +16,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:  # lets tests (and recipes' tests) `import stub_judge`
     sys.path.insert(0, str(TESTS_DIR))
 
-from stub_judge import StubJudge  # noqa: E402
+from stub_judge import StubJudge
 
 
 @pytest.fixture(scope="session")
