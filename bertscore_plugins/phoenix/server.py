@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -394,9 +395,28 @@ class PhoenixServer:
             logger.info("Phoenix (pid %d) stopped", process.pid)
         # Phoenix's temp folder holds nothing but PID files; leave no stale state behind.
         shutil.rmtree(self._temp_dir / ".arize-phoenix", ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self._temp_dir.rmdir()  # only when empty
+        if process is not None and process.poll() is not None:
+            self._fold_sqlite_wal()
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def _fold_sqlite_wal(self) -> None:
+        """Fold Phoenix's SQLite write-ahead log back into phoenix.db once the server has exited.
+
+        Phoenix exits without a final checkpoint, leaving phoenix.db-wal/-shm beside the database;
+        the last connection closing after a checkpoint removes them (nothing is lost either way).
+        """
+        database = self.workdir / "phoenix.db"
+        if self.database_url or not (database.exists() and database.with_name("phoenix.db-wal").exists()):
+            return
+        try:
+            with contextlib.closing(sqlite3.connect(database)) as connection:
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as error:
+            logger.warning("could not checkpoint %s: %s", database, error)
 
     def wait(self) -> int:
         """Block until the server exits on its own; returns its exit code."""
