@@ -59,7 +59,9 @@ class PairSet:
 def load_wmt16(folder: Path, limit: int | None = None) -> dict[str, PairSet]:
     """WMT16 DAseg, per to-English pair: first = MT output (candidate), second = reference, human = DA z."""
     sets = {pair: PairSet(pair) for pair in WMT16_TO_ENGLISH}
-    with _need(folder / "wmt16_daseg" / "wmt16_daseg_joined.tsv").open(encoding="utf-8", newline="") as handle:
+    with _need(folder / "wmt16_daseg" / "wmt16_daseg_joined.tsv").open(
+        encoding="utf-8", newline=""
+    ) as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
             if row["lp"] in sets:
                 sets[row["lp"]].first.append(row["mt"])
@@ -119,14 +121,24 @@ class SummEvalRow:
 def load_summeval(folder: Path, limit_docs: int | None = None) -> list[SummEvalRow]:
     """SummEval: 100 CNN/DM documents x 16 systems, 11 references each, expert means (1-5)."""
     rows = []
-    with gzip.open(_need(folder / "summeval" / "summeval_bartscore_flat.jsonl.gz"), "rt", encoding="utf-8") as handle:
+    with gzip.open(
+        _need(folder / "summeval" / "summeval_bartscore_flat.jsonl.gz"), "rt", encoding="utf-8"
+    ) as handle:
         for line in handle:
             record = json.loads(line)
-            rows.append(SummEvalRow(
-                record["doc_id"], record["system"], record["source"], list(record["references"]),
-                record["summary"], float(record["consistency"]), float(record["relevance"]),
-                float(record["coherence"]), float(record["fluency"]),
-            ))
+            rows.append(
+                SummEvalRow(
+                    record["doc_id"],
+                    record["system"],
+                    record["source"],
+                    list(record["references"]),
+                    record["summary"],
+                    float(record["consistency"]),
+                    float(record["relevance"]),
+                    float(record["coherence"]),
+                    float(record["fluency"]),
+                )
+            )
     if limit_docs is not None:
         keep = sorted({row.doc_id for row in rows})[:limit_docs]
         rows = [row for row in rows if row.doc_id in set(keep)]
@@ -147,10 +159,13 @@ def load_published_wmt16(folder: Path) -> list[PublishedFigure]:
     with path.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
             if row["dataset"] == "WMT16 DAseg to-English" and row["statistic"] == "mean Pearson":
-                figures.append(PublishedFigure(
-                    row["metric_setting"].split(";")[0], float(row["value"]),
-                    f"{row['source_repo']} {row['source_path']} @ {row['source_commit'][:7]}",
-                ))
+                figures.append(
+                    PublishedFigure(
+                        row["metric_setting"].split(";")[0],
+                        float(row["value"]),
+                        f"{row['source_repo']} {row['source_path']} @ {row['source_commit'][:7]}",
+                    )
+                )
     return figures
 
 
@@ -161,7 +176,9 @@ def load_published_summeval(folder: Path) -> dict[str, str]:
         for row in csv.DictReader(handle, delimiter="\t"):
             if row["dataset"].startswith("SummEval"):
                 return {
-                    "setting": row["metric_setting"], "statistic": row["statistic"], "value": row["value"],
+                    "setting": row["metric_setting"],
+                    "statistic": row["statistic"],
+                    "value": row["value"],
                     "source": f"{row['source_repo']} {row['source_path']} @ {row['source_commit'][:7]}",
                     "notes": row["notes"],
                 }

@@ -126,7 +126,11 @@ class SanityReport:
         return "\n".join(body) + f"\n\n{verdict}; {warns} known blind spot(s) shown as warn\n{self.signature}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"signature": self.signature, "passed": self.passed, "rows": [dict(row.__dict__) for row in self.rows]}
+        return {
+            "signature": self.signature,
+            "passed": self.passed,
+            "rows": [dict(row.__dict__) for row in self.rows],
+        }
 
 
 def _scorer_for(scorer: Any, settings: dict[str, Any]) -> Any:
@@ -173,46 +177,55 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyTextWarning)  # the empty rows are the point of this check
         raw = raw_scorer.score([EXACT_COPY, "", EXACT_COPY], [EXACT_COPY, EXACT_COPY, ""])
-    raw_precision, raw_recall, raw_f1 = (np.asarray(column, dtype=np.float64) for column in
-                                         (raw.precision, raw.recall, raw.f1))
+    raw_precision, raw_recall, raw_f1 = (
+        np.asarray(column, dtype=np.float64) for column in (raw.precision, raw.recall, raw.f1)
+    )
 
     rows = [_exact_copy_row(raw_precision[0], raw_recall[0], raw_f1[0], f1[0], result.rescaled)]
     rows.append(_empty_row("empty candidate scores 0", raw_precision[1], raw_recall[1], raw_f1[1]))
     rows.append(_empty_row("empty reference scores 0", raw_precision[2], raw_recall[2], raw_f1[2]))
     worst_order_change = float(np.max(np.abs(f1 - reversed_f1)))
-    rows.append(SanityRow(
-        "row order does not change scores",
-        PASS if worst_order_change <= EXACT_TOLERANCE else FAIL,
-        f"{worst_order_change:.1e}",
-        "largest change when the batch is reversed",
-    ))
+    rows.append(
+        SanityRow(
+            "row order does not change scores",
+            PASS if worst_order_change <= EXACT_TOLERANCE else FAIL,
+            f"{worst_order_change:.1e}",
+            "largest change when the batch is reversed",
+        )
+    )
 
     paraphrase_f1 = f1[1 : 1 + 2 * len(PARAPHRASES) : 2]
     off_topic_f1 = f1[2 : 2 + 2 * len(PARAPHRASES) : 2]
     wins = int(np.sum(paraphrase_f1 > off_topic_f1))
-    rows.append(SanityRow(
-        "paraphrase beats off-topic",
-        PASS if wins == len(PARAPHRASES) else FAIL,
-        f"{paraphrase_f1.min():.3f}-{paraphrase_f1.max():.3f} vs {off_topic_f1.min():.3f}-{off_topic_f1.max():.3f}",
-        f"{wins}/{len(PARAPHRASES)} paraphrases above their off-topic text "
-        f"(smallest margin {float(np.min(paraphrase_f1 - off_topic_f1)):+.3f})",
-    ))
+    rows.append(
+        SanityRow(
+            "paraphrase beats off-topic",
+            PASS if wins == len(PARAPHRASES) else FAIL,
+            f"{paraphrase_f1.min():.3f}-{paraphrase_f1.max():.3f} vs {off_topic_f1.min():.3f}-{off_topic_f1.max():.3f}",
+            f"{wins}/{len(PARAPHRASES)} paraphrases above their off-topic text "
+            f"(smallest margin {float(np.min(paraphrase_f1 - off_topic_f1)):+.3f})",
+        )
+    )
 
     blind_f1 = f1[1 + 2 * len(PARAPHRASES) :]
     paraphrase_median = float(np.median(paraphrase_f1))
     for (name, _, _), score in zip(BLIND_SPOTS, blind_f1):
         above = int(np.sum(paraphrase_f1 < score))
         # warn = the metric ranks the factual error at least as close as a typical correct rewording
-        rows.append(SanityRow(
-            f"blind spot: {name}",
-            WARN if score >= paraphrase_median else PASS,
-            f"{score:.3f}",
-            f"scores above {above}/{len(PARAPHRASES)} correct paraphrases: similarity is not truth",
-        ))
+        rows.append(
+            SanityRow(
+                f"blind spot: {name}",
+                WARN if score >= paraphrase_median else PASS,
+                f"{score:.3f}",
+                f"scores above {above}/{len(PARAPHRASES)} correct paraphrases: similarity is not truth",
+            )
+        )
     return SanityReport(tuple(rows), str(result.signature))
 
 
-def _exact_copy_row(precision: float, recall: float, f1: float, scored_f1: float, rescaled: bool) -> SanityRow:
+def _exact_copy_row(
+    precision: float, recall: float, f1: float, scored_f1: float, rescaled: bool
+) -> SanityRow:
     ok = all(abs(value - 1.0) <= EXACT_TOLERANCE for value in (precision, recall, f1))
     ok = ok and abs(scored_f1 - 1.0) <= EXACT_TOLERANCE
     note = " (rescaled too)" if rescaled else ""
@@ -221,4 +234,6 @@ def _exact_copy_row(precision: float, recall: float, f1: float, scored_f1: float
 
 def _empty_row(check: str, precision: float, recall: float, f1: float) -> SanityRow:
     ok = all(value == 0.0 for value in (precision, recall, f1))
-    return SanityRow(check, PASS if ok else FAIL, f"{f1:.4f}", f"raw P={precision:.4f} R={recall:.4f}, no NaN")
+    return SanityRow(
+        check, PASS if ok else FAIL, f"{f1:.4f}", f"raw P={precision:.4f} R={recall:.4f}, no NaN"
+    )

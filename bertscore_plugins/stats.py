@@ -94,14 +94,18 @@ def _as_scores(values: Any, name: str) -> np.ndarray:
         if not bad_rows:
             raise
         row = bad_rows[0]
-        raise ValueError(f"{name}: row {row} is {values[row]!r}; every score must be a finite number") from None
+        raise ValueError(
+            f"{name}: row {row} is {values[row]!r}; every score must be a finite number"
+        ) from None
     if array.ndim != 1:
         raise ValueError(f"{name}: expected one score per row (a 1-D sequence), got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"{name}: no rows to test")
     bad = np.flatnonzero(~np.isfinite(array))
     if bad.size:
-        raise ValueError(f"{name}: row {int(bad[0])} is {array[bad[0]]!r}; every score must be a finite number")
+        raise ValueError(
+            f"{name}: row {int(bad[0])} is {array[bad[0]]!r}; every score must be a finite number"
+        )
     return array
 
 
@@ -220,8 +224,17 @@ def paired_bootstrap(
     exceed = int(np.count_nonzero(centered >= abs(observed) - 1e-12))
     p_value = (exceed + 1) / (resamples + 1)
     return PairedResult(
-        float(a.mean()), float(b.mean()), observed, low, high, p_value, int(a.size), "bootstrap",
-        int(resamples), confidence, seed,
+        float(a.mean()),
+        float(b.mean()),
+        observed,
+        low,
+        high,
+        p_value,
+        int(a.size),
+        "bootstrap",
+        int(resamples),
+        confidence,
+        seed,
     )
 
 
@@ -258,8 +271,17 @@ def approximate_randomization(
     sample_deltas = deltas[_resample_indices(deltas.size, interval_draws, seed)].mean(axis=1)
     low, high = _percentiles(sample_deltas, confidence)
     return PairedResult(
-        float(a.mean()), float(b.mean()), observed, low, high, p_value, int(a.size), "randomization",
-        int(resamples), confidence, seed,
+        float(a.mean()),
+        float(b.mean()),
+        observed,
+        low,
+        high,
+        p_value,
+        int(a.size),
+        "randomization",
+        int(resamples),
+        confidence,
+        seed,
     )
 
 

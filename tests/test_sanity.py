@@ -82,15 +82,25 @@ def test_sanity_runs_on_a_users_own_model_and_reports_what_fails(tmp_path, capsy
 
     torch.manual_seed(0)
     tokenizer = AutoTokenizer.from_pretrained(get_model_path())
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).save_pretrained(str(tmp_path), safe_serialization=True)
     tokenizer.save_pretrained(str(tmp_path))
 
     code = main(["sanity", "--model", str(tmp_path), "--layer", "2"])
     rows = table_rows(capsys.readouterr().out)
-    for check in ("exact copy scores 1", "empty candidate scores 0", "empty reference scores 0",
-                  "row order does not change scores"):
+    for check in (
+        "exact copy scores 1",
+        "empty candidate scores 0",
+        "empty reference scores 0",
+        "row order does not change scores",
+    ):
         assert rows[check][0] == PASS, (check, rows[check])
     assert set(rows) == set(MUST_PASS + BLIND_SPOT_CHECKS)
     assert all(status in (PASS, WARN, FAIL) for status, _, _ in rows.values())

@@ -113,8 +113,9 @@ def test_corpus_intervals_for_scores_objects_and_mappings() -> None:
     assert intervals["f1"].estimate == pytest.approx(float(f1.mean()))
     # Same resampled rows for the three columns: a constant shift moves the bounds by the shift.
     assert intervals["recall"].low - intervals["precision"].low == pytest.approx(0.02)
-    as_mapping = corpus_intervals({"precision": scores.precision, "recall": scores.recall, "f1": f1},
-                                  resamples=200, seed=5)
+    as_mapping = corpus_intervals(
+        {"precision": scores.precision, "recall": scores.recall, "f1": f1}, resamples=200, seed=5
+    )
     assert as_mapping == intervals
 
 

@@ -14,9 +14,9 @@ def register(subparsers) -> None:
         "sanity",
         help="check a configuration: exact copy = 1, empty = 0, paraphrase > off-topic, known blind spots",
         description="Runs the sanity checklist on one configuration (any model, layer, idf, baseline) and "
-                    "prints a pass/warn/fail table. 'warn' rows are known blind spots of similarity metrics "
-                    "(wrong date, wrong number, negation, swapped entities): they score high by design. "
-                    "Exit status 1 if a must-pass check fails.",
+        "prints a pass/warn/fail table. 'warn' rows are known blind spots of similarity metrics "
+        "(wrong date, wrong number, negation, swapped entities): they score high by design. "
+        "Exit status 1 if a must-pass check fails.",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     add_model_arguments(parser)
