@@ -1,0 +1,47 @@
+"""Flags shared by the subcommands that score: the core settings, spelled the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bertscore_plugins.config import ScoreConfig
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model and scoring settings (all are in the signature)")
+    group.add_argument("-m", "--model", default="default",
+                       help="'default' (packaged all-MiniLM-L6-v2, offline), a preset such as 'quality', "
+                            "a Hugging Face hub id (needs a network), or a local model folder")
+    group.add_argument("-l", "--layer", type=int, default=None,
+                       help="hidden layer to use (0 = embeddings); default: the model's tuned layer, or the "
+                            "last layer with a warning for unknown models")
+    group.add_argument("--idf", action="store_true",
+                       help="weight tokens by idf fitted on the references of this run (bert_score's formula)")
+    group.add_argument("--rescale", action="store_true",
+                       help="rescale with a baseline (the shipped one for the model, or --baseline-path)")
+    group.add_argument("--baseline-path", default=None,
+                       help="a baseline file in bert_score's format (LAYER,P,R,F); used with --rescale")
+    group.add_argument("--lang", default="en", help="language of the baseline to look up (default: en)")
+    group.add_argument("--max-length", type=int, default=None,
+                       help="tokens per window including special tokens (default: the model's limit)")
+    group.add_argument("--long-text", choices=["truncate", "window"], default="truncate",
+                       help="texts longer than the window: truncate (counted and warned) or overlapping windows")
+    group.add_argument("--multi-ref", choices=["max", "best_f1"], default="max",
+                       help="several references: per-column max (bert_score) or the best-F1 reference's triple")
+    group.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32",
+                       help="model precision (float32 is exact; half precision is for GPUs)")
+    group.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: cuda if available)")
+    group.add_argument("--batch-tokens", type=int, default=16384,
+                       help="padded tokens per encoder batch (memory/speed; does not change scores)")
+    group.add_argument("--quantize", choices=["int8"], default=None,
+                       help="fast approximate CPU mode: int8 dynamic quantization of linear layers")
+
+
+def config_from_args(args: argparse.Namespace) -> ScoreConfig:
+    settings: dict[str, Any] = dict(
+        model=args.model, layer=args.layer, idf=args.idf, rescale=args.rescale, baseline_path=args.baseline_path,
+        lang=args.lang, max_length=args.max_length, long_text=args.long_text, multi_ref=args.multi_ref,
+        dtype=args.dtype, device=args.device, batch_tokens=args.batch_tokens, quantize=args.quantize,
+    )
+    return ScoreConfig(**settings)

