@@ -1,0 +1,62 @@
+"""Invariance: row order, batch sizes, duplicates and added rows never change a row's score (<= 1e-6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from eval_data import wmt16_pairs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bertscore_plugins import ScoreConfig, get_scorer
+
+TOLERANCE = 1e-6
+CANDIDATES, REFERENCES, _ = wmt16_pairs(24)
+
+
+@pytest.fixture(scope="module")
+def baseline_scores():
+    return get_scorer().score(CANDIDATES, REFERENCES)
+
+
+SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SLOW
+@given(st.permutations(range(len(CANDIDATES))))
+def test_shuffling_rows_keeps_each_rows_score(baseline_scores, order):
+    shuffled = get_scorer().score([CANDIDATES[i] for i in order], [REFERENCES[i] for i in order])
+    np.testing.assert_allclose(shuffled.f1, baseline_scores.f1[list(order)], atol=TOLERANCE, rtol=0)
+    np.testing.assert_allclose(shuffled.precision, baseline_scores.precision[list(order)], atol=TOLERANCE, rtol=0)
+
+
+@SLOW
+@given(st.integers(min_value=1, max_value=64), st.integers(min_value=1, max_value=30))
+def test_batch_sizes_and_chunks_do_not_matter(baseline_scores, texts_per_batch, chunk_pairs):
+    # batch_tokens small enough that a batch holds about `texts_per_batch` texts
+    scorer = get_scorer(ScoreConfig(batch_tokens=texts_per_batch * 40, chunk_pairs=chunk_pairs))
+    scores = scorer.score(CANDIDATES, REFERENCES)
+    np.testing.assert_allclose(scores.f1, baseline_scores.f1, atol=TOLERANCE, rtol=0)
+    np.testing.assert_allclose(scores.recall, baseline_scores.recall, atol=TOLERANCE, rtol=0)
+
+
+@SLOW
+@given(st.lists(st.integers(min_value=0, max_value=len(CANDIDATES) - 1), min_size=1, max_size=40))
+def test_duplicated_and_added_rows_change_nothing(baseline_scores, extra_rows):
+    extra_c = [CANDIDATES[i] for i in extra_rows] + ["An unrelated added row about weather."]
+    extra_r = [REFERENCES[i] for i in extra_rows] + ["Rain is expected tomorrow in the north."]
+    scores = get_scorer().score(CANDIDATES + extra_c, REFERENCES + extra_r)
+    np.testing.assert_allclose(scores.f1[: len(CANDIDATES)], baseline_scores.f1, atol=TOLERANCE, rtol=0)
+    np.testing.assert_allclose(scores.f1[len(CANDIDATES) : -1], baseline_scores.f1[extra_rows], atol=TOLERANCE,
+                               rtol=0)
+
+
+def test_output_order_equals_input_order_with_three_items():
+    # the torchmetrics mis-ordering case: different length orders on both sides, three items
+    candidates = ["a b", "c d e", "f"]
+    references = ["a q", "c d r", "f"]
+    together = get_scorer().score(candidates, references)
+    alone = [get_scorer().score([c], [r]).f1[0] for c, r in zip(candidates, references)]
+    np.testing.assert_allclose(together.f1, alone, atol=TOLERANCE, rtol=0)
+    assert together.f1[2] == pytest.approx(1.0, abs=1e-6)
+    assert together.f1[0] < 1.0 and together.f1[1] < 1.0
