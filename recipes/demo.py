@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import sys
 import time
@@ -45,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     port = args.port if _port_is_free(args.port) else None
+    # Phoenix runs in its own session (so Ctrl-C reaches only us): turn SIGTERM into a normal exit so the
+    # `with` block below stops the server instead of leaving it running.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     print("Starting Phoenix on 127.0.0.1 (its first start creates .phoenix-venv and can take minutes) ...",
           flush=True)
     with PhoenixServer(port=port, workdir=out / "phoenix") as server:

@@ -323,6 +323,15 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
     assert meta["faithfulness_signal"] == "groundedness"
     assert meta["faithfulness"] == table["groundedness_score"][0]["score"]
 
+    # No server at the URL: a clear message, exit 3, nothing scored again (the scores are on disk).
+    from stub_judge import free_port
+
+    calls = ScoringCalls(monkeypatch)
+    url = f"http://127.0.0.1:{free_port()}"
+    code = disagreement.main([str(DEMO), "--out", str(out), "--limit", "6", "--phoenix-url", url])
+    assert code == disagreement.EXIT_PHOENIX and calls.calls == []
+    assert f"no Phoenix server answers at {url}" in capsys.readouterr().err
+
     # Same folder, different input: refused rather than mixing scores.
     code = disagreement.main([str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "7"])
     assert code == disagreement.EXIT_BAD_INPUT
