@@ -1,0 +1,106 @@
+"""`bertscore-plugins compare -a SYS_A.txt -b SYS_B.txt -r REFS.txt`: is B better than A, and how sure?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.stats import DEFAULT_SEED
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare two systems against the same references (paired significance test)",
+        description="Scores each line of SYS_A and SYS_B against the same line of REFS, then prints both "
+        "corpus-level scores with bootstrap intervals, the difference B - A with its interval and p-value "
+        "(paired bootstrap resampling or approximate randomization, seeded), and the rows that moved most. "
+        "References are encoded once for both systems.",
+    )
+    parser.add_argument("-a", "--system-a", required=True, help="file with system A's outputs, one per line")
+    parser.add_argument("-b", "--system-b", required=True, help="file with system B's outputs, one per line")
+    parser.add_argument(
+        "-r",
+        "--references",
+        required=True,
+        action="append",
+        help="file with one reference per line; repeat for multiple references",
+    )
+    parser.add_argument("--metric", choices=["f1", "precision", "recall"], default="f1")
+    parser.add_argument(
+        "--method",
+        choices=["bootstrap", "randomization"],
+        default="bootstrap",
+        help="paired bootstrap resampling (default) or approximate randomization",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=None,
+        help="resamples/trials (default 1000 for bootstrap, 10000 for randomization)",
+    )
+    parser.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level for the verdict")
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+    )
+    parser.add_argument("--top", type=int, default=5, help="rows that moved most to show (default 5)")
+    parser.add_argument(
+        "--cache-dir",
+        default=None,
+        help="keep reference embeddings on disk here, for later comparisons on the same references",
+    )
+    parser.add_argument("--json", default=None, help="also write the full result as JSON to this file")
+    add_model_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def _read_lines(path: str) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+def run(args: argparse.Namespace) -> int:
+    from bertscore_plugins import BERTScorer
+    from bertscore_plugins.comparison import compare_systems, format_comparison
+
+    try:
+        system_a, system_b = _read_lines(args.system_a), _read_lines(args.system_b)
+        columns = [_read_lines(path) for path in args.references]
+    except OSError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for path, lines in [(args.system_b, system_b)] + list(zip(args.references, columns)):
+        if len(lines) != len(system_a):
+            print(
+                f"error: {path} has {len(lines)} lines but {args.system_a} has {len(system_a)}",
+                file=sys.stderr,
+            )
+            return 2
+    references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
+    try:
+        # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;
+        # both systems share the references: encode them once (and keep them on disk with --cache-dir)
+        scorer = BERTScorer(config_from_args(args))
+        scorer.enable_reference_cache(disk_dir=args.cache_dir)
+        comparison = compare_systems(
+            system_a,
+            system_b,
+            references,
+            scorer=scorer,
+            metric=args.metric,
+            method=args.method,
+            resamples=args.resamples,
+            confidence=args.confidence,
+            seed=args.seed,
+            top=args.top,
+        )
+    except (ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha))
+    if args.json:
+        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n", encoding="utf-8")
+    return 0

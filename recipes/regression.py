@@ -1,0 +1,146 @@
+"""Regression check: did the new outputs get worse than the baseline outputs, against fixed references?
+
+    python -m recipes.regression --baseline release_1.2.txt --candidate main.txt --references refs.txt \
+        --cache-dir .bertscore-cache --out runs/regression
+
+The everyday use of BERTScore in CI: the references stay fixed while the system changes. This recipe
+scores both output files against the references (one line per row), runs a paired significance test on
+the difference (seeded, so a re-run prints the same p-value), and writes `regression.json` and
+`regression.md` into `--out`: the verdict, both corpus-level scores with intervals, and the rows that
+moved most. Reference embeddings are kept in `--cache-dir` (keyed by model, layer and text), so the next
+run against the same references does not encode them again.
+
+Exit codes: 0 no significant regression (improved, or no significant change), 1 significant regression
+(B worse than A at --alpha by more than --tolerance), 2 bad input or arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.stats import DEFAULT_SEED
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m recipes.regression", description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", required=True, help="outputs of the reference system (A), one per line")
+    parser.add_argument("--candidate", required=True, help="outputs of the new system (B), one per line")
+    parser.add_argument(
+        "--references", required=True, action="append", help="references, one per line; repeat for several"
+    )
+    parser.add_argument("--cache-dir", default=".bertscore-cache", help="reference-embedding cache folder")
+    parser.add_argument("--out", default=None, help="folder for regression.json and regression.md")
+    parser.add_argument("--metric", choices=["f1", "precision", "recall"], default="f1")
+    parser.add_argument("--method", choices=["bootstrap", "randomization"], default="bootstrap")
+    parser.add_argument("--resamples", type=int, default=None)
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument(
+        "--tolerance", type=float, default=0.0, help="ignore regressions smaller than this (score units)"
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--top", type=int, default=10, help="rows that moved most to report")
+    add_model_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def _read_lines(path: str) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+def status_of(difference: float, p_value: float, alpha: float, tolerance: float) -> str:
+    """'regression', 'improved' or 'no significant change'."""
+    if p_value < alpha and difference < -tolerance:
+        return "regression"
+    if p_value < alpha and difference > 0:
+        return "improved"
+    return "no significant change"
+
+
+def markdown(report: dict, text: str) -> str:
+    lines = [
+        "# Regression check",
+        "",
+        f"**{report['status'].upper()}**: {report['verdict']}",
+        "",
+        f"- baseline (A): `{report['baseline']}`",
+        f"- candidate (B): `{report['candidate']}`",
+        f"- references: {', '.join(f'`{path}`' for path in report['references'])} ({report['rows']} rows)",
+        "- reference cache: {hits} hits, {misses} misses (`{folder}`)".format(**report["reference_cache"]),
+        "",
+        "```",
+        text,
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the check; returns the exit code (see the module docstring)."""
+    from bertscore_plugins import BERTScorer
+    from bertscore_plugins.comparison import compare_systems, format_comparison
+
+    args = parse_args(argv)
+    try:
+        baseline, candidate = _read_lines(args.baseline), _read_lines(args.candidate)
+        columns = [_read_lines(path) for path in args.references]
+    except OSError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for path, lines in [(args.candidate, candidate)] + list(zip(args.references, columns)):
+        if len(lines) != len(baseline):
+            print(
+                f"error: {path} has {len(lines)} lines but {args.baseline} has {len(baseline)}",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
+    references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
+
+    try:
+        scorer = BERTScorer(config_from_args(args))  # the loaded model is shared; the cache is this run's
+        cache = scorer.enable_reference_cache(disk_dir=args.cache_dir)
+        comparison = compare_systems(
+            baseline,
+            candidate,
+            references,
+            scorer=scorer,
+            metric=args.metric,
+            method=args.method,
+            resamples=args.resamples,
+            seed=args.seed,
+            top=args.top,
+        )
+    except (ValueError, FileNotFoundError) as error:  # InputError is a ValueError and names the row
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    status = status_of(comparison.test.difference, comparison.test.p_value, args.alpha, args.tolerance)
+    text = format_comparison(comparison, args.baseline, args.candidate, alpha=args.alpha)
+    report = {
+        "status": status,
+        "verdict": comparison.verdict(args.alpha),
+        "alpha": args.alpha,
+        "tolerance": args.tolerance,
+        "baseline": args.baseline,
+        "candidate": args.candidate,
+        "references": args.references,
+        "rows": len(baseline),
+        "reference_cache": {"folder": str(args.cache_dir), "hits": cache.hits, "misses": cache.misses},
+        "comparison": comparison.to_dict(),
+    }
+    print(f"{status.upper()}: {text}")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "regression.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        (out / "regression.md").write_text(markdown(report, text), encoding="utf-8")
+    return EXIT_REGRESSION if status == "regression" else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
