@@ -85,6 +85,30 @@ def core_layer(preset: str, layer: int, sets: dict[str, PairSet]) -> dict[str, A
     }
 
 
+def cpu_speed(preset: str, layer: int, sets: dict[str, PairSet], pairs: int) -> dict[str, Any]:
+    """Pairs per second (wall) and per CPU-second (all threads) for the default model and the preset.
+
+    CPU-seconds are reported beside wall time because on a shared machine wall time mostly measures the
+    other processes; both models run on the same rows in the same process, after a warm-up call.
+    """
+    from bertscore_plugins import ScoreConfig, get_scorer
+
+    candidates = [c for s in sets.values() for c in s.first][:pairs]
+    references = [r for s in sets.values() for r in s.second][:pairs]
+    out: dict[str, Any] = {"pairs": len(candidates)}
+    for name, config in (("default", ScoreConfig()), (preset, ScoreConfig(model=preset, layer=layer))):
+        scorer = get_scorer(config)
+        scorer.score(["warm up"], ["warm up"])
+        wall, cpu = time.perf_counter(), time.process_time()
+        scorer.score(candidates, references)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        out[name] = {"layer": scorer.layer, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                     "pairs_per_s": round(len(candidates) / wall, 2),
+                     "pairs_per_cpu_s": round(len(candidates) / cpu, 2)}
+    out["preset_cpu_cost_vs_default"] = round(out[preset]["cpu_s"] / out["default"]["cpu_s"], 2)
+    return out
+
+
 def summarise(results: dict[str, Any]) -> dict[str, Any]:
     """Best layer, and core vs bert_score differences (mean Pearson and per row)."""
     summary: dict[str, Any] = {}
@@ -134,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--core-layers", default="7", help="e.g. 7, 5,6,7,8,12 or 0-12 (default 7)")
     parser.add_argument("--bert-score-top", type=int, default=12, help="bert_score sweep 0..N; -1 = skip")
     parser.add_argument("--limit", type=int, default=None, help="rows per language pair (partial run)")
+    parser.add_argument("--speed-pairs", type=int, default=0,
+                        help="also time the default model vs the preset on this many pairs (CPU and wall)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "preset_layers.json")
     parser.add_argument("--merge", type=Path, nargs="+", default=None,
                         help="combine the .rows.json side files of separate runs (e.g. core and bert_score) into --out")
@@ -178,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         results["core"][str(layer)] = core_layer(args.preset, layer, sets)
         print(f"core L{layer}: {results['core'][str(layer)]['mean']:.4f} ({results['core'][str(layer)]['seconds']} s)",
               flush=True)
+        _write(args.out, results)
+    if args.speed_pairs:
+        results["speed"] = cpu_speed(args.preset, info.default_layer, sets, args.speed_pairs)
+        print("speed:", results["speed"], flush=True)
         _write(args.out, results)
     if args.bert_score_top >= 0:
         results["bert_score"] = bert_score_sweep(info.path, sets, args.bert_score_top)
