@@ -45,7 +45,7 @@ class ModelSource:
     location: str  # a local folder or a hub id
     identity: str  # name@revision;sha256:digest, for the signature
     default_layer: int | None
-    baseline_file: str | None = None  # a shipped baseline, if any
+    baseline_file: str | None = None  # a preset's own English baseline, if any
 
 
 def default_layer_table() -> dict[str, int]:
@@ -56,7 +56,8 @@ def default_layer_table() -> dict[str, int]:
     return table
 
 
-def _shipped_baseline(lang: str, name: str) -> str | None:
+def shipped_baseline(lang: str, name: str) -> str | None:
+    """A baseline file shipped in bertscore_plugins/baselines/<lang>/<name>.tsv, if any."""
     path = resources.files("bertscore_plugins").joinpath(f"baselines/{lang}/{name}.tsv")
     return str(path) if path.is_file() else None
 
@@ -106,10 +107,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
                 stacklevel=3,
             )
         identity = f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}"
-        return ModelSource(
-            "all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER,
-            _shipped_baseline(lang, "all-MiniLM-L6-v2"),
-        )
+        return ModelSource("all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER)
 
     try:
         from bertscore_plugins import presets

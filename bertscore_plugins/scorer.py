@@ -24,7 +24,7 @@ from bertscore_plugins.explain import Explanation, explain_pair, plot_explanatio
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.match import greedy_match
-from bertscore_plugins.models import get_model
+from bertscore_plugins.models import get_model, shipped_baseline
 from bertscore_plugins.reference_cache import ReferenceCache
 from bertscore_plugins.signature import build_signature, idf_label
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
@@ -85,9 +85,12 @@ class BERTScorer:
         self.model_identity = identity
         self.baseline: Baseline | None = None
         if cfg.rescale:
-            self.baseline = find_baseline(
-                cfg.baseline_path, source.baseline_file, source.location, source.name, cfg.lang, self.layer
+            # the model cache is shared across languages, so the shipped file is looked up per config
+            shipped = shipped_baseline(cfg.lang, source.name) or (
+                source.baseline_file if cfg.lang == "en" else None
             )
+            self.baseline = find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang,
+                                          self.layer)
         self._reference_cache: ReferenceCache | None = None
         self._lock = threading.Lock()
 

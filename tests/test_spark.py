@@ -29,9 +29,13 @@ def spark():
     psutil = pytest.importorskip("psutil")
     saved_path = os.environ.get("PYTHONPATH")
     # Spark's Python workers must import bertscore_plugins and the recipe module (the UDF lives there).
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), str(RECIPES)] + ([saved_path] if saved_path else []))
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), str(RECIPES)] + ([saved_path] if saved_path else [])
+    )
     sys.path.insert(0, str(RECIPES))
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    warnings.filterwarnings(
+        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+    )
     session = None
     try:
         import spark_bertscore
@@ -79,8 +83,11 @@ def _scored_rows(spark, rows, schema, **settings):
 def _assert_matches(scored, expected, prefix="bertscore_"):
     for name in ("precision", "recall", "f1"):
         np.testing.assert_allclose(
-            scored[f"{prefix}{name}"].to_numpy(np.float64), getattr(expected, name).astype(np.float64),
-            atol=1e-6, rtol=0, err_msg=name,
+            scored[f"{prefix}{name}"].to_numpy(np.float64),
+            getattr(expected, name).astype(np.float64),
+            atol=1e-6,
+            rtol=0,
+            err_msg=name,
         )
     assert set(scored[f"{prefix}signature"]) == {expected.signature}
 
@@ -107,8 +114,13 @@ def test_idf_is_fitted_once_on_the_whole_column(spark):
     multi = multi_references(candidates, references)
     rows = list(zip(range(200), candidates, multi))
     scored = _scored_rows(
-        spark, rows, "row_id int, mt string, refs array<string>",
-        candidate_column="mt", reference_column="refs", prefix="bs_", idf=True,
+        spark,
+        rows,
+        "row_id int, mt string, refs array<string>",
+        candidate_column="mt",
+        reference_column="refs",
+        prefix="bs_",
+        idf=True,
     )
     expected = _core_scores(candidates, multi, idf=True)
     for name in ("precision", "recall", "f1"):
