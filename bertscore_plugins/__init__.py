@@ -28,7 +28,20 @@ from bertscore_plugins.scorer import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "BERTScorer", "BaselineNotFoundError", "DEFAULT_MODEL", "EmptyTextWarning", "Explanation",
-    "IdfFallbackWarning", "IdfTable", "InputError", "ModelLoadError", "ScoreConfig", "Scores",
-    "TokenMatch", "TruncationWarning", "get_scorer", "score", "setting_names",
+    "DEFAULT_MODEL",
+    "BERTScorer",
+    "BaselineNotFoundError",
+    "EmptyTextWarning",
+    "Explanation",
+    "IdfFallbackWarning",
+    "IdfTable",
+    "InputError",
+    "ModelLoadError",
+    "ScoreConfig",
+    "Scores",
+    "TokenMatch",
+    "TruncationWarning",
+    "get_scorer",
+    "score",
+    "setting_names",
 ]

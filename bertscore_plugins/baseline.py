@@ -61,7 +61,7 @@ def installed_bert_score_baseline(lang: str, model_name: str) -> Path | None:
     spec = importlib.util.find_spec("bert_score")
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "rescale_baseline" / lang / f"{model_name}.tsv"
+    path = Path(next(iter(spec.submodule_search_locations))) / "rescale_baseline" / lang / f"{model_name}.tsv"
     return path if path.is_file() else None
 
 

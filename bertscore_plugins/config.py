@@ -67,7 +67,7 @@ class ScoreConfig:
     def __post_init__(self) -> None:
         check_config(self)
 
-    def replace(self, **changes: Any) -> "ScoreConfig":
+    def replace(self, **changes: Any) -> ScoreConfig:
         """A copy with some settings changed (unknown names raise TypeError listing the known ones)."""
         unknown = sorted(set(changes) - set(setting_names()))
         if unknown:
@@ -77,7 +77,7 @@ class ScoreConfig:
         return dataclasses.replace(self, **changes)
 
     @classmethod
-    def from_kwargs(cls, **kwargs: Any) -> "ScoreConfig":
+    def from_kwargs(cls, **kwargs: Any) -> ScoreConfig:
         """Build from keyword arguments, rejecting unknown names with the list of accepted ones."""
         return cls().replace(**kwargs)
 

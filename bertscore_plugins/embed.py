@@ -7,7 +7,7 @@ token keeps the embedding from the window where it sits most centrally.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 

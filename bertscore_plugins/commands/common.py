@@ -39,9 +39,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> ScoreConfig:
-    settings: dict[str, Any] = dict(
-        model=args.model, layer=args.layer, idf=args.idf, rescale=args.rescale, baseline_path=args.baseline_path,
-        lang=args.lang, max_length=args.max_length, long_text=args.long_text, multi_ref=args.multi_ref,
-        dtype=args.dtype, device=args.device, batch_tokens=args.batch_tokens, quantize=args.quantize,
-    )
+    settings: dict[str, Any] = {
+        "model": args.model, "layer": args.layer, "idf": args.idf, "rescale": args.rescale, "baseline_path": args.baseline_path,
+        "lang": args.lang, "max_length": args.max_length, "long_text": args.long_text, "multi_ref": args.multi_ref,
+        "dtype": args.dtype, "device": args.device, "batch_tokens": args.batch_tokens, "quantize": args.quantize,
+    }
     return ScoreConfig(**settings)

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     scorer = get_scorer(config_from_args(args))
     scores = scorer.score(candidates, references, progress=args.progress, explain=args.explain)
 
-    out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
+    out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
     try:
         if args.format == "tsv":
             out.write("row\tprecision\trecall\tf1" + ("\tworst_matches" if args.explain else "") + "\n")
