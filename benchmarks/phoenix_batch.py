@@ -1,0 +1,139 @@
+"""Batch BERTScore path vs Phoenix's per-row ``evaluate_dataframe``, same evaluator, same rows.
+
+Acceptance 3 of the Phoenix integration: on 500 rows the batch path (``score_dataframe``: one core call
+for the whole frame) is at least 10x faster than ``phoenix.evals.evaluate_dataframe`` calling the same
+``BERTScoreEvaluator`` once per row, with the same scores. Prints one JSON object.
+
+    python benchmarks/phoenix_batch.py [--rows 500] [--repeats 1] [--device cuda] [--model DIR --layer N]
+                                       [--pairs-file pairs.json] [--threads N]
+
+Texts: WMT16 segment pairs from the shared evaluation data when present, else the project's own
+sentences (``benchmarks/texts.py``). The model is loaded and warmed up before timing. Both paths build
+explanations (``explain=True``), as the evaluator always does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from texts import wmt16_pairs
+
+from bertscore_plugins import ScoreConfig, get_scorer
+from bertscore_plugins.phoenix import BERTScoreEvaluator, score_dataframe
+
+SCORE_TOLERANCE = 1e-6  # float32 rounding: batched and one-row forward passes use different kernels
+
+
+def _column(frame: pd.DataFrame, field: str) -> np.ndarray:
+    cells = frame["bertscore_score"]
+    if field == "score":
+        return np.array([cell["score"] for cell in cells], dtype=np.float64)
+    return np.array([cell["metadata"][field] for cell in cells], dtype=np.float64)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=500)
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="time each path this many times, keep the best"
+    )
+    parser.add_argument("--threshold", type=float, default=0.9)
+    parser.add_argument("--device", default=None, help="core device setting (default: the core's choice)")
+    parser.add_argument("--model", default=None, help="core model setting (hub id or local folder)")
+    parser.add_argument("--layer", type=int, default=None, help="core layer setting")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads for both paths")
+    parser.add_argument("--pairs-file", default=None, help='JSON {"candidates": [...], "references": [...]}')
+    args = parser.parse_args(argv)
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+
+    from phoenix.evals import evaluate_dataframe
+
+    if args.pairs_file:
+        data = json.loads(Path(args.pairs_file).read_text())
+        candidates, references = data["candidates"][: args.rows], data["references"][: args.rows]
+        source = f"{args.pairs_file} ({data.get('source', 'unknown source')})"
+    else:
+        pairs = wmt16_pairs(args.rows)
+        candidates, references, source = pairs.candidates, pairs.references, pairs.source
+    frame = pd.DataFrame({"output": candidates, "reference": references})
+    settings = {
+        k: v
+        for k, v in {"device": args.device, "model": args.model, "layer": args.layer}.items()
+        if v is not None
+    }
+    scorer = get_scorer(ScoreConfig(**settings))
+    evaluator = BERTScoreEvaluator(args.threshold, scorer=scorer)
+
+    warm = frame.head(8)  # load the model and warm the kernels before anything is timed
+    score_dataframe(warm, evaluator)
+    evaluate_dataframe(dataframe=warm, evaluators=[evaluator], hide_tqdm_bar=True)
+
+    def best_of(run) -> tuple[float, pd.DataFrame]:
+        best, result = float("inf"), None
+        for _ in range(args.repeats):
+            started = time.perf_counter()
+            result = run()
+            best = min(best, time.perf_counter() - started)
+        return best, result
+
+    batch_seconds, batch = best_of(lambda: score_dataframe(frame, evaluator))
+    per_row_seconds, per_row = best_of(
+        lambda: evaluate_dataframe(dataframe=frame, evaluators=[evaluator], hide_tqdm_bar=True)
+    )
+
+    differences = {
+        field: float(np.max(np.abs(_column(batch, field) - _column(per_row, field))))
+        for field in ("score", "precision", "recall")
+    }
+    bit_identical = int(np.sum(_column(batch, "score") == _column(per_row, "score")))
+    labels_equal = int(
+        sum(a["label"] == b["label"] for a, b in zip(batch["bertscore_score"], per_row["bertscore_score"]))
+    )
+    failed = sum(d["status"] != "COMPLETED" for d in per_row["bertscore_execution_details"])
+    speedup = per_row_seconds / batch_seconds
+    same_scores = max(differences.values()) <= SCORE_TOLERANCE and labels_equal == len(frame) and failed == 0
+    report = {
+        "benchmark": "phoenix_batch",
+        "rows": len(frame),
+        "texts": source,
+        "batch_seconds": round(batch_seconds, 3),
+        "per_row_evaluate_dataframe_seconds": round(per_row_seconds, 3),
+        "speedup": round(speedup, 2),
+        "same_scores": same_scores,
+        "score_tolerance": SCORE_TOLERANCE,
+        "max_abs_difference": differences,
+        "bit_identical_rows": bit_identical,
+        "labels_equal_rows": labels_equal,
+        "per_row_failed_rows": failed,
+        "meets_acceptance": bool(speedup >= 10 and same_scores),
+        "signature": scorer.signature,
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "torch": torch.__version__,
+            "torch_threads": torch.get_num_threads(),
+            "device": str(settings.get("device", "default")),
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        },
+    }
+    print(json.dumps(report, indent=2))
+    return 0 if report["meets_acceptance"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
