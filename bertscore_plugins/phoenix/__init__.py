@@ -13,8 +13,9 @@ Public API (stable; the recipe ``recipes/disagreement.py`` builds on exactly the
         faithfulness_evaluator, run_judge, judge_llm_from_env, JUDGE_SETUP_HINT,   # judge.py
         Thresholds, DisagreementEvaluator, add_disagreement, disagreement_label,   # disagreement.py
         evaluate_rows,                                                       # pipeline.py
-        ensure_annotation_configs, log_span_annotations, log_experiment, experiment_evaluators,
-        disagreement_filters, project_url, experiment_url,                   # annotations.py
+        annotation_configs, ensure_annotation_configs, log_span_annotations, create_dataset,
+        log_experiment, experiment_evaluators, disagreement_filters, project_id, project_url,
+        experiment_url,                                                      # annotations.py
         PhoenixServer, ensure_phoenix_venv,                                  # server.py
     )
 
@@ -47,8 +48,10 @@ Evaluators (``phoenix.evals.Evaluator`` subclasses; usable in ``evaluate_datafra
 Judge (Phoenix's own FaithfulnessEvaluator; we never write a judge prompt)::
 
     llm = judge_llm_from_env()   # LLM | None from BERTSCORE_JUDGE_MODEL, BERTSCORE_JUDGE_BASE_URL,
-                                 # BERTSCORE_JUDGE_API_KEY, BERTSCORE_JUDGE_PROVIDER (default "openai")
-    judged = run_judge(df, llm, concurrency=4, max_retries=1, input_mapping=None, timeout=60.0)
+                                 # BERTSCORE_JUDGE_API_KEY, BERTSCORE_JUDGE_PROVIDER (default "openai"),
+                                 # BERTSCORE_JUDGE_TIMEOUT; JUDGE_SETUP_HINT says how to set them
+    judge = faithfulness_evaluator(llm, input_mapping=None)   # Phoenix's judge, temperature 0
+    judged = run_judge(df, llm, judge=None, concurrency=4, max_retries=1, input_mapping=None)
         # async_evaluate_dataframe(concurrency=N, exit_on_error=False); a failing row gets
         # faithfulness_score None and execution status "FAILED"; the column always exists.
 
@@ -66,29 +69,35 @@ Disagreement (derived per row; score 1.0 = disagree, 0.0 = agree; direction "min
 
 One call::
 
-    results = evaluate_rows(df, llm=None, thresholds=None, similarity_threshold=..., ...,
-                            input_column="input", output_column="output", context_column="context",
-                            reference_column="reference", judge_concurrency=4, scorer=None)
+    results = evaluate_rows(df, llm=None, judge=None, thresholds=None, similarity_threshold=0.9,
+                            groundedness_threshold=0.8, input_column="input", output_column="output",
+                            context_column="context", reference_column="reference", judge_concurrency=4,
+                            judge_max_retries=1, exit_on_error=True, scorer=None, **core_settings)
         # similarity + groundedness (batch path) + judge (when llm is given; else groundedness is the
         # faithfulness signal) + disagreement. thresholds: None (fixed defaults), a Thresholds, or
         # "quantile". Returns a copy of df (same index) with the *_score / *_execution_details columns.
 
 Phoenix logging (the server is reached over HTTP only)::
 
-    ensure_annotation_configs(client)                  # REST; idempotent; types, ranges, directions
-    log_span_annotations(client, results)              # rows indexed/columned by span_id
-    ds, exp = log_experiment(client, results, dataset_name=..., experiment_name=...)
-        # dataset from the rows + an experiment whose evaluators return the STORED scores (no rescoring)
+    ensure_annotation_configs(client, project=None)    # REST; idempotent; types, labels, directions;
+                                                       # with project= also attached to that project
+    log_span_annotations(client, results)              # rows indexed/columned by span_id -> count written
+    ds = create_dataset(client, rows, name=..., question_column="input", ...)   # input {question, context},
+        # expected {reference}, metadata {output, row}
+    ds, exp = log_experiment(client, results, dataset_name=..., experiment_name=..., dataset=None)
+        # dataset from the rows + an experiment whose evaluators return the STORED scores (no rescoring);
+        # a row whose evaluator failed shows as an evaluation error in the experiment
     experiment_evaluators(sim, faith, thresholds)      # live evaluators for run_experiment /
         # evaluate_experiment (bound to input.question/input.context/expected.reference; shared cache so
         # the judge runs once per row)
-    disagreement_filters()                             # {"spans": {...}, "experiments": {...}} filter strings
-    project_url(base_url, project_id), experiment_url(base_url, dataset_id, experiment_id)
+    disagreement_filters(similarity_threshold=None)    # {"spans": {...}, "experiments": {...}} filter strings:
+        # keys "disagreements", "high_sim_unfaithful", "low_sim_faithful" (+ "similar_but_unfaithful")
+    project_url(base_url, project_id(client, name)), experiment_url(base_url, dataset_id, experiment_id)
 
 Server (``bertscore-plugins phoenix serve``)::
 
     with PhoenixServer(port=None, grpc_port=None, workdir=None, database_url=None, venv=None) as srv:
-        srv.base_url, srv.otlp_http_endpoint, srv.grpc_port, srv.pid
+        srv.base_url, srv.otlp_http_endpoint, srv.grpc_endpoint, srv.grpc_port, srv.pid, srv.log_path
     # runs arize-phoenix==20.26.1 from .phoenix-venv (or $BERTSCORE_PHOENIX_VENV; created on demand),
     # HTTP and OTLP gRPC on 127.0.0.1 only, SQLite in workdir unless database_url; stop() sends SIGTERM
     # to its pid and removes the PID files.
