@@ -57,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 BERT_SCORE_README_WMT16 = {0: 0.5583, 1: 0.5756, 2: 0.6077, 3: 0.6334, 4: 0.6355, 5: 0.5816, 6: 0.6063}
 UNIGRAM_F1_WMT16 = 0.4998  # eval-data README sanity baseline
 PARITY_TOLERANCE = 1e-4
+DEFAULT_LAYER = 4
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -124,8 +125,11 @@ class Timer:
 # --------------------------------------------------------------------------------------------- WMT16
 
 
-def wmt16_layers(sets: dict[str, PairSet], layers: list[int], timer: Timer) -> dict:
-    """Pearson of F1 with DA per pair and layer, idf off and on (idf fitted on each pair's references)."""
+def wmt16_layers(sets: dict[str, PairSet], layers: list[int], timer: Timer, keep: dict) -> dict:
+    """Pearson of F1 with DA per pair and layer, idf off and on (idf fitted on each pair's references).
+
+    The default configuration's per-row F1 goes into `keep` for the bootstrap of the margins.
+    """
     out: dict[str, Any] = {"per_pair": {}, "mean": {}, "seconds_per_layer": {}}
     for idf in (False, True):
         key = "idf" if idf else "no_idf"
@@ -133,10 +137,12 @@ def wmt16_layers(sets: dict[str, PairSet], layers: list[int], timer: Timer) -> d
         for layer in layers:
             start = time.perf_counter()
             with timer(f"wmt16 bertscore {key}"):
-                per_pair = {
-                    pair: pearson(_bertscore(s.first, s.second, layer=layer, idf=idf).f1, s.human)
-                    for pair, s in sets.items()
+                f1 = {
+                    pair: _bertscore(s.first, s.second, layer=layer, idf=idf).f1 for pair, s in sets.items()
                 }
+                per_pair = {pair: pearson(f1[pair], s.human) for pair, s in sets.items()}
+            if layer == DEFAULT_LAYER and not idf:
+                keep["bertscore"] = f1
             out["seconds_per_layer"][f"{key} L{layer}"] = round(time.perf_counter() - start, 1)
             out["per_pair"][key][str(layer)] = per_pair
             out["mean"][key][str(layer)] = float(np.mean(list(per_pair.values())))
@@ -179,13 +185,16 @@ def wmt16_bert_score(sets: dict[str, PairSet], layers: list[int], timer: Timer) 
     return out
 
 
-def wmt16_lexical(sets: dict[str, PairSet], jobs: int, timer: Timer) -> dict:
+def wmt16_lexical(sets: dict[str, PairSet], jobs: int, timer: Timer, keep: dict) -> dict:
     per_pair: dict[str, dict[str, float]] = {name: {} for name in LEXICAL_METRICS}
+    for name in LEXICAL_METRICS:
+        keep[name] = {}
     with timer("wmt16 lexical"):
         for pair, s in sets.items():
             scores = lexical(s.first, s.second, jobs)
             for name in LEXICAL_METRICS:
                 per_pair[name][pair] = pearson(scores[name], s.human)
+                keep[name][pair] = scores[name]
     return {
         "per_pair": per_pair,
         "mean": {name: float(np.mean(list(v.values()))) for name, v in per_pair.items()},
@@ -195,7 +204,7 @@ def wmt16_lexical(sets: dict[str, PairSet], jobs: int, timer: Timer) -> dict:
 # --------------------------------------------------------------------------------------------- pair sets
 
 
-def pair_set(pairs: PairSet, statistic: str, jobs: int, timer: Timer) -> dict:
+def pair_set(pairs: PairSet, statistic: str, jobs: int, timer: Timer, keep: dict) -> dict:
     """F1 (default configuration, and with idf) and lexical scores against the human judgment."""
     measure = spearman if statistic == "spearman" else auc
     out: dict[str, Any] = {"rows": len(pairs), "statistic": statistic}
@@ -213,6 +222,57 @@ def pair_set(pairs: PairSet, statistic: str, jobs: int, timer: Timer) -> dict:
     with timer(f"{pairs.name} lexical"):
         scores = lexical(pairs.first, pairs.second, jobs)
     out["lexical"] = {name: measure(scores[name], pairs.human) for name in LEXICAL_METRICS}
+    keep.update(scores, bertscore=np.asarray(default.f1, float))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- margins
+
+
+def _bootstrap_margin(statistic, ours: dict, theirs: dict, human: dict, resamples: int, seed: int) -> dict:
+    """Percentile interval of the mean-over-groups statistic(ours) - statistic(theirs), rows resampled per group.
+
+    Both metrics are evaluated on the same resampled rows (a paired bootstrap), so the interval is
+    for the margin itself, not for two separate figures.
+    """
+    rng = np.random.default_rng(seed)
+    observed = float(np.mean([statistic(ours[g], human[g]) - statistic(theirs[g], human[g]) for g in ours]))
+    samples = np.empty(resamples)
+    for index in range(resamples):
+        margins = []
+        for group in ours:
+            pick = rng.integers(0, len(human[group]), len(human[group]))
+            people = human[group][pick]
+            margins.append(statistic(ours[group][pick], people) - statistic(theirs[group][pick], people))
+        samples[index] = np.mean(margins)
+    low, high = np.percentile(samples, [2.5, 97.5])
+    return {"margin": observed, "low": float(low), "high": float(high), "resamples": resamples, "seed": seed}
+
+
+def margin_intervals(
+    rows: dict, wmt: dict, stsb: PairSet, paws: PairSet, mrpc: PairSet, resamples: int
+) -> dict:
+    """95% paired-bootstrap intervals of the default configuration's margins over the lexical metrics."""
+    figures = {
+        "WMT16 mean Pearson": (pearson, rows["wmt16"], {p: s.human for p, s in wmt.items()}),
+        "STS-B dev Spearman": (spearman, rows["stsb"], {"all": stsb.human}),
+        "PAWS dev ROC-AUC": (auc, rows["paws"], {"all": paws.human}),
+        "MRPC train ROC-AUC": (auc, rows["mrpc"], {"all": mrpc.human}),
+    }
+    out: dict[str, dict] = {}
+    for figure, (statistic, kept, human) in figures.items():
+        people = {group: np.asarray(values, float) for group, values in human.items()}
+
+        def by_group(scores, people=people):
+            scores = scores if isinstance(scores, dict) else {"all": scores}
+            return {group: np.asarray(scores[group], float) for group in people}
+
+        out[figure] = {
+            name: _bootstrap_margin(
+                statistic, by_group(kept["bertscore"]), by_group(kept[name]), people, resamples, seed=2024
+            )
+            for name in LEXICAL_METRICS
+        }
     return out
 
 
@@ -228,6 +288,33 @@ def _summary_level(scores: np.ndarray, human: np.ndarray, docs: np.ndarray) -> t
             continue
         values.append(spearman(scores[mask], human[mask]))
     return float(np.mean(values)), len(values)
+
+
+def _per_document(scores: np.ndarray, human: np.ndarray, docs: np.ndarray) -> dict[str, float]:
+    return {
+        doc: spearman(scores[docs == doc], human[docs == doc])
+        for doc in np.unique(docs)
+        if np.ptp(human[docs == doc]) > 0 and np.ptp(scores[docs == doc]) > 0
+    }
+
+
+def summary_level_difference(first, second, rows: list, aspect: str, resamples: int = 1000) -> dict:
+    """Summary-level Spearman of `first` minus that of `second`, with a bootstrap interval over documents."""
+    docs = np.array([row.doc_id for row in rows])
+    human = np.array([getattr(row, aspect) for row in rows])
+    a = _per_document(np.asarray(first, float), human, docs)
+    b = _per_document(np.asarray(second, float), human, docs)
+    shared = sorted(set(a) & set(b))
+    deltas = np.array([a[doc] - b[doc] for doc in shared])
+    rng = np.random.default_rng(2024)
+    samples = deltas[rng.integers(0, len(deltas), size=(resamples, len(deltas)))].mean(axis=1)
+    low, high = np.percentile(samples, [2.5, 97.5])
+    return {
+        "difference": float(deltas.mean()),
+        "low": float(low),
+        "high": float(high),
+        "documents": len(shared),
+    }
 
 
 def _system_level(scores: np.ndarray, human: np.ndarray, systems: np.ndarray) -> dict[str, float]:
@@ -285,6 +372,12 @@ def summeval(rows: list, jobs: int, timer: Timer) -> dict:
         by_source = lexical(summaries, sources, jobs, rouge_part="precision")
     out["lexical_reference"] = {name: correlations(by_reference[name], rows) for name in LEXICAL_METRICS}
     out["lexical_source"] = {name: correlations(by_source[name], rows) for name in LEXICAL_METRICS}
+    out["consistency_source_p_minus_reference_f1"] = summary_level_difference(
+        src_scores.precision, ref_scores.f1, rows, "consistency"
+    )
+    out["consistency_source_p_minus_rougeL_source_p"] = summary_level_difference(
+        src_scores.precision, by_source["rougeL"], rows, "consistency"
+    )
     return out
 
 
@@ -355,9 +448,10 @@ def run(args: argparse.Namespace) -> dict:
     results["machine"]["torch_threads"] = torch.get_num_threads()
 
     wmt = load_wmt16(folder, args.limit)
-    results["wmt16"] = wmt16_layers(wmt, layers, timer)
+    rows: dict[str, dict] = {"wmt16": {}, "stsb": {}, "paws": {}, "mrpc": {}}
+    results["wmt16"] = wmt16_layers(wmt, layers, timer, rows["wmt16"])
     results["wmt16_bert_score"] = None if args.skip_bert_score else wmt16_bert_score(wmt, layers, timer)
-    results["wmt16_lexical"] = wmt16_lexical(wmt, args.jobs, timer)
+    results["wmt16_lexical"] = wmt16_lexical(wmt, args.jobs, timer, rows["wmt16"])
     results["wmt16_reference"] = {
         "bert_score_readme": {str(layer): value for layer, value in BERT_SCORE_README_WMT16.items()},
         "unigram_f1": UNIGRAM_F1_WMT16,
@@ -365,9 +459,14 @@ def run(args: argparse.Namespace) -> dict:
     }
 
     stsb = load_stsb_dev(folder, args.limit)
-    results["stsb"] = pair_set(stsb, "spearman", args.jobs, timer)
-    results["paws"] = pair_set(load_paws_dev(folder, args.limit), "auc", args.jobs, timer)
-    results["mrpc"] = pair_set(load_mrpc_train(folder, args.limit), "auc", args.jobs, timer)
+    paws = load_paws_dev(folder, args.limit)
+    mrpc = load_mrpc_train(folder, args.limit)
+    results["stsb"] = pair_set(stsb, "spearman", args.jobs, timer, rows["stsb"])
+    results["paws"] = pair_set(paws, "auc", args.jobs, timer, rows["paws"])
+    results["mrpc"] = pair_set(mrpc, "auc", args.jobs, timer, rows["mrpc"])
+    if DEFAULT_LAYER in layers:
+        with timer("margin bootstrap"):
+            results["margins"] = margin_intervals(rows, wmt, stsb, paws, mrpc, args.resamples)
 
     docs = None if args.limit is None else max(2, args.limit // 16)
     results["summeval"] = summeval(load_summeval(folder, docs), args.jobs, timer)
@@ -397,6 +496,9 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=min(8, os.cpu_count() or 1),
         help="processes for the lexical metrics (pure Python)",
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples for the margins' intervals"
     )
     parser.add_argument(
         "--out", default=str(HERE), help="folder for QUALITY.md, quality.json, quality_plots/"

@@ -194,6 +194,7 @@ def _margins(results: dict) -> list[dict[str, Any]]:
         ("MRPC train ROC-AUC", results["mrpc"]["bertscore"]["f1"], results["mrpc"]["lexical"]),
     ]
     out = []
+    intervals = results.get("margins") or {}
     for name, ours, lexical in figures:
         out.append(
             {
@@ -204,9 +205,28 @@ def _margins(results: dict) -> list[dict[str, Any]]:
                 "bleu": lexical["bleu"],
                 "vs_chrf": ours - lexical["chrf"],
                 "vs_rougeL": ours - lexical["rougeL"],
+                "ci": intervals.get(name, {}),
             }
         )
     return out
+
+
+def _ci(margin: dict, name: str) -> str:
+    interval = margin["ci"].get(name)
+    return f"{interval['low']:+.4f} .. {interval['high']:+.4f}" if interval else "-"
+
+
+def _resamples(results: dict) -> str:
+    for figure in (results.get("margins") or {}).values():
+        for interval in figure.values():
+            return str(interval["resamples"])
+    return "-"
+
+
+def _significant(margin: dict, name: str) -> bool | None:
+    """True when the 95% interval of the margin excludes 0 (None without an interval)."""
+    interval = margin["ci"].get(name)
+    return None if not interval else (interval["low"] > 0 or interval["high"] < 0)
 
 
 def _summeval_rows(summ: dict) -> list[list[str]]:
@@ -345,7 +365,8 @@ def write_report(results: dict, out: Path) -> None:
         status = "beats both" if wins[m["figure"]] else "**does not beat both**"
         md.append(
             f"- {m['figure']}: default F1 {_f(m['bertscore'])} {status}: chrF {_f(m['chrf'])} "
-            f"(margin {m['vs_chrf']:+.4f}), ROUGE-L {_f(m['rougeL'])} (margin {m['vs_rougeL']:+.4f})."
+            f"(margin {m['vs_chrf']:+.4f}, 95% CI {_ci(m, 'chrf')}), ROUGE-L {_f(m['rougeL'])} "
+            f"(margin {m['vs_rougeL']:+.4f}, 95% CI {_ci(m, 'rougeL')})."
         )
     stronger = (
         abs(src_p["system"]["spearman"]) > abs(ref_f1["system"]["spearman"])
@@ -452,20 +473,27 @@ def write_report(results: dict, out: Path) -> None:
     md.append("### Margins of the default configuration over the lexical metrics\n")
     md.append(
         _table(
-            ["figure", "BERTScore F1", "chrF", "margin", "ROUGE-L", "margin", "BLEU"],
+            ["figure", "BERTScore F1", "chrF", "margin", "95% CI", "ROUGE-L", "margin", "95% CI", "BLEU"],
             [
                 [
                     m["figure"],
                     _f(m["bertscore"]),
                     _f(m["chrf"]),
                     f"{m['vs_chrf']:+.4f}",
+                    _ci(m, "chrf"),
                     _f(m["rougeL"]),
                     f"{m['vs_rougeL']:+.4f}",
+                    _ci(m, "rougeL"),
                     _f(m["bleu"]),
                 ]
                 for m in margins
             ],
         )
+    )
+    md.append(
+        "\nIntervals: paired bootstrap over rows (WMT16: within each language pair), "
+        f"{_resamples(results)} resamples, seed 2024; both metrics are recomputed on the same resampled rows, "
+        "so the interval is the margin's own."
     )
     md.append("")
     md.append(_margin_text(margins, results))
@@ -524,54 +552,125 @@ def write_report(results: dict, out: Path) -> None:
 
 
 def _margin_text(margins: list[dict[str, Any]], results: dict) -> str:
-    losses = [m for m in margins if m["vs_chrf"] <= 0 or m["vs_rougeL"] <= 0]
-    if not losses:
-        return (
-            "The default configuration beats chrF and ROUGE-L on all four figures. The margins are largest "
-            "where word overlap is misleading: on PAWS, where both sentences have almost the same words, "
-            "lexical metrics sit near chance while contextual embeddings see the word order."
-        )
     lines = []
-    for m in losses:
+    for m in margins:
         lost_to = [name for name, key in (("chrF", "vs_chrf"), ("ROUGE-L", "vs_rougeL")) if m[key] <= 0]
-        lines.append(
-            f"- **{m['figure']}: the default loses to {' and '.join(lost_to)}** "
-            f"(by {', '.join(f'{-m[k]:.4f}' for k in ('vs_chrf', 'vs_rougeL') if m[k] <= 0)})."
-        )
-        if m["figure"].startswith("PAWS"):
+        narrow = [
+            name
+            for name, key, ci in (("chrF", "vs_chrf", "chrf"), ("ROUGE-L", "vs_rougeL", "rougeL"))
+            if m[key] > 0 and _significant(m, ci) is False
+        ]
+        if not lost_to and not narrow:
+            lines.append(f"- {m['figure']}: the default beats both, and both 95% intervals exclude 0.")
+            continue
+        if narrow:
             lines.append(
-                "  PAWS pairs are word swaps with nearly identical bags of words. Greedy matching pairs each token "
-                "with its best counterpart anywhere in the other sentence, so a swap that changes meaning keeps "
-                "almost every match; only the contextual part of the embedding notices the order, and a small "
-                "6-layer model's layer-4 embeddings carry little of it. Lexical metrics with n-grams (chrF's "
-                "character 6-grams, ROUGE-L's longest common subsequence) are order-sensitive by construction."
+                f"- {m['figure']}: the default is ahead of {' and '.join(narrow)}, but the 95% interval of the "
+                "margin includes 0: on this data the two are not distinguishable."
+            )
+        if not lost_to:
+            continue
+        by = ", ".join(
+            f"{name} by {-m[key]:.4f}"
+            for name, key in (("chrF", "vs_chrf"), ("ROUGE-L", "vs_rougeL"))
+            if m[key] <= 0
+        )
+        clear = [
+            name
+            for name, key, ci in (("chrF", "vs_chrf", "chrf"), ("ROUGE-L", "vs_rougeL", "rougeL"))
+            if m[key] <= 0 and _significant(m, ci)
+        ]
+        note = f"; the 95% interval excludes 0 for {' and '.join(clear)}" if clear else "; within noise"
+        lines.append(f"- **{m['figure']}: the default loses** to {by}{note}.")
+        if m["figure"].startswith("PAWS"):
+            idf = results["paws"]["bertscore"]["f1_idf"]
+            lines.append(
+                "  Why: PAWS pairs are word swaps with nearly identical bags of words (unigram F1 is at chance, "
+                "AUC 0.512). Greedy matching pairs each token with its best counterpart *anywhere* in the other "
+                "sentence, so a swap that changes the meaning keeps almost every match; only the contextual part "
+                "of each embedding can notice the new order, and the layer-4 embeddings of a 6-layer model trained "
+                "for sentence similarity carry little of it. ROUGE-L's longest common subsequence and chrF's "
+                "character n-grams are order-sensitive by construction, which is exactly what PAWS tests. "
+                f"idf weighting helps (AUC {idf:.4f}) but does not close the gap. For word-order-sensitive "
+                "judgments, use a larger model or pair BERTScore with an order-aware metric."
             )
         elif m["figure"].startswith("STS-B"):
             lines.append(
-                "  STS-B gold scores grade partial overlap on short captions and headlines, where "
-                "surface overlap already explains much of the judgment."
+                "  STS-B gold scores grade partial overlap on short captions and headlines, where surface "
+                "overlap already explains much of the judgment."
             )
-        else:
-            lines.append("  See the per-pair table: the loss is not uniform across language pairs.")
     return "\n".join(lines)
 
 
 def _summeval_text(summ: dict) -> str:
     ref = summ["bertscore"]["reference_f1"]
+    rec = summ["bertscore"]["reference_recall"]
     src = summ["bertscore"]["source_precision"]
-    return (
-        "What this means for users:\n\n"
-        f"- Similarity to a reference tracks **relevance** (system-level Spearman "
-        f"{ref['relevance']['system']['spearman']:.3f}) far better than **consistency** "
+    lex_ref, lex_src = summ["lexical_reference"], summ["lexical_source"]
+    diff = summ.get("consistency_source_p_minus_reference_f1")
+    vs_rouge = summ.get("consistency_source_p_minus_rougeL_source_p")
+    lines = ["What this means for users:\n"]
+    lines.append(
+        f"- Similarity to the references tracks **relevance** (system-level Spearman "
+        f"{ref['relevance']['system']['spearman']:.3f}) much better than **consistency** "
         f"({ref['consistency']['system']['spearman']:.3f}; summary-level {ref['consistency']['summary']:.3f}). "
         "A summary can look like the reference and still state things the article does not support, and a "
-        "faithful summary can be scored low because it chose other content than the reference.\n"
-        f"- Precision against the **source** tracks consistency better (system-level "
-        f"{src['consistency']['system']['spearman']:.3f}, summary-level {src['consistency']['summary']:.3f}): "
-        "every summary token that finds a close match in the article counts as supported. That is a "
-        "groundedness signal, not a fact check: the blind spots of `bertscore-plugins sanity` (wrong date, "
-        "number, negation, swapped entities) still score high against the source.\n"
-        "- So: report BERTScore as similarity, never as correctness. Check faithfulness with a separate signal "
-        "(precision against the source offline, an LLM judge such as Phoenix's faithfulness evaluator when "
-        "available) and read the rows where similarity and faithfulness disagree."
+        "faithful summary can score low because it chose other content than the reference."
     )
+    sentence = (
+        f"- Precision against the **source** tracks consistency better: summary-level "
+        f"{src['consistency']['summary']:.3f} vs {ref['consistency']['summary']:.3f} for reference F1"
+    )
+    if diff:
+        sentence += (
+            f" (difference {diff['difference']:+.3f}, 95% CI {diff['low']:+.3f} .. {diff['high']:+.3f}, bootstrap "
+            f"over {diff['documents']} articles)"
+        )
+    sentence += (
+        f", system-level {src['consistency']['system']['spearman']:.3f} vs "
+        f"{ref['consistency']['system']['spearman']:.3f}. Every summary token that finds a close match in the "
+        "article counts as supported: a groundedness signal, not a fact check. The blind spots of "
+        "`bertscore-plugins sanity` (wrong date, number, negation, swapped entities) score high against the "
+        "source too."
+    )
+    lines.append(sentence)
+    caveat = "- Caveats, plainly: system-level figures rest on 16 systems and move a lot with one system."
+    others = [
+        (name, value)
+        for name, value in (
+            ("reference-based *recall*", rec["consistency"]["system"]["spearman"]),
+            ("chrF against the references", lex_ref["chrf"]["consistency"]["system"]["spearman"]),
+        )
+        if value > src["consistency"]["system"]["spearman"] - 0.05
+    ]
+    if others:
+        caveat += (
+            " There, "
+            + " and ".join(f"{name} ({value:.3f})" for name, value in others)
+            + " also rank consistent systems high, plausibly because the more extractive systems both copy the "
+            "article (consistent) and overlap more with the references."
+        )
+    caveat += " The per-summary question (is *this* summary supported?) is the summary-level one."
+    rouge_p = lex_src["rougeL"]["consistency"]["summary"]
+    if rouge_p >= src["consistency"]["summary"] - 0.02:
+        caveat += (
+            " There, plain lexical copy-precision against the source (ROUGE-L precision, "
+            f"{rouge_p:.3f}) is as strong as BERTScore precision or stronger"
+        )
+        if vs_rouge:
+            caveat += (
+                f" (BERTScore P minus ROUGE-L P: {vs_rouge['difference']:+.3f}, 95% CI {vs_rouge['low']:+.3f} .. "
+                f"{vs_rouge['high']:+.3f})"
+            )
+        caveat += ": CNN/DM summaries are largely extractive, so copying is a good proxy for support."
+    else:
+        caveat += (
+            f" There BERTScore precision is ahead of ROUGE-L precision against the source ({rouge_p:.3f})."
+        )
+    lines.append(caveat)
+    lines.append(
+        "- So: report BERTScore as similarity, never as correctness. Check faithfulness with a separate signal "
+        "(precision against the source offline; an LLM judge such as Phoenix's faithfulness evaluator when one "
+        "is available) and read the rows where similarity and faithfulness disagree."
+    )
+    return "\n".join(lines)
