@@ -12,6 +12,8 @@ lazily, once per process, through the core's scorer cache.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -22,6 +24,11 @@ from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, s
 from bertscore_plugins.inputs import check_pairs, check_references
 
 SCORE_NAMES = ("precision", "recall", "f1")
+
+logger = logging.getLogger(__name__)
+
+# The process that imported this module; a different pid later means we run in a forked map() worker.
+_IMPORTING_PID = os.getpid()
 
 
 def _package_version() -> str:
@@ -174,6 +181,8 @@ class BERTScoreTransform:
 
     def _scorer_for(self, rank: int | None) -> BERTScorer:
         if self._scorer is None:
+            if os.getpid() != _IMPORTING_PID:
+                _single_threaded_after_fork()
             device = pick_device(self.config.device, rank)
             self._scorer = get_scorer(self.config.replace(device=device))
         return self._scorer
@@ -188,6 +197,20 @@ class BERTScoreTransform:
         if isinstance(values, str):
             raise TypeError(f"column {column!r} holds a single string: call map with batched=True")
         return list(values)
+
+
+def _single_threaded_after_fork() -> None:
+    """Use one torch thread in a forked `map(num_proc=k)` worker.
+
+    torch's CPU kernels run on GNU OpenMP, whose thread pool does not survive fork: if the parent had
+    already scored (OpenMP started), the child's first parallel kernel waits forever on a barrier
+    (seen in LayerNorm). One thread per worker avoids OpenMP regions; the k workers share the cores.
+    """
+    import torch
+
+    if torch.get_num_threads() > 1:
+        logger.info("forked datasets.map worker: torch.set_num_threads(1) (OpenMP is not fork-safe)")
+        torch.set_num_threads(1)
 
 
 def _locate(message: str, indices: list | range | None, label: str = "dataset row") -> str:
