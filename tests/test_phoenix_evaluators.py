@@ -530,3 +530,30 @@ def test_stub_judge_process_mode_serves_on_loopback():
         stub.terminate()  # SIGTERM to its pid
         stub.wait(timeout=30)
     assert stub.returncode == 0
+
+
+def test_phoenix_serve_command_options(capsys):
+    import argparse
+
+    from bertscore_plugins.commands import phoenix as command
+
+    parser = argparse.ArgumentParser(prog="bertscore-plugins")
+    command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        [
+            "phoenix",
+            "serve",
+            "--port",
+            "0",
+            "--grpc-port",
+            "4318",
+            "--workdir",
+            "w",
+            "--database-url",
+            "postgresql://u@h/db",
+        ]
+    )
+    assert (args.phoenix_command, args.port, args.grpc_port, args.workdir) == ("serve", 0, 4318, "w")
+    assert args.database_url == "postgresql://u@h/db"
+    assert command.run(parser.parse_args(["phoenix"])) == 2
+    assert "phoenix serve" in capsys.readouterr().err
