@@ -80,6 +80,7 @@ def _plots(results: dict, folder: Path) -> dict[str, str]:
     ax.set_ylabel("mean Pearson with DA, 6 to-English pairs")
     ax.set_title("WMT16 segment-level DA: BERTScore F1 per layer")
     ax.set_xlim(-0.3, x[-1] + 1.6)
+    ax.set_xticks(x)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     names["wmt16"] = "quality_plots/wmt16_layers.png"
@@ -363,6 +364,11 @@ def write_report(results: dict, out: Path) -> None:
     wins = {m["figure"]: (m["vs_chrf"] > 0 and m["vs_rougeL"] > 0) for m in margins}
     for m in margins:
         status = "beats both" if wins[m["figure"]] else "**does not beat both**"
+        within_noise = [
+            n for n, k in (("chrF", "chrf"), ("ROUGE-L", "rougeL")) if _significant(m, k) is False
+        ]
+        if within_noise:
+            status += f" (the margin over {' and '.join(within_noise)} is within noise)"
         md.append(
             f"- {m['figure']}: default F1 {_f(m['bertscore'])} {status}: chrF {_f(m['chrf'])} "
             f"(margin {m['vs_chrf']:+.4f}, 95% CI {_ci(m, 'chrf')}), ROUGE-L {_f(m['rougeL'])} "
