@@ -501,7 +501,7 @@ def test_server_refuses_non_loopback_hosts(tmp_path):
 
 
 def test_missing_venv_is_reported_with_the_fix(tmp_path):
-    with pytest.raises(PhoenixServerError, match="pip install arize-phoenix==20.26.1"):
+    with pytest.raises(PhoenixServerError, match="pip install 'arize-phoenix==20.26.1'"):
         ensure_phoenix_venv(tmp_path / "no-venv", create=False)
 
 

@@ -81,13 +81,13 @@ def _venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def installed_version(venv: Path) -> str | None:
-    """The ``arize-phoenix`` version in ``venv`` (read from metadata, without importing Phoenix)."""
+def installed_version(venv: Path, package: str = "arize-phoenix") -> str | None:
+    """The version of ``package`` in ``venv`` (read from metadata, without importing it)."""
     python = _venv_python(venv)
     if not python.exists():
         return None
     probe = subprocess.run(
-        [str(python), "-c", "import importlib.metadata as m; print(m.version('arize-phoenix'))"],
+        [str(python), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
         capture_output=True,
         text=True,
         check=False,
@@ -101,8 +101,11 @@ def ensure_phoenix_venv(
     version: str = PHOENIX_VERSION,
     create: bool = True,
     python: str | None = None,
+    postgres: bool = False,
 ) -> Path:
     """Make sure ``venv`` holds ``arize-phoenix==version``; return its Python interpreter.
+
+    With ``postgres`` it also holds the ``[pg]`` extra (the asyncpg driver PostgreSQL URLs need).
 
     Creates it with ``python -m venv`` and ``pip install arize-phoenix==<version>`` when missing (about
     850 MB, 1-3 minutes; the time is logged). Safe to call from several processes at once: a lock file
@@ -112,14 +115,21 @@ def ensure_phoenix_venv(
         PhoenixServerError: not installed and ``create`` is False, or the installation failed.
     """
     venv_path = Path(venv).expanduser() if venv is not None else default_venv()
+    requirement = f"arize-phoenix[pg]=={version}" if postgres else f"arize-phoenix=={version}"
+
+    def ready() -> bool:
+        return installed_version(venv_path) == version and (
+            not postgres or installed_version(venv_path, "asyncpg") is not None
+        )
+
     found = installed_version(venv_path)
-    if found == version:
+    if ready():
         return _venv_python(venv_path)
     if not create:
         state = f"has arize-phoenix {found}" if found else "does not hold arize-phoenix"
         raise PhoenixServerError(
-            f"{venv_path} {state}; expected {version}. Create it with "
-            f"`python -m venv {venv_path} && {_venv_python(venv_path)} -m pip install arize-phoenix=={version}`"
+            f"{venv_path} {state}; expected {requirement}. Create it with "
+            f"`python -m venv {venv_path} && {_venv_python(venv_path)} -m pip install '{requirement}'`"
         )
     # The lock lives inside the (possibly still empty) environment folder: no stray file beside it.
     venv_path.mkdir(parents=True, exist_ok=True)
@@ -127,16 +137,13 @@ def ensure_phoenix_venv(
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be creating it right now
         try:
-            found = installed_version(venv_path)
-            if found == version:
+            if ready():
                 return _venv_python(venv_path)
             started = time.perf_counter()
-            logger.info("creating the Phoenix environment %s (arize-phoenix==%s)", venv_path, version)
+            logger.info("preparing the Phoenix environment %s (%s)", venv_path, requirement)
             base_python = python or sys.executable
-            steps = [
-                [base_python, "-m", "venv", str(venv_path)],
-                [str(_venv_python(venv_path)), "-m", "pip", "install", "-q", f"arize-phoenix=={version}"],
-            ]
+            steps = [] if _venv_python(venv_path).exists() else [[base_python, "-m", "venv", str(venv_path)]]
+            steps.append([str(_venv_python(venv_path)), "-m", "pip", "install", "-q", requirement])
             for step in steps:
                 done = subprocess.run(step, capture_output=True, text=True, check=False)
                 if done.returncode != 0:
@@ -305,7 +312,8 @@ class PhoenixServer:
         """Start the server and wait until ``/healthz`` answers; returns self."""
         if self.process is not None:
             raise PhoenixServerError(f"already started (pid {self.process.pid})")
-        python = ensure_phoenix_venv(self.venv, create=self.create_venv)
+        postgres = bool(self.database_url) and self.database_url.split(":", 1)[0].startswith("postgres")
+        python = ensure_phoenix_venv(self.venv, create=self.create_venv, postgres=postgres)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._temp_dir.mkdir(parents=True, exist_ok=True)
         self._claim_pid_file()
