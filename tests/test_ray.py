@@ -63,7 +63,7 @@ def ray_local(tmp_path_factory):
 
     marker = tmp_path_factory.mktemp("ray_crash") / "crashed-once"
     saved_env = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER",
-                                                 CRASH_MARKER_ENV, CRASH_ROW_ENV)}
+                                                 "RAY_worker_niceness", CRASH_MARKER_ENV, CRASH_ROW_ENV)}
     saved_cluster_flag = ray_constants.ENABLE_RAY_CLUSTER
     # Workers must import bertscore_plugins and this test module (the crashing UDF lives here).
     os.environ["PYTHONPATH"] = os.pathsep.join(
@@ -73,6 +73,8 @@ def ray_local(tmp_path_factory):
     # it runs in "single machine" mode; this keeps the node on loopback (checked below).
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     ray_constants.ENABLE_RAY_CLUSTER = False
+    # Ray runs its workers at nice 15: on a shared, busy machine they would starve behind everything else.
+    os.environ["RAY_worker_niceness"] = "0"
     os.environ[CRASH_MARKER_ENV] = str(marker)
     os.environ[CRASH_ROW_ENV] = "260"
     started = []
