@@ -86,11 +86,13 @@ class Job:
 class Plan:
     """The jobs of all selected scenarios; identical specs are shared (run once per round)."""
 
-    def __init__(self) -> None:
+    def __init__(self, default_device: str = "cpu") -> None:
         self.jobs: dict[str, Job] = {}
         self._by_spec: dict[str, Job] = {}
+        self.default_device = default_device
 
     def add(self, name: str, spec: dict, rounds: int) -> Job:
+        spec.setdefault("device", self.default_device)
         key = json.dumps(spec, sort_keys=True)
         if key in self._by_spec:  # e.g. exact mode in scenarios a and d: one job, both rows
             job = self._by_spec[key]
@@ -234,12 +236,15 @@ def plan_scenarios(args: argparse.Namespace, work: Path, plan: Plan) -> dict:
             )
     if "f" in args.scenarios and cuda_available():
         gpu_pairs = {"kind": "pairs", "pairs": args.gpu_pairs or args.pairs}
-        large_dir = str(
-            random_models.build_random_model(
+        models = []
+        if "default" in args.gpu_models:
+            models.append(("default", model, layer))
+        if "large" in args.gpu_models:
+            large_dir = random_models.build_random_model(
                 "roberta-large-shape", work / "roberta-large-shape", tokenizer_dir=Path(model)
             )
-        )
-        for label, model_dir, model_layer in (("default", model, layer), ("large", large_dir, 17)):
+            models.append(("large", str(large_dir), 17))
+        for label, model_dir, model_layer in models:
             gpu = {"device": "cuda"}
             plan.add(
                 f"f/{label}/bert_score-fp32",
@@ -272,18 +277,19 @@ def plan_scenarios(args: argparse.Namespace, work: Path, plan: Plan) -> dict:
                 ),
                 rounds,
             )
-        plan.add(
-            "f/default/project-fp32",
-            spec(
-                "project",
-                gpu_pairs,
-                model,
-                layer,
-                device="cuda",
-                save_scores=scores_path(work, "f_default_fp32"),
-            ),
-            1,
-        )
+        if "default" in args.gpu_models:
+            plan.add(
+                "f/default/project-fp32",
+                spec(
+                    "project",
+                    gpu_pairs,
+                    model,
+                    layer,
+                    device="cuda",
+                    save_scores=scores_path(work, "f_default_fp32"),
+                ),
+                1,
+            )
     return context
 
 
@@ -296,8 +302,14 @@ def cuda_available() -> bool:
         return False
 
 
-def run_rounds(plan: Plan, rounds: int, in_process: bool = False) -> list[float]:
-    """Run every job once per round, rotating the order each round; return load averages seen."""
+def run_rounds(
+    plan: Plan, rounds: int, in_process: bool = False, checkpoint: Path | None = None
+) -> list[float]:
+    """Run every job once per round, rotating the order each round; return load averages seen.
+
+    After each run the raw results so far go to `checkpoint` (if given), so a run stopped by a time
+    limit still leaves its figures behind.
+    """
     jobs = list({id(job): job for job in plan.jobs.values()}.values())  # shared jobs once
     loads = []
     for round_index in range(rounds):
@@ -313,6 +325,9 @@ def run_rounds(plan: Plan, rounds: int, in_process: bool = False) -> list[float]
             if "error" in result:
                 log.warning("%s failed: %s", job.name, result["error"])
             job.results.append(result)
+            if checkpoint is not None:
+                raw = {name: {"spec": job.spec, "results": job.results} for name, job in plan.jobs.items()}
+                checkpoint.write_text(json.dumps(raw, indent=1, default=str))
     return loads
 
 
@@ -330,7 +345,11 @@ def run_memory_scaling(args: argparse.Namespace, work: Path) -> list[dict]:
             job = Job(
                 f"c/{contender}@{size}",
                 spec(
-                    contender, {"kind": "pairs", "pairs": size, "unique": True}, model_dir, args.memory_layer
+                    contender,
+                    {"kind": "pairs", "pairs": size, "unique": True},
+                    model_dir,
+                    args.memory_layer,
+                    device=args.device,
                 ),
                 1,
             )
@@ -440,7 +459,7 @@ def summarize(args: argparse.Namespace, plan: Plan, work: Path, memory_rows: lis
         if not cuda_available():
             rows.append({"scenario": "f", "contender": "skipped", "note": "CUDA not available"})
         else:
-            for label in ("default", "large"):
+            for label in args.gpu_models:
                 bs, project = jobs[f"f/{label}/bert_score-fp32"], jobs[f"f/{label}/project-bf16"]
                 floor = jobs[f"f/{label}/floor-bf16"]
                 speedup = ratio(bs.median("score_s"), project.median("score_s"))
@@ -452,12 +471,13 @@ def summarize(args: argparse.Namespace, plan: Plan, work: Path, memory_rows: lis
                 ]
                 measured[f"f_{label}_speedup_vs_bert_score"] = speedup
                 measured[f"f_{label}_time_vs_bf16_floor"] = vs_floor
-            delta = max_abs_delta(
-                load_scores(scores_path(work, "f_default_bf16")),
-                load_scores(scores_path(work, "f_default_fp32")),
-            )
-            rows.append(row("f", jobs["f/default/project-fp32"], bf16_vs_fp32_max_abs_delta=delta))
-            measured["f_bf16_max_abs_delta_f1"] = delta["f1"] if delta else None
+            if "default" in args.gpu_models:
+                delta = max_abs_delta(
+                    load_scores(scores_path(work, "f_default_bf16")),
+                    load_scores(scores_path(work, "f_default_fp32")),
+                )
+                rows.append(row("f", jobs["f/default/project-fp32"], bf16_vs_fp32_max_abs_delta=delta))
+                measured["f_bf16_max_abs_delta_f1"] = delta["f1"] if delta else None
     return rows, measured
 
 
@@ -490,10 +510,12 @@ def f1_agreement(exact, approximate, pairs: int) -> dict:
     return figures
 
 
-def check_targets(measured: dict) -> list[dict]:
-    """Each target with its measured value and whether it passed (None when not measured)."""
+def check_targets(measured: dict, scenarios: list[str]) -> list[dict]:
+    """Each target of the scenarios run, its measured value and whether it passed (None: not measured)."""
     checks = []
     for name, (op, goal) in TARGETS.items():
+        if name[0] not in scenarios:
+            continue
         value = measured.get(name)
         passed = None if value is None else (value >= goal if op == ">=" else value <= goal)
         checks.append({"target": name, "goal": f"{op} {goal:g}", "measured": value, "pass": passed})
@@ -671,6 +693,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--floor-batch-tokens", type=int, default=8192, help="CPU floor token budget")
     parser.add_argument("--gpu-floor-batch-tokens", type=int, default=65536, help="GPU floor token budget")
     parser.add_argument(
+        "--gpu-models", default="default,large", help="scenario f models: default (MiniLM), large (random)"
+    )
+    parser.add_argument("--device", default="cpu", help="device for scenarios a-e (default cpu; f uses cuda)")
+    parser.add_argument(
         "--in-process",
         action="store_true",
         help="run contenders in this process (fast smoke runs; peak RSS then not isolated)",
@@ -686,6 +712,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.scenarios) - set(ALL_SCENARIOS))
     if unknown:
         parser.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(ALL_SCENARIOS)}")
+    args.gpu_models = [name.strip() for name in args.gpu_models.split(",") if name.strip()]
     args.memory_sizes = sorted(int(size) for size in str(args.memory_sizes).split(","))
     args.model_dir = str(args.model_dir or random_models.default_model_dir())
     args.markdown = args.markdown or args.out.with_suffix(".md")
@@ -699,14 +726,17 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     load_start = os.getloadavg()[0]
     try:
-        plan = Plan()
+        plan = Plan(default_device=args.device)
         context = plan_scenarios(args, work, plan)
         if "b_prepare" in context:
             log.info("filling the disk reference cache for scenario b")
             prepared = harness.run_contender(context["b_prepare"], timeout_s=3600, in_process=args.in_process)
             if "error" in prepared:
                 log.warning("disk cache preparation failed: %s", prepared["error"])
-        loads = run_rounds(plan, args.repeats, args.in_process)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        loads = run_rounds(
+            plan, args.repeats, args.in_process, checkpoint=args.out.with_suffix(".partial.json")
+        )
         memory_rows = run_memory_scaling(args, work) if "c" in args.scenarios else []
         rows, measured = summarize(args, plan, work, memory_rows)
         report = {
@@ -718,7 +748,7 @@ def main(argv: list[str] | None = None) -> int:
             },
             "rows": rows,
             "measured": measured,
-            "targets": check_targets(measured),
+            "targets": check_targets(measured, args.scenarios),
         }
     finally:
         if args.work_dir is None:
