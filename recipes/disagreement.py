@@ -343,8 +343,8 @@ class Recipe:
                          for cell in table[f"{DISAGREEMENT}_score"])
         t = state.thresholds
         lines = ["", f"Similarity vs {state.faithfulness_signal} on {len(table)} rows",
-                 (f"  thresholds: similarity >= {t.get('similarity')}, {state.faithfulness_signal} >= "
-                 f"{t.get('faithfulness')} ({t.get('source')})")]
+                 (f"  thresholds: similarity >= {_cut(t.get('similarity'))}, {state.faithfulness_signal} >= "
+                  f"{_cut(t.get('faithfulness'))} ({t.get('source')})")]
         for label in ("agree", "high_sim_unfaithful", "low_sim_faithful", "not scored"):
             if counts.get(label) or label != "not scored":
                 lines.append(f"  {label:<22}{counts.get(label, 0):>6}")
@@ -439,6 +439,10 @@ class Recipe:
         urls["experiment"] = experiment_url(url, state.logged["dataset"]["id"], state.logged["experiment"]["id"])
         done("urls", urls)
         return urls
+
+
+def _cut(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 def _get(obj: Any, key: str) -> Any:

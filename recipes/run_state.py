@@ -23,6 +23,7 @@ import pandas as pd
 STATE_FILE = "state.json"
 TABLE_FILES = {"jsonl": "scores.jsonl", "parquet": "scores.parquet"}
 STATE_VERSION = 1
+JSON_COLUMNS_KEY = b"bertscore_plugins.json_columns"
 
 
 @dataclass
@@ -87,12 +88,18 @@ class OutputFolder:
             text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             _write_atomically(path, text)
         else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            # Score cells are dicts with varying keys: kept as JSON text, named in the file's metadata.
             nested = sorted({c for r in records for c, v in r.items() if isinstance(v, (dict, list))})
             flat = pd.DataFrame([{c: json.dumps(v) if c in nested else v for c, v in r.items()} for r in records])
+            arrow = pa.Table.from_pandas(flat, preserve_index=False)
+            arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}),
+                                                   JSON_COLUMNS_KEY: json.dumps(nested).encode()})
             tmp = path.with_suffix(".tmp")
-            flat.to_parquet(tmp, index=False)
+            pq.write_table(arrow, tmp)
             os.replace(tmp, path)
-            _write_atomically(path.with_suffix(".json_columns"), json.dumps(nested))
         return path
 
     def load_table(self, table_format: str) -> pd.DataFrame:
@@ -101,8 +108,11 @@ class OutputFolder:
         if table_format == "jsonl":
             with path.open(encoding="utf-8") as fh:
                 return pd.DataFrame([json.loads(line) for line in fh if line.strip()])
-        table = pd.read_parquet(path)
-        nested = json.loads(path.with_suffix(".json_columns").read_text())
+        import pyarrow.parquet as pq
+
+        arrow = pq.read_table(path)
+        nested = json.loads((arrow.schema.metadata or {}).get(JSON_COLUMNS_KEY, b"[]"))
+        table = arrow.to_pandas()
         for column in nested:
             table[column] = [None if v is None else json.loads(v) for v in table[column]]
         return table.astype(object).where(table.notna(), None)
