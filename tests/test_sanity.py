@@ -110,3 +110,14 @@ def test_sanity_runs_on_a_users_own_model_and_reports_what_fails(tmp_path, capsy
 def test_sanity_command_reports_a_missing_model_cleanly(tmp_path, capsys) -> None:
     assert main(["sanity", "--model", str(tmp_path / "nowhere")]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_sanity_with_the_shipped_baseline_checks_raw_exactness(capsys) -> None:
+    assert main(["sanity", "--rescale"]) == 0
+    output = capsys.readouterr().out
+    rows = table_rows(output)
+    assert rows["exact copy scores 1"][0] == PASS and "(rescaled too)" in rows["exact copy scores 1"][2]
+    # empty rows are checked on the raw scale: rescaled they would be -b/(1-b), by design
+    assert rows["empty candidate scores 0"][:2] == [PASS, "0.0000"]
+    assert rows["paraphrase beats off-topic"][0] == PASS
+    assert "-rescaled" in output
