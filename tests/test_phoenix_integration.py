@@ -22,6 +22,7 @@ from openinference.semconv.trace import DocumentAttributes, SpanAttributes
 from phoenix.client import Client
 from phoenix.client.helpers.spans import get_input_output_context
 from phoenix.client.types.spans import SpanQuery
+from phoenix.evals import bind_evaluator
 from phoenix.otel import register
 from stub_judge import StubJudge
 
@@ -258,9 +259,16 @@ def test_experiment_with_the_three_evaluators_and_its_compare_filter(logged, pho
         )
         answered = [mode for _, mode in stub.log.answers if mode != "failed"]
         assert len(answered) == len(ROWS) - 1  # the judge ran once per row: shared with the disagreement
-    later = client.experiments.evaluate_experiment(
-        experiment=experiment, evaluators=[GroundednessEvaluator(scorer=get_scorer())], print_summary=False
+    grounded = bind_evaluator(
+        evaluator=GroundednessEvaluator(scorer=get_scorer()),
+        input_mapping={"output": "output", "context": "input.context"},
     )
+    later = client.experiments.evaluate_experiment(
+        experiment=experiment, evaluators=[grounded], print_summary=False
+    )
+    runs = [run for run in later["evaluation_runs"] if run.name == "groundedness"]
+    assert len(runs) == len(ROWS) and [run.error for run in runs if run.error] == []
+    assert {run.result["label"] for run in runs} <= {"grounded", "ungrounded"}
     names = {run.name for run in later["evaluation_runs"]}
     assert names >= {"bertscore", "faithfulness", "sim_faith_disagreement", "groundedness"}
 
