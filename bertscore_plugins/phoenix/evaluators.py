@@ -151,7 +151,9 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
     """BERTScore F1 of the output against a reference, as a Phoenix ``code`` evaluator.
 
     Inputs: ``output`` (str) and ``reference`` (str, or a list of str: the best-matching one counts).
-    Map other column names with ``phoenix.evals.bind_evaluator(evaluator=..., input_mapping=...)``.
+    Map other column names with ``phoenix.evals.bind_evaluator(evaluator=..., input_mapping=...)``; in
+    ``run_experiment`` / ``evaluate_experiment`` bind ``{"output": "output", "reference":
+    "expected.reference"}`` (or use ``annotations.experiment_evaluators``).
 
     Returns one ``Score``: ``score`` = F1, ``label`` "similar" when F1 >= ``threshold`` else
     "dissimilar", ``explanation`` naming the worst-matched output tokens ("Thursday -> Tuesday 0.71"),
