@@ -463,6 +463,14 @@ def screenshot(url: str, png: Path, profile: Path, wait_ms: int = 0) -> None:
     subprocess.run([*command, url], check=True, timeout=180, capture_output=True)
 
 
+def rendered_dom(url: str, profile: Path, wait_ms: int = 20000) -> str:
+    """The page's DOM after its scripts ran (headless Chromium --dump-dom)."""
+    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", f"--virtual-time-budget={wait_ms}", "--dump-dom", url]
+    return subprocess.run(command, check=True, timeout=180, capture_output=True, text=True).stdout
+
+
 def assert_rendered(png: Path) -> None:
     """Not a blank page: many distinct colours (text, charts, highlights)."""
     import matplotlib.image
@@ -486,6 +494,9 @@ def test_acceptance5_the_report_and_the_phoenix_pages_render_in_headless_chromiu
         png = tmp_path / f"{name}.png"
         screenshot(url, png, tmp_path / f"profile-{name}", wait_ms=0 if name == "report" else 20000)
         assert_rendered(png)
+    # The spans page really shows this run's traces and annotations (not an empty or error page).
+    dom = rendered_dom(shots["project"], tmp_path / "profile-dom")
+    assert "recipe-demo" in dom and "rag_answer" in dom and "sim_faith_disagreement" in dom
     keep = os.environ.get("BERTSCORE_SCREENSHOT_DIR")
     if keep:  # e.g. to look at them: BERTSCORE_SCREENSHOT_DIR=/tmp/shots pytest -m slow ...
         shutil.copytree(tmp_path, keep, dirs_exist_ok=True, ignore=shutil.ignore_patterns("profile-*"))
