@@ -226,6 +226,14 @@ def plan_scenarios(args: argparse.Namespace, work: Path, plan: Plan) -> dict:
             ),
             rounds,
         )
+        if args.cpu_bf16:  # the other fast CPU candidate: bf16 matmuls (AMX / AVX512-BF16 CPUs)
+            plan.add(
+                "d/project-bf16",
+                spec(
+                    "project", pairs, model, layer, dtype="bfloat16", save_scores=scores_path(work, "d_bf16")
+                ),
+                rounds,
+            )
     if "e" in args.scenarios:
         long_texts = {"kind": "long", "count": args.long_docs, "tokens": args.long_tokens}
         for mode in ("truncate", "window"):
@@ -439,6 +447,15 @@ def summarize(args: argparse.Namespace, plan: Plan, work: Path, memory_rows: lis
         measured["d_int8_speedup_vs_exact"] = speedup
         measured["d_int8_spearman_f1"] = agreement.get("spearman_f1_vs_exact")
         measured["d_int8_max_abs_delta_f1"] = agreement.get("max_abs_delta_f1_vs_exact")
+        if args.cpu_bf16:
+            bf16 = jobs["d/project-bf16"]
+            agreement = f1_agreement(exact_scores, load_scores(scores_path(work, "d_bf16")), args.pairs)
+            agreement.pop("exact", None)
+            speedup = ratio(exact.median("score_s"), bf16.median("score_s"))
+            rows.append(row("d", bf16, speedup_vs_exact=speedup, **agreement))
+            measured["d_bf16_speedup_vs_exact"] = speedup
+            measured["d_bf16_spearman_f1"] = agreement.get("spearman_f1_vs_exact")
+            measured["d_bf16_max_abs_delta_f1"] = agreement.get("max_abs_delta_f1_vs_exact")
     if "e" in args.scenarios:
         truncate, window = jobs["e/project-truncate"], jobs["e/project-window"]
         per_token = {}
@@ -694,6 +711,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--gpu-floor-batch-tokens", type=int, default=65536, help="GPU floor token budget")
     parser.add_argument(
         "--gpu-models", default="default,large", help="scenario f models: default (MiniLM), large (random)"
+    )
+    parser.add_argument(
+        "--no-cpu-bf16",
+        dest="cpu_bf16",
+        action="store_false",
+        help="leave out scenario d's bf16-on-CPU contender (measured beside int8 by default)",
     )
     parser.add_argument("--device", default="cpu", help="device for scenarios a-e (default cpu; f uses cuda)")
     parser.add_argument(
