@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test demo lint clean
+.PHONY: install test demo demo-score browser lint clean
 
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
@@ -16,10 +16,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: install
+# Headless Chromium (Debian package) for the tests that check the report and dashboard render;
+# best effort: without it those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; } || true
+
+test: install browser
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# Starts Phoenix (its own venv, loopback only), runs recipes/disagreement.py on the demo data with the
+# default model, prints where to look, keeps the server up until Ctrl-C (DEMO_ONCE=1: exit after the run).
 demo: install
+	$(PY) -m recipes.demo
+
+# The plain scoring demo: the project's example pairs, scored and explained.
+demo-score: install
 	$(PY) -m bertscore_plugins.cli score -c bertscore_plugins/examples/demo_candidates.txt \
 		-r bertscore_plugins/examples/demo_references.txt --explain
 
@@ -27,4 +38,4 @@ lint: install
 	$(PY) -m ruff check bertscore_plugins tests recipes benchmarks
 
 clean:
-	rm -rf $(VENV) .phoenix-venv build dist *.egg-info
+	rm -rf $(VENV) .phoenix-venv .phoenix-data runs build dist *.egg-info
