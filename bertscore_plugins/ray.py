@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -197,6 +198,22 @@ def fit_idf_on_dataset(
     return get_scorer(base).fit_idf(_flatten(references))
 
 
+def _warn_if_pool_takes_every_cpu(actors: int, cpus_per_actor: float) -> None:
+    # Ray Data starts the actor pool before the read tasks; a pool holding every CPU leaves none for
+    # reading or writing files, and the job waits forever (seen with read_parquet on a 2-CPU node).
+    if not ray.is_initialized():
+        return
+    cluster_cpus = ray.cluster_resources().get("CPU", 0)
+    if cluster_cpus and actors * cpus_per_actor >= cluster_cpus:
+        warnings.warn(
+            f"the actor pool reserves {actors} x {cpus_per_actor} CPUs of the cluster's {cluster_cpus:g}; "
+            "read and write tasks (read_parquet, write_parquet) would wait forever for a CPU. "
+            "Lower cpus_per_actor (fractions work, e.g. 0.5) or use fewer actors.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def score_ray_dataset(
     ds: ray.data.Dataset,
     *,
@@ -220,7 +237,8 @@ def score_ray_dataset(
         ds: dataset with a candidate column and a reference column (str or list of str per row).
         actors: size of the actor pool (``ray.data.ActorPoolStrategy(size=actors)``).
         gpus_per_actor: GPUs reserved per actor (1 = one GPU each; fractions share a GPU).
-        cpus_per_actor: CPUs reserved per actor (Ray sets the actor's thread count from it).
+        cpus_per_actor: CPUs reserved per actor (Ray sets the actor's thread count from it). Leave at
+            least one CPU of the cluster free for read/write tasks (a warning says when none is left).
         batch_size: rows per batch handed to an actor.
         candidate_column, reference_column, prefix: as in `BERTScoreRayUDF`.
         preserve_order: keep the input row order in the output (sets
@@ -241,6 +259,7 @@ def score_ray_dataset(
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if gpus_per_actor < 0 or cpus_per_actor < 0:
         raise ValueError("gpus_per_actor and cpus_per_actor must be >= 0")
+    _warn_if_pool_takes_every_cpu(actors, cpus_per_actor)
     scoring = _build_config(config, settings)
     if scoring.idf is True:
         table = fit_idf_on_dataset(ds, reference_column=reference_column, config=scoring)

@@ -141,7 +141,7 @@ def test_two_actors_match_core_in_order_exactly_once(ray_local):
     frame = _pairs_frame(500)
     ds = ray.data.from_pandas(_blocks(frame, 50))  # 10 blocks so both actors get work
     scored = score_ray_dataset(
-        ds, actors=2, batch_size=50, candidate_column="mt", reference_column="ref"
+        ds, actors=2, cpus_per_actor=0.5, batch_size=50, candidate_column="mt", reference_column="ref"
     ).to_pandas()
 
     assert scored["row_id"].tolist() == list(range(500))
@@ -179,7 +179,8 @@ def test_killed_actor_loses_and_duplicates_no_row(ray_local):
     ds = ray.data.from_pandas(_blocks(frame, 50))
     assert not marker.exists()
     scored = score_ray_dataset(
-        ds, actors=2, batch_size=25, candidate_column="mt", reference_column="ref", udf_class=CrashOnceUDF
+        ds, actors=2, cpus_per_actor=0.5, batch_size=25, candidate_column="mt", reference_column="ref",
+        udf_class=CrashOnceUDF,
     ).to_pandas()
 
     assert marker.exists(), "the crash did not happen, so the test proved nothing"
@@ -203,7 +204,8 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
         block.to_parquet(source / f"part-{number}.parquet", index=False)
     output = tmp_path / "scored"
 
-    score_parquet(str(source), str(output), actors=2, batch_size=16, idf=True, prefix="bs_")
+    # half a CPU per actor: the parquet read and write tasks need the rest (see _warn_if_pool_takes_every_cpu)
+    score_parquet(str(source), str(output), actors=2, cpus_per_actor=0.5, batch_size=16, idf=True, prefix="bs_")
 
     scored = pd.read_parquet(output).sort_values("row_id").reset_index(drop=True)
     assert scored["row_id"].tolist() == list(range(len(candidates)))
@@ -211,6 +213,15 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
     expected = _core_scores(candidates, multi, idf=True)  # the core fits idf on all references of the call
     for name in ("precision", "recall", "f1"):
         np.testing.assert_allclose(scored[f"bs_{name}"], getattr(expected, name), atol=1e-6, rtol=0)
+
+
+@pytest.mark.slow
+def test_a_pool_holding_every_cpu_is_warned_about(ray_local):
+    from bertscore_plugins.ray import score_ray_dataset
+
+    ds = ray_local["ray"].data.from_pandas(_pairs_frame(4))
+    with pytest.warns(RuntimeWarning, match="would wait forever"):
+        score_ray_dataset(ds, actors=2, cpus_per_actor=1, candidate_column="mt", reference_column="ref")
 
 
 @pytest.mark.slow
