@@ -6,8 +6,15 @@
 
 The transform pickles as its configuration, the package version and the model's identity only (never
 the loaded model), so `datasets` computes the same fingerprint on a re-run (cache hit for disk-backed
-datasets) and a new one when any number-changing setting or the model weights change. The model loads
-lazily, once per process, through the core's scorer cache.
+datasets) and a new one when any number-changing setting or the model weights change (do not pass a
+fixed `new_fingerprint`: datasets would serve it whatever the settings). The model loads lazily, once per
+process, through the core's scorer cache.
+
+Several workers: `ds.map(transform, batched=True, num_proc=k, with_rank=True)` puts worker `r` on
+`cuda:{r % device_count}` when GPUs exist. CUDA cannot start in a forked process, so on GPUs call
+`multiprocess.set_start_method("spawn")` first (datasets uses the `multiprocess` package). On CPUs,
+forked workers run torch with one thread each (OpenMP is not fork-safe). Streaming datasets
+(`IterableDataset.map(transform, batched=True)`) work the same way, without cache or ranks.
 """
 
 from __future__ import annotations

@@ -104,6 +104,8 @@ def _check_batch(predictions: Any, references: Any) -> None:
     """Reject bad rows before evaluate's Arrow encoding turns them into vague schema errors."""
     if predictions is None or references is None:
         return  # evaluate reports missing inputs itself
+    if len(predictions) == 0 and len(references) == 0:
+        raise InputError("predictions and references are empty: there is nothing to score")
     try:
         check_pairs(predictions, references)
     except InputError as error:

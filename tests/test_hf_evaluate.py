@@ -150,6 +150,8 @@ def test_bad_rows_are_named():
         module.compute(predictions=["a", None], references=["a", "b"])
     with pytest.raises(InputError, match=r"references\[0\] is an empty list"):
         module.compute(predictions=["a"], references=[[]])
+    with pytest.raises(InputError, match=r"empty: there is nothing to score"):
+        module.compute(predictions=[], references=[])
     with pytest.raises(InputError, match=r"differ in length"):
         module.compute(predictions=["a", "b"], references=["a"])
 
