@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test demo demo-score browser lint clean
+.PHONY: install test demo demo-score browser quality lint clean
 
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
@@ -33,6 +33,10 @@ demo: install
 demo-score: install
 	$(PY) -m bertscore_plugins.cli score -c bertscore_plugins/examples/demo_candidates.txt \
 		-r bertscore_plugins/examples/demo_references.txt --explain
+
+# Agreement with human judgments (../shared/eval-data) -> benchmarks/QUALITY.md; GPU recommended.
+quality: install
+	$(PY) benchmarks/quality.py
 
 lint: install
 	$(PY) -m ruff check bertscore_plugins tests recipes benchmarks

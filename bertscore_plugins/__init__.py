@@ -25,6 +25,10 @@ from bertscore_plugins.scorer import (
     score,
 )
 
+from bertscore_plugins.comparison import compare_systems
+from bertscore_plugins.sanity import run_sanity
+from bertscore_plugins.stats import bootstrap_interval, corpus_intervals, paired_test
+
 __version__ = "0.1.0"
 
 __all__ = [
