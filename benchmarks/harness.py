@@ -71,19 +71,22 @@ def run_contender(
             )
             started = time.monotonic()
             seen_peak, error = 0.0, None
-            while child.poll() is None:
-                rss = _rss_mib(child.pid)
-                if rss is not None:
-                    seen_peak = max(seen_peak, rss)
-                if rss_cap_mib is not None and rss is not None and rss > rss_cap_mib:
-                    error = f"rss cap exceeded ({rss:.0f} MiB > {rss_cap_mib:.0f} MiB); run stopped"
-                elif timeout_s is not None and time.monotonic() - started > timeout_s:
-                    error = f"timed out after {timeout_s:.0f} s; run stopped"
-                if error:
+            try:
+                while child.poll() is None:
+                    rss = _rss_mib(child.pid)
+                    if rss is not None:
+                        seen_peak = max(seen_peak, rss)
+                    if rss_cap_mib is not None and rss is not None and rss > rss_cap_mib:
+                        error = f"rss cap exceeded ({rss:.0f} MiB > {rss_cap_mib:.0f} MiB); run stopped"
+                    elif timeout_s is not None and time.monotonic() - started > timeout_s:
+                        error = f"timed out after {timeout_s:.0f} s; run stopped"
+                    if error:
+                        break
+                    time.sleep(0.05)
+            finally:  # stopped by the cap, the timeout, or the parent being stopped: the child goes too
+                if child.poll() is None:
                     child.kill()
                     child.wait()
-                    break
-                time.sleep(0.05)
         wall = time.monotonic() - started
         if error is None and child.returncode != 0:
             tail = stderr_path.read_text(errors="replace").strip().splitlines()[-15:]

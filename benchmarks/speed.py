@@ -22,6 +22,7 @@ import logging
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -58,6 +59,14 @@ TARGETS = {
 }
 
 
+class StopRequested(BaseException):
+    """SIGTERM (e.g. from `timeout`): stop running contenders and report what was measured."""
+
+
+def _stop(signum, frame) -> None:
+    raise StopRequested(f"signal {signum}")
+
+
 @dataclass
 class Job:
     """One contender configuration; its timed runs are collected across rounds."""
@@ -90,6 +99,7 @@ class Plan:
         self.jobs: dict[str, Job] = {}
         self._by_spec: dict[str, Job] = {}
         self.default_device = default_device
+        self.stopped_early: str | None = None
 
     def add(self, name: str, spec: dict, rounds: int) -> Job:
         spec.setdefault("device", self.default_device)
@@ -329,7 +339,14 @@ def run_rounds(
             run_spec = dict(job.spec)
             if round_index > 0:
                 run_spec.pop("save_scores", None)  # scores are deterministic: keep the first round's
-            result = harness.run_contender(run_spec, timeout_s=3600, in_process=in_process)
+            try:
+                result = harness.run_contender(run_spec, timeout_s=3600, in_process=in_process)
+            except StopRequested:
+                log.warning(
+                    "stopped during round %d (%s): reporting what was measured", round_index + 1, job.name
+                )
+                plan.stopped_early = f"stopped during round {round_index + 1} of {rounds}, at {job.name}"
+                return loads
             if "error" in result:
                 log.warning("%s failed: %s", job.name, result["error"])
             job.results.append(result)
@@ -665,6 +682,8 @@ def markdown(report: dict) -> str:
             + "; ".join(figures).replace("|", "/").replace("\n", " ")
             + " |"
         )
+    if report.get("stopped_early"):
+        lines += ["", f"**Stopped early**: {report['stopped_early']}; medians cover the finished runs only."]
     lines += ["", "| target | goal | measured | pass |", "|---|---|---:|---|"]
     for check in report["targets"]:
         passed = {True: "yes", False: "**no**", None: "not measured"}[check["pass"]]
@@ -745,6 +764,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)  # a time limit still gets a report of the finished runs
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="bertscore-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     load_start = os.getloadavg()[0]
@@ -760,7 +780,12 @@ def main(argv: list[str] | None = None) -> int:
         loads = run_rounds(
             plan, args.repeats, args.in_process, checkpoint=args.out.with_suffix(".partial.json")
         )
-        memory_rows = run_memory_scaling(args, work) if "c" in args.scenarios else []
+        memory_rows = []
+        if "c" in args.scenarios and not plan.stopped_early:
+            try:
+                memory_rows = run_memory_scaling(args, work)
+            except StopRequested:
+                plan.stopped_early = "stopped during scenario c (memory scaling)"
         rows, measured = summarize(args, plan, work, memory_rows)
         report = {
             "environment": environment(args),
@@ -773,6 +798,8 @@ def main(argv: list[str] | None = None) -> int:
             "measured": measured,
             "targets": check_targets(measured, args.scenarios),
         }
+        if plan.stopped_early:
+            report["stopped_early"] = plan.stopped_early
     finally:
         if args.work_dir is None:
             shutil.rmtree(work, ignore_errors=True)
