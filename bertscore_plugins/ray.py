@@ -169,10 +169,14 @@ class BERTScoreRayUDF:
                     f"column {column!r} not in the batch; columns are {list(batch.columns)} "
                     "(set candidate_column=/reference_column=)"
                 )
+        scored = batch.copy()
+        if len(batch) == 0:  # Ray can hand over an empty block; keep the schema
+            for column in self.output_columns():
+                scored[column] = pd.Series([], dtype=object if column.endswith("signature") else np.float32)
+            return scored
         candidates = candidates_from_column(batch[self.candidate_column], self.candidate_column)
         references = references_from_column(batch[self.reference_column], self.reference_column)
         result = self.scorer.score(candidates, references)
-        scored = batch.copy()
         scored[f"{self.prefix}precision"] = np.asarray(result.precision, dtype=np.float32)
         scored[f"{self.prefix}recall"] = np.asarray(result.recall, dtype=np.float32)
         scored[f"{self.prefix}f1"] = np.asarray(result.f1, dtype=np.float32)
@@ -296,10 +300,17 @@ def from_huggingface(hf_dataset: Any, *, actors: int, blocks_per_actor: int = BL
     return ray.data.from_huggingface(hf_dataset, override_num_blocks=blocks)
 
 
-def score_parquet(input_path: str, output_path: str, *, actors: int = 1, **kwargs: Any) -> None:
+def score_parquet(
+    input_path: str, output_path: str, *, actors: int = 1, repartition: int | None = None, **kwargs: Any
+) -> None:
     """Read pairs from parquet, score them with `score_ray_dataset`, write parquet to `output_path`.
 
-    `output_path` should be a new, empty directory: Ray adds files to an existing one.
+    `output_path` should be a new, empty directory: Ray adds files to an existing one. Ray Data reads
+    small inputs as one block whatever `override_num_blocks` says, which keeps a single actor busy; pass
+    ``repartition=actors * 4`` for such inputs (it adds a barrier, so leave it off for large ones, which
+    Ray already splits into many blocks).
     """
     ds = ray.data.read_parquet(input_path)
+    if repartition:
+        ds = ds.repartition(repartition)
     score_ray_dataset(ds, actors=actors, **kwargs).write_parquet(output_path)

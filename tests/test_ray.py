@@ -205,7 +205,10 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
     output = tmp_path / "scored"
 
     # half a CPU per actor: the parquet read and write tasks need the rest (see _warn_if_pool_takes_every_cpu)
-    score_parquet(str(source), str(output), actors=2, cpus_per_actor=0.5, batch_size=16, idf=True, prefix="bs_")
+    score_parquet(
+        str(source), str(output), actors=2, repartition=4, cpus_per_actor=0.5, batch_size=16, idf=True,
+        prefix="bs_",
+    )
 
     scored = pd.read_parquet(output).sort_values("row_id").reset_index(drop=True)
     assert scored["row_id"].tolist() == list(range(len(candidates)))
@@ -269,3 +272,5 @@ def test_udf_scores_a_pandas_batch_like_the_core():
     expected = _core_scores(batch["candidate"], ["a cat was sitting on the mat", ["the dog barked", "dogs bark"]])
     _assert_matches_core(scored, expected)
     assert list(scored.columns[:2]) == ["candidate", "reference"]
+    empty = BERTScoreRayUDF()(batch.iloc[:0])
+    assert len(empty) == 0 and list(empty.columns[2:]) == BERTScoreRayUDF().output_columns()
