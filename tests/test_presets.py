@@ -189,6 +189,19 @@ def test_preset_names_and_pins():
     assert "computed from the contents of the PyPI packages" in raw["provenance"]
 
 
+def test_quality_preset_ships_a_baseline_for_its_default_layer():
+    from bertscore_plugins.baseline import read_baseline
+
+    spec = presets.load_spec("quality")
+    baseline = presets._baseline(spec)
+    assert baseline is not None and Path(baseline).name == "mpnet.tsv"
+    row = read_baseline(baseline, spec.default_layer)
+    # mean P/R/F of 2,000 unrelated STS-B train sentence pairs at layer 7 (see mpnet.provenance.json)
+    assert (row.precision, row.recall, row.f1) == (0.2951858, 0.2951858, 0.28926319)
+    provenance = json.loads(Path(baseline).with_suffix(".provenance.json").read_text())
+    assert provenance["model"] == spec.identity and provenance["pairs"] == 2000
+
+
 def test_unknown_preset_lists_the_known_ones():
     with pytest.raises(ValueError, match="unknown preset 'fast'; known presets: quality, mpnet"):
         presets.resolve_preset("fast")
@@ -318,3 +331,8 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     for ours, theirs in zip((result.precision, result.recall, result.f1), expected):
         assert abs(ours - theirs.numpy()).max() < 1e-5
     assert 0.65 < float(result.f1.mean()) < 0.80  # raw F1 of real translations at layer 7 (0.734)
+
+    rescaled = scorer.with_config(rescale=True).score(candidates[:5], references[:5])
+    assert rescaled.rescaled and "rescaled" in rescaled.signature
+    b_f = 0.28926319  # the shipped baseline's F at layer 7
+    assert abs(rescaled.f1 - (result.f1[:5] - b_f) / (1 - b_f)).max() < 1e-5
