@@ -51,18 +51,24 @@ def _mean_pearson(f1_by_pair: dict[str, np.ndarray], sets: dict[str, PairSet]) -
     return float(np.mean(list(per_pair.values()))), per_pair
 
 
-def bert_score_sweep(folder: Path, sets: dict[str, PairSet], top: int) -> dict[str, Any]:
-    """Every layer 0..top from one bert_score pass per language pair (all_layers=True)."""
+def bert_score_sweep(folder: Path, sets: dict[str, PairSet], top: int, only_top: bool = False) -> dict[str, Any]:
+    """Every layer 0..top from one bert_score pass per language pair (all_layers=True).
+
+    With `only_top`, just layer `top`, from bert_score's truncated model (cheaper on a CPU).
+    """
     import bert_score
 
     start = time.perf_counter()
-    scorer = bert_score.BERTScorer(model_type=str(folder), num_layers=top, all_layers=True, batch_size=64)
+    scorer = bert_score.BERTScorer(model_type=str(folder), num_layers=top, all_layers=not only_top, batch_size=64)
     f1_rows: dict[str, np.ndarray] = {}
     for pair, pairs in sets.items():
         _, _, f1 = scorer.score(pairs.first, pairs.second)
-        f1_rows[pair] = f1.numpy()  # (top + 1, N)
+        rows = f1.numpy()
+        if only_top:  # keep row indices = layers, so the comparison code stays one path
+            rows = np.concatenate([np.full((top, rows.shape[0]), np.nan, dtype=rows.dtype), rows[None, :]])
+        f1_rows[pair] = rows  # (top + 1, N)
     out: dict[str, Any] = {"mean": {}, "per_pair": {}, "seconds": round(time.perf_counter() - start, 1)}
-    for layer in range(top + 1):
+    for layer in [top] if only_top else range(top + 1):
         mean, per_pair = _mean_pearson({pair: rows[layer] for pair, rows in f1_rows.items()}, sets)
         out["mean"][str(layer)] = round(mean, 6)
         out["per_pair"][str(layer)] = {pair: round(value, 6) for pair, value in per_pair.items()}
@@ -157,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="quality")
     parser.add_argument("--core-layers", default="7", help="e.g. 7, 5,6,7,8,12 or 0-12 (default 7)")
     parser.add_argument("--bert-score-top", type=int, default=12, help="bert_score sweep 0..N; -1 = skip")
+    parser.add_argument("--bert-score-only-top", action="store_true",
+                        help="bert_score for layer --bert-score-top only (truncated model, no sweep)")
     parser.add_argument("--limit", type=int, default=None, help="rows per language pair (partial run)")
     parser.add_argument("--speed-pairs", type=int, default=0,
                         help="also time the default model vs the preset on this many pairs (CPU and wall)")
@@ -210,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         print("speed:", results["speed"], flush=True)
         _write(args.out, results)
     if args.bert_score_top >= 0:
-        results["bert_score"] = bert_score_sweep(info.path, sets, args.bert_score_top)
+        results["bert_score"] = bert_score_sweep(info.path, sets, args.bert_score_top, args.bert_score_only_top)
         print("bert_score:", {k: round(v, 4) for k, v in results["bert_score"]["mean"].items()},
               f"({results['bert_score']['seconds']} s)", flush=True)
     results["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
