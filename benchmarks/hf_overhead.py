@@ -9,7 +9,9 @@ the model already loaded:
 - evaluate: `evaluate.load(<metric card>).compute(predictions=..., references=...)` (evaluate's Arrow
   round trip included; the one-off `evaluate.load` is timed separately).
 
-Each is repeated (`--repeats`, interleaved) and the median is reported. Targets: datasets <= 1.15x core,
+Each is repeated (`--repeats`, interleaved) and the minimum and median are reported, for wall-clock time
+and for this process's CPU time (all its threads). On a shared machine the CPU-time ratio is the fairer
+measure of overhead: other people's jobs stretch wall time at random. Targets: datasets <= 1.15x core,
 evaluate <= 1.10x core. Prints JSON, then a markdown table row.
 
     python benchmarks/hf_overhead.py [--pairs 2000] [--repeats 3] [--device cpu] [--out result.json]
@@ -56,10 +58,11 @@ def read_pairs(limit: int) -> tuple[list[str], list[str]]:
     return candidates, references
 
 
-def timed(function) -> tuple[float, object]:
-    started = time.perf_counter()
+def timed(function) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds of this process, result)."""
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = function()
-    return time.perf_counter() - started, result
+    return time.perf_counter() - started, time.process_time() - cpu_started, result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         Dataset.from_dict({"candidate": candidates, "reference": references}).save_to_disk(f"{workdir}/pairs")
         disk_dataset = datasets.load_from_disk(f"{workdir}/pairs")
         transform = BERTScoreTransform(config=config)
-        load_seconds, module = timed(
+        load_seconds, _, module = timed(
             lambda: evaluate.load(metric_card_path(), device=args.device, cache_dir=f"{workdir}/metrics")
         )
 
@@ -95,14 +98,27 @@ def main(argv: list[str] | None = None) -> int:
             "evaluate": lambda: np.asarray(module.compute(predictions=candidates, references=references)["f1"]),
         }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
+        cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
         outputs: dict[str, np.ndarray] = {}
         for _ in range(args.repeats):
             for name, run in runs.items():
-                elapsed, outputs[name] = timed(run)
+                elapsed, cpu, outputs[name] = timed(run)
                 seconds[name].append(elapsed)
+                cpu_seconds[name].append(cpu)
 
-    median = {name: statistics.median(values) for name, values in seconds.items()}
-    ratios = {name: round(median[name] / median["core"], 3) for name in TARGETS}
+    def summary(values: dict[str, list[float]]) -> dict:
+        best = {name: min(times) for name, times in values.items()}
+        median = {name: statistics.median(times) for name, times in values.items()}
+        return {
+            "min": {name: round(value, 3) for name, value in best.items()},
+            "median": {name: round(value, 3) for name, value in median.items()},
+            "all": {name: [round(v, 3) for v in times] for name, times in values.items()},
+            "ratio_to_core_min": {name: round(best[name] / best["core"], 3) for name in TARGETS},
+            "ratio_to_core_median": {name: round(median[name] / median["core"], 3) for name in TARGETS},
+        }
+
+    wall, cpu = summary(seconds), summary(cpu_seconds)
+    ratios = cpu["ratio_to_core_min"]
     result = {
         "pairs": len(candidates),
         "map_batch_size": args.batch_size,
@@ -112,12 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_count": os.cpu_count(),
         "machine": platform.processor() or platform.machine(),
         "signature": scorer.signature,
-        "seconds_median": {name: round(value, 3) for name, value in median.items()},
-        "seconds_all": {name: [round(v, 3) for v in values] for name, values in seconds.items()},
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
         "evaluate_load_seconds": round(load_seconds, 3),
-        "ratio_to_core": ratios,
         "targets": TARGETS,
-        "within_target": {name: ratios[name] <= TARGETS[name] for name in TARGETS},
+        "within_target_cpu_min": {name: ratios[name] <= TARGETS[name] for name in TARGETS},
+        "within_target_wall_min": {name: wall["ratio_to_core_min"][name] <= TARGETS[name] for name in TARGETS},
         "max_abs_difference_to_core": {
             name: float(np.max(np.abs(outputs[name] - outputs["core"]))) for name in TARGETS
         },
@@ -125,13 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(result, indent=2)
     print(text)
     print()
-    print(f"| pairs | device | core s | ds.map (batch {args.batch_size}) s | ratio | evaluate s | ratio |")
-    print("|---|---|---|---|---|---|---|")
-    print(
-        f"| {result['pairs']} | {result['device']} ({result['torch_threads']} threads) | {median['core']:.2f} "
-        f"| {median['datasets_map']:.2f} | {ratios['datasets_map']:.3f} | {median['evaluate']:.2f} "
-        f"| {ratios['evaluate']:.3f} |"
-    )
+    print(f"| pairs | device | time (min of {args.repeats}) | core s | ds.map (batch {args.batch_size}) s | ratio "
+          "| evaluate s | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, table in (("CPU", cpu), ("wall", wall)):
+        best, ratio = table["min"], table["ratio_to_core_min"]
+        print(
+            f"| {result['pairs']} | {result['device']} ({result['torch_threads']} threads) | {label} "
+            f"| {best['core']:.2f} | {best['datasets_map']:.2f} | {ratio['datasets_map']:.3f} "
+            f"| {best['evaluate']:.2f} | {ratio['evaluate']:.3f} |"
+        )
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")
     return 0
