@@ -42,7 +42,8 @@ def test_cold_scoring_in_fresh_processes(tmp_path: Path) -> None:
     assert set(report) == {"environment", "load_average", "rows", "measured", "targets"}
     assert report["environment"]["versions"]["bert-score"] == "0.3.13"
     rows = rows_by_contender(report)
-    assert set(rows) == {"a/bert_score", "a/project", "a/floor"}
+    assert set(rows) == {"a/bert_score", "a/project", "a/floor@4096", "a/floor@8192"}
+    assert [rows[f"a/floor@{budget}"]["floor_used"] for budget in (4096, 8192)].count(True) == 1
     for row in rows.values():
         assert "error" not in row, row.get("error")
         assert row["pairs"] == 20
