@@ -180,10 +180,10 @@ def run(spec: dict) -> dict:
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
 
-    # re-scoring: the first system's outputs go through first, untimed; a disk-cache run instead starts
-    # fresh and finds the references in the folder a separate prepare run filled
-    fresh_from_disk = spec.get("cache") == "disk" and not spec.get("prepare_only")
-    if first_pass is not None and not fresh_from_disk:
+    # re-scoring: a memory cache (or the run preparing a disk cache) first scores the first system's
+    # outputs, untimed, which fills the cache; a disk-cache run starts fresh and finds the references in
+    # the folder a prepare run filled; bert_score has no cache, so a first pass would only cost time
+    if first_pass is not None and (spec.get("cache") == "memory" or spec.get("prepare_only")):
         contender.score(first_pass, references)
     result: dict = {"load_s": load_s, "rss_after_load_mib": rss_after_load}
     if spec.get("prepare_only"):
