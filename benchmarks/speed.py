@@ -159,6 +159,9 @@ def row(scenario: str, job: Job, **extra) -> dict:
         entry["gpu_peak_mib"] = job.median("gpu_peak_mib")
     if job.error():
         entry["error"] = job.error()
+        seen = [result.get("seen_peak_rss_mib") or 0 for result in job.results]
+        if max(seen, default=0) > 0:  # a stopped run still tells how far its memory had grown
+            entry["seen_peak_rss_mib"] = max(seen)
     entry.update(extra)
     return entry
 
