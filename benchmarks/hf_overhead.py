@@ -71,12 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=256, help="ds.map batch size")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: the core's choice)")
+    parser.add_argument("--model", default="default", help="model setting (hub id or local folder)")
+    parser.add_argument("--layer", type=int, default=None)
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
 
     datasets.disable_progress_bars()
     candidates, references = read_pairs(args.pairs)
-    config = ScoreConfig(device=args.device)
+    config = ScoreConfig(model=args.model, layer=args.layer, device=args.device)
     scorer = get_scorer(config)
     scorer.score(candidates[:64], references[:64])  # load the model and warm the kernels
 
@@ -86,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         disk_dataset = datasets.load_from_disk(f"{workdir}/pairs")
         transform = BERTScoreTransform(config=config)
         load_seconds, _, module = timed(
-            lambda: evaluate.load(metric_card_path(), device=args.device, cache_dir=f"{workdir}/metrics")
+            lambda: evaluate.load(metric_card_path(), model=args.model, layer=args.layer, device=args.device,
+                                  cache_dir=f"{workdir}/metrics")
         )
 
         runs = {
