@@ -25,13 +25,19 @@ class Embedder:
         self.tokenizer = tokenizer
         self.batch_tokens = batch_tokens
         self.window_stride = window_stride
+        self._layers: list[int] | None = None
         pad = model.tokenizer.pad_token_id
         self.pad_id = 0 if pad is None else pad
 
     def embed(
-        self, texts: Sequence[TokenizedText], on_batch: Callable[[int], None] | None = None
+        self, texts: Sequence[TokenizedText], on_batch: Callable[[int], None] | None = None,
+        layers: Sequence[int] | None = None,
     ) -> list[torch.Tensor]:
-        """One (tokens, hidden) float32 tensor per text, unit-norm rows, on the model's device."""
+        """One (tokens, hidden) float32 tensor per text, unit-norm rows, on the model's device.
+
+        With `layers`, one (layers, tokens, hidden) tensor per text from a single forward pass.
+        """
+        self._layers = list(layers) if layers is not None else None
         sequences: list[list[int]] = []
         # per text: its sequence index, or its windows as (sequence, start, end)
         plans: list[int | list[tuple[int, int, int]]] = []
@@ -74,7 +80,8 @@ class Embedder:
             hidden = hidden.float()
             hidden = hidden / hidden.norm(dim=-1, keepdim=True)
             for row, index in enumerate(batch):
-                results[index] = hidden[row, : len(sequences[index])]
+                # (tokens, hidden), or (layers, tokens, hidden) when several layers were asked for
+                results[index] = hidden[..., row, : len(sequences[index]), :]
             if on_batch is not None:
                 on_batch(len(batch))
         return results  # type: ignore[return-value]
@@ -82,6 +89,9 @@ class Embedder:
     @torch.inference_mode()
     def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
         encoder = self.model.encoder
+        if self._layers is not None:
+            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
+            return torch.stack([out.hidden_states[layer] for layer in self._layers])
         if self.model.uses_hidden_states:
             out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
             return out.hidden_states[self.model.layer]
@@ -89,15 +99,16 @@ class Embedder:
 
     def _stitch(self, plan: list[tuple[int, int, int]], outputs: list[torch.Tensor]) -> torch.Tensor:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
-        rows = [outputs[plan[0][0]][:prefix]]
+        rows = [outputs[plan[0][0]][..., :prefix, :]]
         # each window owns the tokens up to the middle of its overlap with the next one, so every
         # token keeps the embedding from the window where it has the most context on both sides
         owned_from = 0
         for position, (sequence, start, end) in enumerate(plan):
             owned_to = end if position == len(plan) - 1 else (plan[position + 1][1] + end) // 2
-            rows.append(outputs[sequence][prefix + owned_from - start : prefix + owned_to - start])
+            rows.append(outputs[sequence][..., prefix + owned_from - start : prefix + owned_to - start, :])
             owned_from = owned_to
         last = outputs[plan[-1][0]]
-        rows.append(last[len(last) - suffix :] if suffix else last[:0])
-        return torch.cat(rows, dim=0)
+        tokens = last.shape[-2]
+        rows.append(last[..., tokens - suffix :, :] if suffix else last[..., :0, :])
+        return torch.cat(rows, dim=-2)
 

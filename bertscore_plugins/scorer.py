@@ -165,8 +165,32 @@ class BERTScorer:
         with self._lock:  # the tokenizer and model are shared; keep one call at a time
             return self._score(cands, groups, progress, explain)
 
+    def score_layers(
+        self,
+        candidates: Sequence[str],
+        references: Sequence[str] | Sequence[Sequence[str]],
+        layers: Sequence[int] | None = None,
+        progress: bool | None = None,
+    ) -> dict[int, Scores]:
+        """Scores at several layers from one encoder pass (layer selection, baselines).
+
+        Equal to scoring with `layer=k` for each k. Models with a norm after the layer stack (T5,
+        mBART, PEGASUS) would differ from bert_score's truncated model, so they are scored per layer.
+        """
+        cands, groups = check_pairs(candidates, references)
+        wanted = sorted(set(layers)) if layers is not None else list(range(self._model.num_layers + 1))
+        model_type = str(getattr(self._model.encoder.config, "model_type", ""))
+        if model_type in _FINAL_NORM_MODELS or self._model.uses_hidden_states:
+            return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
+        deepest = self if self.layer == wanted[-1] else self.with_config(layer=wanted[-1])
+        with deepest._lock:
+            return deepest._score(cands, groups, progress, False, layers=wanted)  # type: ignore[return-value]
+
     # -------------------------------------------------------------------------------- internals
-    def _score(self, cands: list[str], groups: list[list[str]], progress: bool | None, explain: bool) -> Scores:
+    def _score(
+        self, cands: list[str], groups: list[list[str]], progress: bool | None, explain: bool,
+        layers: list[int] | None = None,
+    ) -> Scores | dict[int, Scores]:
         cfg = self.config
         idf_table: IdfTable | None = None
         idf_text = idf_label(cfg.idf)
@@ -176,16 +200,17 @@ class BERTScorer:
             idf_table = self._fit_idf([text for group in groups for text in group])
             idf_text = idf_label(True, idf_table.digest)
 
-        rows = len(cands)
-        precision = np.zeros(rows, dtype=np.float32)
-        recall = np.zeros(rows, dtype=np.float32)
-        f1 = np.zeros(rows, dtype=np.float32)
+        rows, depth = len(cands), len(layers) if layers else 1
+        # one row of results per requested layer (a single row in the usual one-layer case)
+        precision = np.zeros((depth, rows), dtype=np.float32)
+        recall = np.zeros((depth, rows), dtype=np.float32)
+        f1 = np.zeros((depth, rows), dtype=np.float32)
         explanations: list[Explanation] | None = [None] * rows if explain else None  # type: ignore[list-item]
         report = _Report()
         bar = _progress_bar(rows, progress)
         for start, end in _chunks(groups, cfg.chunk_pairs):
             self._score_chunk(
-                cands, groups, start, end, idf_table, precision, recall, f1, explanations, report
+                cands, groups, start, end, idf_table, precision, recall, f1, explanations, report, layers
             )
             if bar is not None:
                 bar.update(end - start)
@@ -193,13 +218,35 @@ class BERTScorer:
             bar.close()
         report.warn()
 
-        if self.baseline is not None:
-            precision = self.baseline.rescale(precision, "precision")
-            recall = self.baseline.rescale(recall, "recall")
-            f1 = self.baseline.rescale(f1, "f1")
-        return Scores(precision, recall, f1, self._signature(idf_text), self.baseline is not None, explanations)
+        if layers is None:
+            return self._finish(precision[0], recall[0], f1[0], self.layer, idf_text, explanations)
+        return {
+            layer: self._finish(precision[i], recall[i], f1[i], layer, idf_text, None)
+            for i, layer in enumerate(layers)
+        }
 
-    def _score_chunk(self, cands, groups, start, end, idf_table, precision, recall, f1, explanations, report):
+    def _finish(self, precision, recall, f1, layer, idf_text, explanations) -> Scores:
+        baseline = self.baseline
+        if baseline is not None and layer != self.layer:  # score_layers: each layer has its own row
+            baseline = self._baseline_for(layer)
+        if baseline is not None:
+            precision = baseline.rescale(precision, "precision")
+            recall = baseline.rescale(recall, "recall")
+            f1 = baseline.rescale(f1, "f1")
+        signature = build_signature(
+            self.config, self.model_identity, layer, self.tokenizer.max_length, idf_text,
+            baseline.label if baseline else None,
+        )
+        return Scores(precision, recall, f1, signature, baseline is not None, explanations)
+
+    def _baseline_for(self, layer: int) -> Baseline:
+        cfg, source = self.config, self._model.source
+        shipped = shipped_baseline(cfg.lang, source.name) or (source.baseline_file if cfg.lang == "en" else None)
+        return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
+
+    def _score_chunk(
+        self, cands, groups, start, end, idf_table, precision, recall, f1, explanations, report, layers=None
+    ):
         # unique texts: a string used several times (or on both sides) is embedded once
         index: dict[str, int] = {}
         for row in range(start, end):
@@ -208,7 +255,7 @@ class BERTScorer:
                 index.setdefault(text, len(index))
         texts = list(index)
         reference_texts = {text for row in range(start, end) for text in groups[row]}
-        tokenized, embeddings = self._embed_texts(texts, reference_texts)
+        tokenized, embeddings = self._embed_texts(texts, reference_texts, layers)
 
         for text, tokens in zip(texts, tokenized):
             if tokens.truncated:
@@ -219,22 +266,31 @@ class BERTScorer:
         # a pair with an empty side scores (0, 0, 0)
         keep = np.array([not tokenized[c].is_empty and not tokenized[x].is_empty for _, c, x in pairs], dtype=bool)
         scored = [pair for pair, kept in zip(pairs, keep) if kept]
-        pair_p = np.zeros(len(pairs), dtype=np.float32)
-        pair_r = np.zeros(len(pairs), dtype=np.float32)
-        pair_f = np.zeros(len(pairs), dtype=np.float32)
-        if scored:
-            p, r, f = greedy_match(
-                [embeddings[c] for _, c, _ in scored], [weights[c] for _, c, _ in scored],
-                [embeddings[x] for _, _, x in scored], [weights[x] for _, _, x in scored],
-            )
-            pair_p[keep], pair_r[keep], pair_f[keep] = p.numpy(), r.numpy(), f.numpy()
         for row in range(start, end):
             if tokenized[index[cands[row]]].is_empty:
                 report.empty_candidates.append(row)
             if any(tokenized[index[text]].is_empty for text in groups[row]):
                 report.empty_references.append(row)
 
-        # per-row reduction over its references
+        for depth in range(precision.shape[0]):
+            def at_layer(i, depth=depth):
+                return embeddings[i] if layers is None else embeddings[i][depth]
+
+            pair_p = np.zeros(len(pairs), dtype=np.float32)
+            pair_r = np.zeros(len(pairs), dtype=np.float32)
+            pair_f = np.zeros(len(pairs), dtype=np.float32)
+            if scored:
+                p, r, f = greedy_match(
+                    [at_layer(c) for _, c, _ in scored], [weights[c] for _, c, _ in scored],
+                    [at_layer(x) for _, _, x in scored], [weights[x] for _, _, x in scored],
+                )
+                pair_p[keep], pair_r[keep], pair_f[keep] = p.numpy(), r.numpy(), f.numpy()
+            self._reduce(cands, groups, start, end, index, tokenized, embeddings, pair_p, pair_r, pair_f,
+                         precision[depth], recall[depth], f1[depth], explanations if layers is None else None)
+
+    def _reduce(self, cands, groups, start, end, index, tokenized, embeddings, pair_p, pair_r, pair_f,
+                precision, recall, f1, explanations):
+        """Per-row reduction over its references (and the explanation of the best reference)."""
         position = 0
         for row in range(start, end):
             count = len(groups[row])
@@ -253,9 +309,9 @@ class BERTScorer:
                 )
             position += count
 
-    def _embed_texts(self, texts: list[str], reference_texts: set[str]):
+    def _embed_texts(self, texts: list[str], reference_texts: set[str], layers: list[int] | None = None):
         truncate = self.config.long_text == "truncate"
-        cache = self._reference_cache
+        cache = self._reference_cache if layers is None else None
         tokenized: list[TokenizedText | None] = [None] * len(texts)
         embeddings: list[torch.Tensor | None] = [None] * len(texts)
         missing = []
@@ -270,7 +326,7 @@ class BERTScorer:
             to_embed = [i for i, tokens in zip(missing, fresh_tokens) if not tokens.is_empty]
             for i, tokens in zip(missing, fresh_tokens):
                 tokenized[i] = tokens
-            fresh = self.embedder.embed([tokenized[i] for i in to_embed]) if to_embed else []
+            fresh = self.embedder.embed([tokenized[i] for i in to_embed], layers=layers) if to_embed else []
             for i, embedding in zip(to_embed, fresh):
                 embeddings[i] = embedding
                 if cache is not None and texts[i] in reference_texts:
@@ -297,6 +353,10 @@ class BERTScorer:
             weights = torch.ones_like(weights)
             total = weights.sum()
         return (weights / total).to(self._model.device)
+
+
+#: encoders whose output passes a final norm: hidden_states[k] != the k-layer truncated model's output
+_FINAL_NORM_MODELS = {"t5", "mt5", "umt5", "mbart", "pegasus", "led"}
 
 
 class _Report:

@@ -129,3 +129,15 @@ def test_cli_help_explains_every_flag():
     for flag in ("--candidates", "--references", "--model", "--layer", "--idf", "--rescale", "--baseline-path",
                  "--long-text", "--multi-ref", "--dtype", "--device", "--batch-tokens", "--format", "--summary"):
         assert flag in result.stdout
+
+
+def test_score_layers_equals_one_scorer_per_layer():
+    candidates = [THURSDAY, PARAPHRASE, OFF_TOPIC, "A 12% rise in sales."]
+    references = [REFERENCE, REFERENCE, [REFERENCE, "Walks on the beach."], "Sales rose 12 percent."]
+    by_layer = get_scorer().score_layers(candidates, references, layers=[0, 3, 6])
+    assert sorted(by_layer) == [0, 3, 6]
+    for layer, scores in by_layer.items():
+        single = get_scorer(ScoreConfig(layer=layer)).score(candidates, references)
+        np.testing.assert_allclose(scores.f1, single.f1, atol=1e-6)
+        np.testing.assert_allclose(scores.recall, single.recall, atol=1e-6)
+        assert scores.signature == single.signature

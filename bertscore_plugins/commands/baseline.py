@@ -73,14 +73,13 @@ def run(args: argparse.Namespace) -> int:
     candidates, references = sentence_pairs(sentences, args.pairs, args.seed)
     config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)
     scorer = get_scorer(config)
-    layers = [int(x) for x in args.layers.split(",")] if args.layers else list(range(scorer.layer + 1))
-    if not args.layers:
-        layers = list(range(scorer._model.num_layers + 1))
+    layers = [int(x) for x in args.layers.split(",")] if args.layers else None
+    by_layer = scorer.score_layers(candidates, references, layers=layers)  # one encoder pass, all layers
     rows = []
-    for layer in layers:
-        scores = scorer.with_config(layer=layer).score(candidates, references)
+    for layer, scores in sorted(by_layer.items()):
         rows.append((layer, float(scores.precision.mean()), float(scores.recall.mean()), float(scores.f1.mean())))
         print(f"layer {layer}: P {rows[-1][1]:.6f} R {rows[-1][2]:.6f} F {rows[-1][3]:.6f}", file=sys.stderr)
+    layers = [row[0] for row in rows]
     write_baseline(args.out, rows)
     provenance = {
         "what": "mean BERTScore P/R/F per layer over pairs of unrelated sentences (bert_score's protocol)",
