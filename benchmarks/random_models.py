@@ -56,7 +56,7 @@ def build_random_model(shape: str, folder: Path, tokenizer_dir: Path | None = No
         vocab_size = sum(1 for _ in vocab)
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=vocab_size, max_position_embeddings=512, **SHAPES[shape])
-    model = BertModel(config, add_pooling_layer=False)
+    model = BertModel(config)  # with its pooler, so loaders report no missing weights
     model.save_pretrained(folder, safe_serialization=True)
     for name in TOKENIZER_FILES:
         if (tokenizer_dir / name).is_file():
