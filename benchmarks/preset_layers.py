@@ -1,7 +1,15 @@
 """Choose a preset's default layer on WMT16, the way bert_score's tune_layers chose its table.
 
-    python benchmarks/preset_layers.py                          # full sweep; writes preset_layers.json
+    python benchmarks/preset_layers.py --core-layers 0-12       # full sweep; writes results/preset_layers.json
     python benchmarks/preset_layers.py --limit 40 --out /tmp/x.json   # a quick partial run
+
+On a busy 2-core CPU one full-data pass of the preset takes ~20 min per layer set, so the committed
+results were made as separate runs, merged (per-row F1 kept with --keep-rows, then --merge):
+    ... --core-layers 7 --bert-score-top -1 --keep-rows --out /tmp/core.json
+    ... --core-layers none --bert-score-top 7 --bert-score-only-top --keep-rows --out /tmp/bs.json
+    ... --limit 34 --core-layers none --bert-score-top -1 --speed-pairs 200 --keep-rows --out /tmp/speed.json
+    ... --merge /tmp/speed.rows.json /tmp/core.rows.json /tmp/bs.rows.json   # -> results/preset_layers.json
+    ... --limit 100 --core-layers 7 --bert-score-top 12 --out results/preset_layers_first100.json
 
 Protocol (bert_score `tune_layers/`): WMT16 segment-level DA, the six to-English pairs, Pearson of
 BERTScore F1 (no idf, no rescaling) with the human z-scores, averaged over the pairs.
@@ -147,10 +155,10 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-def _write(path: Path, results: dict[str, Any]) -> None:
+def _write(path: Path, results: dict[str, Any], keep_rows: bool = False) -> None:
     results["summary"] = summarise(results)
-    # the per-row F1 goes to a side file (for --merge); the results file holds figures only
-    path.with_suffix(".rows.json").write_text(json.dumps(results))
+    if keep_rows:  # the per-row F1 goes to a side file (for --merge); the results file holds figures only
+        path.with_suffix(".rows.json").write_text(json.dumps(results))
     slim = json.loads(json.dumps(results))  # drop the per-row F1 lists from the file: figures only
     for section in [slim.get("bert_score")] + list(slim.get("core", {}).values()):
         if section:
@@ -169,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed-pairs", type=int, default=0,
                         help="also time the default model vs the preset on this many pairs (CPU and wall)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "preset_layers.json")
+    parser.add_argument("--keep-rows", action="store_true",
+                        help="also write per-row F1 to OUT.rows.json, so separate runs can be merged")
     parser.add_argument("--merge", type=Path, nargs="+", default=None,
                         help="combine the .rows.json side files of separate runs (e.g. core and bert_score) into --out")
     args = parser.parse_args(argv)
@@ -212,17 +222,17 @@ def main(argv: list[str] | None = None) -> int:
         results["core"][str(layer)] = core_layer(args.preset, layer, sets)
         print(f"core L{layer}: {results['core'][str(layer)]['mean']:.4f} ({results['core'][str(layer)]['seconds']} s)",
               flush=True)
-        _write(args.out, results)
+        _write(args.out, results, args.keep_rows)
     if args.speed_pairs:
         results["speed"] = cpu_speed(args.preset, info.default_layer, sets, args.speed_pairs)
         print("speed:", results["speed"], flush=True)
-        _write(args.out, results)
+        _write(args.out, results, args.keep_rows)
     if args.bert_score_top >= 0:
         results["bert_score"] = bert_score_sweep(info.path, sets, args.bert_score_top, args.bert_score_only_top)
         print("bert_score:", {k: round(v, 4) for k, v in results["bert_score"]["mean"].items()},
               f"({results['bert_score']['seconds']} s)", flush=True)
     results["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    _write(args.out, results)
+    _write(args.out, results, args.keep_rows)
     print(json.dumps(results["summary"], indent=1))
     return 0
 
