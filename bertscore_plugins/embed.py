@@ -14,6 +14,9 @@ import torch
 from bertscore_plugins.models import LoadedModel
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 
+#: a batch is never cut below this many texts for padding's sake (tiny batches waste more)
+_MIN_TEXTS_PER_BATCH = 8
+
 
 class Embedder:
     """Runs the (truncated) encoder over token sequences."""
@@ -69,6 +72,12 @@ class Embedder:
             longest = len(sequences[order[position]])
             count = max(1, self.batch_tokens // max(longest, 1))
             batch = order[position : position + count]
+            # also close the batch where lengths drop below 80% of its longest text: padding then
+            # stays under a fifth, whether a call holds 200 texts or 20,000
+            for cut in range(_MIN_TEXTS_PER_BATCH, len(batch)):
+                if len(sequences[batch[cut]]) < 0.8 * longest:
+                    batch = batch[:cut]
+                    break
             position += len(batch)
             input_ids = torch.full((len(batch), longest), self.pad_id, dtype=torch.long)
             attention = torch.zeros((len(batch), longest), dtype=torch.long)

@@ -284,7 +284,10 @@ def get_model(
     allow_pickle_weights: bool = False, quantize: str | None = None,
 ) -> LoadedModel:
     """A process-wide cache of loaded models, so every configuration on one model shares it."""
-    key = (model, layer, dtype, device, allow_pickle_weights, quantize)
+    # the identity (weights digest, memoised by mtime) is in the key, so a checkpoint rewritten into the
+    # same folder is loaded again instead of silently reusing the old weights
+    identity = resolve_model(model, lang).identity
+    key = (model, identity, layer, dtype, device, allow_pickle_weights, quantize)
     with _MODEL_LOCK:
         if key not in _MODEL_CACHE:
             _MODEL_CACHE[key] = load_model(model, layer, dtype, device, lang, allow_pickle_weights, quantize)

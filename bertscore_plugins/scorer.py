@@ -25,7 +25,7 @@ from bertscore_plugins.explain import Explanation, explain_pair, plot_explanatio
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.match import greedy_match
-from bertscore_plugins.models import get_model, shipped_baseline
+from bertscore_plugins.models import get_model, resolve_model, shipped_baseline
 from bertscore_plugins.reference_cache import ReferenceCache
 from bertscore_plugins.signature import build_signature, idf_label
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
@@ -434,7 +434,7 @@ def _progress_bar(rows: int, progress: bool | None):
     return tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
 
 
-_SCORERS: dict[ScoreConfig, BERTScorer] = {}
+_SCORERS: dict[tuple[ScoreConfig, str], BERTScorer] = {}
 _SCORERS_LOCK = threading.Lock()
 
 
@@ -443,10 +443,11 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer
     config = config or ScoreConfig()
     if settings:
         config = config.replace(**settings)
+    key = (config, resolve_model(config.model, config.lang).identity)  # see models.get_model
     with _SCORERS_LOCK:
-        if config not in _SCORERS:
-            _SCORERS[config] = BERTScorer(config)
-        return _SCORERS[config]
+        if key not in _SCORERS:
+            _SCORERS[key] = BERTScorer(config)
+        return _SCORERS[key]
 
 
 def score(

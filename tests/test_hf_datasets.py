@@ -126,7 +126,6 @@ def test_changed_model_weights_miss_the_cache(disk_dataset, tmp_path):
     assert second.cache_files != first.cache_files
 
 
-@pytest.mark.xfail(reason="core: get_scorer/get_model cache a local model by path, not by its weights", strict=False)
 def test_rewritten_model_folder_is_rescored(tmp_path):
     folder = tiny_model(tmp_path / "tiny", seed=0)
     first = BERTScoreTransform(model=folder, layer=2)({"candidate": CANDIDATES, "reference": REFERENCES})
