@@ -51,8 +51,10 @@ def test_core_imports_neither_ray_nor_spark():
 # --- a local Ray instance ---------------------------------------------------------------------------
 
 
-def _descendants(psutil) -> list:
-    return psutil.Process().children(recursive=True)
+def _descendants(psutil, exclude: frozenset[int] = frozenset()) -> list:
+    """Child processes of this test process, minus those that existed before Ray started (e.g. the
+    session's Phoenix server), so the fixture only ever waits for and kills what Ray started."""
+    return [p for p in psutil.Process().children(recursive=True) if p.pid not in exclude]
 
 
 @pytest.fixture(scope="module")
@@ -78,12 +80,13 @@ def ray_local(tmp_path_factory):
     os.environ[CRASH_MARKER_ENV] = str(marker)
     os.environ[CRASH_ROW_ENV] = "260"
     started = []
+    before = frozenset(p.pid for p in _descendants(psutil))
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
-        started = _descendants(psutil)
-        yield {"ray": ray, "marker": marker, "psutil": psutil}
+        started = _descendants(psutil, before)
+        yield {"ray": ray, "marker": marker, "psutil": psutil, "before": before}
     finally:
-        procs = {p.pid: p for p in started + _descendants(psutil)}
+        procs = {p.pid: p for p in started + _descendants(psutil, before)}
         ray.shutdown()
         _gone, alive = psutil.wait_procs(list(procs.values()), timeout=60)
         for process in alive:  # only processes this fixture's Ray started, by pid
@@ -125,7 +128,7 @@ def _assert_matches_core(scored: pd.DataFrame, expected, prefix: str = "bertscor
 def test_local_ray_is_on_loopback(ray_local):
     ray, psutil = ray_local["ray"], ray_local["psutil"]
     assert {node["NodeManagerAddress"] for node in ray.nodes()} == {"127.0.0.1"}
-    pids = {p.pid for p in _descendants(psutil)}
+    pids = {p.pid for p in _descendants(psutil, ray_local["before"])}
     listening = {
         c.laddr.ip for c in psutil.net_connections("inet") if c.status == psutil.CONN_LISTEN and c.pid in pids
     }

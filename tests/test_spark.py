@@ -37,6 +37,8 @@ def spark():
     )
     sys.path.insert(0, str(RECIPES))
     session = None
+    # processes that existed before Spark (e.g. the session's Phoenix server) are never waited for or killed
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     try:
         import spark_bertscore
         from pyspark import SparkContext
@@ -44,7 +46,7 @@ def spark():
         session = spark_bertscore.local_spark_session(cores=2)
         yield session
     finally:
-        procs = psutil.Process().children(recursive=True)
+        procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
         if session is not None:
             session.stop()
             gateway = SparkContext._gateway
