@@ -42,7 +42,8 @@ class ScoreConfig:
         dtype: "float32" (exact), "bfloat16" or "float16" (faster on GPUs).
         device: "cpu", "cuda", "cuda:1", ...; None = cuda if available else cpu. Not number-changing.
         batch_tokens: padded tokens per encoder batch (token budget). Not number-changing.
-        chunk_pairs: pairs scored per chunk; bounds memory. Not number-changing.
+        chunk_pairs: pairs scored per chunk; peak memory is that of one chunk, whatever the input size.
+            Not number-changing.
         allow_pickle_weights: load `pytorch_model.bin` when no safetensors exist (opt-in).
         quantize: "int8" dynamic quantization of linear layers on CPU (fast, approximate) or None.
     """
@@ -60,7 +61,7 @@ class ScoreConfig:
     dtype: str = "float32"
     device: str | None = None
     batch_tokens: int = 16384
-    chunk_pairs: int = 4096
+    chunk_pairs: int = 2048
     allow_pickle_weights: bool = False
     quantize: str | None = None
 
