@@ -10,11 +10,13 @@ ray ([ray]).
 """
 
 from bertscore_plugins.baseline import BaselineNotFoundError
+from bertscore_plugins.comparison import compare_systems
 from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, setting_names
 from bertscore_plugins.explain import Explanation, TokenMatch
 from bertscore_plugins.idf import IdfTable
 from bertscore_plugins.inputs import InputError
 from bertscore_plugins.models import ModelLoadError
+from bertscore_plugins.sanity import run_sanity
 from bertscore_plugins.scorer import (
     BERTScorer,
     EmptyTextWarning,
@@ -24,9 +26,6 @@ from bertscore_plugins.scorer import (
     get_scorer,
     score,
 )
-
-from bertscore_plugins.comparison import compare_systems
-from bertscore_plugins.sanity import run_sanity
 from bertscore_plugins.stats import bootstrap_interval, corpus_intervals, paired_test
 
 __version__ = "0.1.0"
@@ -45,7 +44,12 @@ __all__ = [
     "Scores",
     "TokenMatch",
     "TruncationWarning",
+    "bootstrap_interval",
+    "compare_systems",
+    "corpus_intervals",
     "get_scorer",
+    "paired_test",
+    "run_sanity",
     "score",
     "setting_names",
 ]

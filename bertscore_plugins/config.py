@@ -41,7 +41,8 @@ class ScoreConfig:
             reference with the best F1).
         dtype: "float32" (exact), "bfloat16" or "float16" (faster on GPUs).
         device: "cpu", "cuda", "cuda:1", ...; None = cuda if available else cpu. Not number-changing.
-        batch_tokens: padded tokens per encoder batch (token budget). Not number-changing.
+        batch_tokens: padded tokens per encoder batch (token budget); None = 4,096 on CPU (cache-friendly,
+            measured fastest) and 16,384 on GPUs. Not number-changing.
         chunk_pairs: pairs scored per chunk; peak memory is that of one chunk, whatever the input size.
             Not number-changing.
         allow_pickle_weights: load `pytorch_model.bin` when no safetensors exist (opt-in).
@@ -60,7 +61,7 @@ class ScoreConfig:
     multi_ref: str = "max"
     dtype: str = "float32"
     device: str | None = None
-    batch_tokens: int = 16384
+    batch_tokens: int | None = None
     chunk_pairs: int = 2048
     allow_pickle_weights: bool = False
     quantize: str | None = None
@@ -113,8 +114,8 @@ def check_config(config: ScoreConfig) -> None:
         not isinstance(config.window_stride, int) or config.window_stride < 1
     ):
         raise ValueError(f"window_stride must be a positive integer or None, got {config.window_stride!r}")
-    if not isinstance(config.batch_tokens, int) or config.batch_tokens < 1:
-        raise ValueError(f"batch_tokens must be a positive integer, got {config.batch_tokens!r}")
+    if config.batch_tokens is not None and (not isinstance(config.batch_tokens, int) or config.batch_tokens < 1):
+        raise ValueError(f"batch_tokens must be a positive integer or None, got {config.batch_tokens!r}")
     if not isinstance(config.chunk_pairs, int) or config.chunk_pairs < 1:
         raise ValueError(f"chunk_pairs must be a positive integer, got {config.chunk_pairs!r}")
     if config.quantize not in (None, "int8"):

@@ -22,11 +22,14 @@ class Embedder:
     """Runs the (truncated) encoder over token sequences."""
 
     def __init__(
-        self, model: LoadedModel, tokenizer: TextTokenizer, batch_tokens: int, window_stride: int | None = None
+        self, model: LoadedModel, tokenizer: TextTokenizer, batch_tokens: int | None,
+        window_stride: int | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
-        self.batch_tokens = batch_tokens
+        # CPU: a 4k-token budget keeps activations in cache (1.4x faster than 16k, speed.py);
+        # GPUs want big batches
+        self.batch_tokens = batch_tokens or (4096 if model.device.type == "cpu" else 16384)
         self.window_stride = window_stride
         self._layers: list[int] | None = None
         pad = model.tokenizer.pad_token_id

@@ -12,6 +12,8 @@ import torch
 
 #: similarity cells (pairs x cand tokens x ref tokens) per matching step; bounds memory
 MATCH_CELLS = 1 << 23
+#: pairs per matching step: bounds the padded embedding copies (pairs x tokens x hidden) as well
+MATCH_PAIRS = 512
 
 
 def greedy_match(
@@ -35,7 +37,7 @@ def greedy_match(
             index = order[position]
             new_c = max(longest_c, len(candidate_embeddings[index]))
             new_r = max(longest_r, len(reference_embeddings[index]))
-            if (len(step) + 1) * new_c * new_r > MATCH_CELLS:
+            if len(step) >= MATCH_PAIRS or (len(step) + 1) * new_c * new_r > MATCH_CELLS:
                 break
             step.append(index)
             longest_c, longest_r = new_c, new_r
@@ -65,8 +67,12 @@ def _match_step(cand_emb, cand_w, ref_emb, ref_w) -> tuple[torch.Tensor, torch.T
     cand_weight, _ = _pad(cand_w)
     ref_weight, _ = _pad(ref_w)
     similarity = torch.bmm(cand, ref.transpose(1, 2))
-    best_for_cand = similarity.masked_fill(~ref_mask[:, None, :], float("-inf")).max(dim=2).values
-    best_for_ref = similarity.masked_fill(~cand_mask[:, :, None], float("-inf")).max(dim=1).values
+    # in place, no copies: mask padded candidate rows for the recall max, then padded reference
+    # columns for the precision max (padded rows/columns get weight 0 and are zeroed below)
+    similarity.masked_fill_(~cand_mask[:, :, None], float("-inf"))
+    best_for_ref = similarity.max(dim=1).values
+    similarity.masked_fill_(~ref_mask[:, None, :], float("-inf"))
+    best_for_cand = similarity.max(dim=2).values
     best_for_cand = best_for_cand.masked_fill(~cand_mask, 0.0)
     best_for_ref = best_for_ref.masked_fill(~ref_mask, 0.0)
     precision = (best_for_cand * cand_weight).sum(dim=1)

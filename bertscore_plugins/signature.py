@@ -8,14 +8,14 @@ only when rescaling was applied.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import metadata
 
 from bertscore_plugins.config import ScoreConfig
 from bertscore_plugins.idf import IdfTable
 
 
-@lru_cache(maxsize=None)  # metadata lookups cost milliseconds; per-row paths build many signatures
+@cache  # metadata lookups cost milliseconds; per-row paths build many signatures
 def _version(package: str) -> str:
     try:
         return metadata.version(package)

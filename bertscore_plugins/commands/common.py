@@ -32,8 +32,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32",
                        help="model precision (float32 is exact; half precision is for GPUs)")
     group.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: cuda if available)")
-    group.add_argument("--batch-tokens", type=int, default=16384,
-                       help="padded tokens per encoder batch (memory/speed; does not change scores)")
+    group.add_argument("--batch-tokens", type=int, default=None,
+                       help="padded tokens per encoder batch (default 4096 on CPU, 16384 on GPU; memory and "
+                            "speed only, does not change scores)")
     group.add_argument("--quantize", choices=["int8"], default=None,
                        help="fast approximate CPU mode: int8 dynamic quantization of linear layers")
 
