@@ -62,7 +62,7 @@ class ScoreConfig:
     dtype: str = "float32"
     device: str | None = None
     batch_tokens: int | None = None
-    chunk_pairs: int = 2048
+    chunk_pairs: int = 1024
     allow_pickle_weights: bool = False
     quantize: str | None = None
 
