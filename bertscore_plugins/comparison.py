@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.scorer import resolve_scorer
 from bertscore_plugins.stats import (
     DEFAULT_SEED,
     SCORE_NAMES,
@@ -91,18 +92,6 @@ def _method_name(method: str) -> str:
     return "paired bootstrap" if method == "bootstrap" else "approximate randomization"
 
 
-def _scorer_for(scorer: Any, settings: dict[str, Any]) -> Any:
-    from bertscore_plugins import BERTScorer, ScoreConfig, get_scorer
-
-    if scorer is None:
-        return get_scorer(ScoreConfig.from_kwargs(**settings))
-    if isinstance(scorer, ScoreConfig):
-        return get_scorer(scorer.replace(**settings) if settings else scorer)
-    if isinstance(scorer, BERTScorer):
-        return scorer.with_config(**settings) if settings else scorer
-    raise TypeError(f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}")
-
-
 def compare_systems(
     candidates_a: Sequence[str],
     candidates_b: Sequence[str],
@@ -144,7 +133,7 @@ def compare_systems(
                 f"{name} has {len(candidates)} rows but references has {len(references)}: "
                 "both systems need one output per reference row"
             )
-    scorer = _scorer_for(scorer, settings)
+    scorer = resolve_scorer(scorer, settings)
     result_a = scorer.score(list(candidates_a), references)
     result_b = scorer.score(list(candidates_b), references)
     scores_a = np.asarray(getattr(result_a, metric), dtype=np.float64)

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.scorer import resolve_scorer
+
 PASS, FAIL, WARN = "pass", "fail", "warn"
 
 #: (reference, correct paraphrase, off-topic text); paraphrases keep every fact of the reference
@@ -133,18 +135,6 @@ class SanityReport:
         }
 
 
-def _scorer_for(scorer: Any, settings: dict[str, Any]) -> Any:
-    from bertscore_plugins import BERTScorer, ScoreConfig, get_scorer
-
-    if scorer is None:
-        return get_scorer(ScoreConfig.from_kwargs(**settings))
-    if isinstance(scorer, ScoreConfig):
-        return get_scorer(scorer.replace(**settings) if settings else scorer)
-    if isinstance(scorer, BERTScorer):
-        return scorer.with_config(**settings) if settings else scorer
-    raise TypeError(f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}")
-
-
 def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
     """Run the checklist on one configuration.
 
@@ -158,7 +148,7 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
     """
     from bertscore_plugins import EmptyTextWarning
 
-    scorer = _scorer_for(scorer, settings)
+    scorer = resolve_scorer(scorer, settings)
     references = [EXACT_COPY]
     candidates = [EXACT_COPY]
     for reference, paraphrase, off_topic in PARAPHRASES:

@@ -450,6 +450,17 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer
         return _SCORERS[key]
 
 
+def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: dict[str, Any]) -> BERTScorer:
+    """The scorer an API function should use: given one (with settings applied), a config, or settings."""
+    if scorer is None:
+        return get_scorer(ScoreConfig.from_kwargs(**settings))
+    if isinstance(scorer, ScoreConfig):
+        return get_scorer(scorer.replace(**settings) if settings else scorer)
+    if isinstance(scorer, BERTScorer):
+        return scorer.with_config(**settings) if settings else scorer
+    raise TypeError(f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}")
+
+
 def score(
     candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], **settings: Any
 ) -> Scores:
