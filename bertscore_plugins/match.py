@@ -12,8 +12,11 @@ import torch
 
 #: similarity cells (pairs x cand tokens x ref tokens) per matching step; bounds memory
 MATCH_CELLS = 1 << 23
-#: pairs per matching step: bounds the padded embedding copies (pairs x tokens x hidden) as well
+#: pairs per matching step
 MATCH_PAIRS = 512
+#: padded embedding values (pairs x (cand + ref tokens) x hidden) per step: 64 MiB in float32, so a
+#: step with one long text cannot hold hundreds of long padded copies (peak memory stays flat)
+MATCH_VALUES = 1 << 24
 
 
 def greedy_match(
@@ -28,6 +31,7 @@ def greedy_match(
     recall = torch.zeros(count, dtype=torch.float32)
     # sort pairs by size so each step pads little; results go back by index
     order = sorted(range(count), key=lambda i: (len(candidate_embeddings[i]), len(reference_embeddings[i])))
+    hidden = candidate_embeddings[0].shape[-1] if count else 1
     position = 0
     while position < count:
         step = [order[position]]
@@ -37,7 +41,12 @@ def greedy_match(
             index = order[position]
             new_c = max(longest_c, len(candidate_embeddings[index]))
             new_r = max(longest_r, len(reference_embeddings[index]))
-            if len(step) >= MATCH_PAIRS or (len(step) + 1) * new_c * new_r > MATCH_CELLS:
+            grown = len(step) + 1
+            if (
+                len(step) >= MATCH_PAIRS
+                or grown * new_c * new_r > MATCH_CELLS
+                or grown * (new_c + new_r) * hidden > MATCH_VALUES
+            ):
                 break
             step.append(index)
             longest_c, longest_r = new_c, new_r

@@ -30,6 +30,12 @@ from bertscore_plugins.reference_cache import ReferenceCache
 from bertscore_plugins.signature import build_signature, idf_label
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 
+#: embedding values (tokens x hidden x layers) a chunk may hold: 256 MiB in float32. With MiniLM
+#: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs; 1,024 pairs stay the cap
+CHUNK_VALUES = 1 << 26
+#: rows whose texts are token-counted in one batched tokenizer call when planning chunks
+_COUNT_BLOCK = 256
+
 
 @dataclass
 class Scores:
@@ -208,7 +214,7 @@ class BERTScorer:
         explanations: list[Explanation] | None = [None] * rows if explain else None  # type: ignore[list-item]
         report = _Report()
         bar = _progress_bar(rows, progress)
-        for start, end in _chunks(groups, cfg.chunk_pairs):
+        for start, end in self._chunks(cands, groups, depth):
             self._score_chunk(
                 cands, groups, start, end, idf_table, precision, recall, f1, explanations, report, layers
             )
@@ -224,6 +230,39 @@ class BERTScorer:
             layer: self._finish(precision[i], recall[i], f1[i], layer, idf_text, None)
             for i, layer in enumerate(layers)
         }
+
+    def _chunks(self, cands: list[str], groups: list[list[str]], depth: int):
+        """Row ranges of at most `chunk_pairs` pairs whose unique texts' embeddings fit CHUNK_VALUES.
+
+        A chunk's embeddings are all held until its pairs are matched, so peak memory is one chunk's:
+        budgeting tokens (not rows) keeps it flat when some rows are long or tokenize into many pieces
+        (e.g. Cyrillic text in an English vocabulary: 2.3x the tokens per row). A row's references are
+        never split; a row alone over the budget is its own chunk.
+        """
+        truncate = self.config.long_text == "truncate"
+        budget = max(CHUNK_VALUES // (self._hidden_size() * depth), 1)
+        start, pairs, tokens, seen = 0, 0, 0, set()
+        for block in range(0, len(groups), _COUNT_BLOCK):
+            rows = range(block, min(block + _COUNT_BLOCK, len(groups)))
+            block_texts = list(dict.fromkeys(text for row in rows for text in (cands[row], *groups[row])))
+            counts = dict(zip(block_texts, self.tokenizer.count(block_texts, truncate)))
+            for row in rows:
+                row_texts = dict.fromkeys((cands[row], *groups[row]))
+                new = [text for text in row_texts if text not in seen]
+                row_tokens = sum(counts[text] for text in new)
+                if pairs and (pairs + len(groups[row]) > self.config.chunk_pairs or tokens + row_tokens > budget):
+                    yield start, row
+                    start, pairs, tokens, seen = row, 0, 0, set()
+                    new, row_tokens = list(row_texts), sum(counts[text] for text in row_texts)
+                seen.update(new)
+                pairs += len(groups[row])
+                tokens += row_tokens
+        if start < len(groups) or not groups:
+            yield start, len(groups)
+
+    def _hidden_size(self) -> int:
+        config = self._model.encoder.config
+        return int(getattr(config, "hidden_size", None) or getattr(config, "d_model", None) or 1024)
 
     def _finish(self, precision, recall, f1, layer, idf_text, explanations) -> Scores:
         baseline = self.baseline
@@ -410,18 +449,6 @@ def _rows(rows: list[int], limit: int = 10) -> str:
         return "none"
     shown = ", ".join(str(row) for row in rows[:limit])
     return shown + (f", ... ({len(rows)} in all)" if len(rows) > limit else "")
-
-
-def _chunks(groups: list[list[str]], chunk_pairs: int):
-    """Row ranges holding at most `chunk_pairs` pairs (a row's references are never split)."""
-    start, pairs = 0, 0
-    for row, group in enumerate(groups):
-        if pairs and pairs + len(group) > chunk_pairs:
-            yield start, row
-            start, pairs = row, 0
-        pairs += len(group)
-    if start < len(groups) or not groups:
-        yield start, len(groups)
 
 
 def _progress_bar(rows: int, progress: bool | None):

@@ -60,3 +60,31 @@ def test_output_order_equals_input_order_with_three_items():
     np.testing.assert_allclose(together.f1, alone, atol=TOLERANCE, rtol=0)
     assert together.f1[2] == pytest.approx(1.0, abs=1e-6)
     assert together.f1[0] < 1.0 and together.f1[1] < 1.0
+
+
+def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
+    # peak memory is one chunk's embeddings: a budget of ~100 tokens per chunk must split these 24
+    # rows into many chunks, none over the budget unless it is a single row, and change no score
+    import bertscore_plugins.scorer as scorer_module
+
+    scorer = get_scorer()
+    hidden = scorer._hidden_size()
+    monkeypatch.setattr(scorer_module, "CHUNK_VALUES", 100 * hidden)
+    groups = [[reference] for reference in REFERENCES]
+    chunks = list(scorer._chunks(CANDIDATES, groups, 1))
+    assert [start for start, _ in chunks] == [0] + [end for _, end in chunks[:-1]]
+    assert chunks[-1][1] == len(CANDIDATES) and len(chunks) >= 10
+    for start, end in chunks:
+        texts = list(dict.fromkeys(t for row in range(start, end) for t in (CANDIDATES[row], REFERENCES[row])))
+        assert end - start == 1 or sum(scorer.tokenizer.count(texts)) <= 100
+    scores = scorer.score(CANDIDATES, REFERENCES)
+    np.testing.assert_allclose(scores.f1, baseline_scores.f1, atol=TOLERANCE, rtol=0)
+
+
+def test_token_counts_match_the_encoder_inputs():
+    scorer = get_scorer()
+    texts = ["A short one.", "  padded  ", "", "Поэтому, если Европа видит " * 40]
+    assert scorer.tokenizer.count(texts) == [len(t.ids) for t in scorer.tokenizer.encode(texts)]
+    assert scorer.tokenizer.count(texts, truncate=False) == [
+        len(t.ids) for t in scorer.tokenizer.encode(texts, truncate=False)
+    ]
