@@ -43,8 +43,9 @@ class ScoreConfig:
         device: "cpu", "cuda", "cuda:1", ...; None = cuda if available else cpu. Not number-changing.
         batch_tokens: padded tokens per encoder batch (token budget); None = 4,096 on CPU (cache-friendly,
             measured fastest) and 16,384 on GPUs. Not number-changing.
-        chunk_pairs: pairs scored per chunk; peak memory is that of one chunk, whatever the input size.
-            Not number-changing.
+        chunk_pairs: at most this many pairs per chunk. Chunks also close when their texts' embeddings
+            reach 256 MiB (scorer.CHUNK_VALUES), the bound that usually applies: peak memory is one
+            chunk's, whatever the input size and text lengths. Not number-changing.
         allow_pickle_weights: load `pytorch_model.bin` when no safetensors exist (opt-in).
         quantize: "int8" dynamic quantization of linear layers on CPU (fast, approximate) or None.
     """
@@ -62,7 +63,7 @@ class ScoreConfig:
     dtype: str = "float32"
     device: str | None = None
     batch_tokens: int | None = None
-    chunk_pairs: int = 1024
+    chunk_pairs: int = 8192
     allow_pickle_weights: bool = False
     quantize: str | None = None
 

@@ -70,6 +70,14 @@ class Embedder:
         order = sorted(range(len(sequences)), key=lambda index: len(sequences[index]), reverse=True)
         results: list[torch.Tensor | None] = [None] * len(sequences)
         device = self.model.device
+        # every text's rows are copied into one buffer: a single large block that is handed back to
+        # the OS whole when the chunk ends, instead of padded batch tensors kept alive by views
+        # (those fragment the heap: 32k-pair runs peaked 1.2x higher than 2k-pair runs)
+        starts, total = [], 0
+        for sequence in sequences:
+            starts.append(total)
+            total += len(sequence)
+        store: torch.Tensor | None = None
         position = 0
         while position < len(order):
             longest = len(sequences[order[position]])
@@ -91,9 +99,13 @@ class Embedder:
             hidden = self._forward(input_ids.to(device), attention.to(device))
             hidden = hidden.float()
             hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+            if store is None:  # (tokens, hidden), or (layers, tokens, hidden) for several layers
+                store = hidden.new_empty((*hidden.shape[:-3], total, hidden.shape[-1]))
             for row, index in enumerate(batch):
-                # (tokens, hidden), or (layers, tokens, hidden) when several layers were asked for
-                results[index] = hidden[..., row, : len(sequences[index]), :]
+                rows = slice(starts[index], starts[index] + len(sequences[index]))
+                store[..., rows, :] = hidden[..., row, : len(sequences[index]), :]
+                results[index] = store[..., rows, :]
+            del hidden
             if on_batch is not None:
                 on_batch(len(batch))
         return results  # type: ignore[return-value]

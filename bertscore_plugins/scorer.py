@@ -31,7 +31,8 @@ from bertscore_plugins.signature import build_signature, idf_label
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 
 #: embedding values (tokens x hidden x layers) a chunk may hold: 256 MiB in float32. With MiniLM
-#: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs; 1,024 pairs stay the cap
+#: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs. Budgeting values, not rows,
+#: makes every full chunk the same size in memory, so a 32k-pair job peaks where a 2k-pair one does
 CHUNK_VALUES = 1 << 26
 #: rows whose texts are token-counted in one batched tokenizer call when planning chunks
 _COUNT_BLOCK = 256
