@@ -48,8 +48,10 @@ TARGETS = {
     "b_memory_cache_speedup_vs_bert_score": (">=", 1.8),
     "b_disk_cache_speedup_vs_bert_score": (">=", 1.8),
     "c_project_rss_growth": ("<=", 1.15),
-    "d_int8_speedup_vs_exact": (">=", 1.8),
-    "d_int8_spearman_f1": (">=", 0.99),
+    # the fast CPU mode: the faster of int8 and bf16 among those with Spearman >= 0.99 (bf16 needs
+    # AMX / AVX512-BF16; int8 runs everywhere); both are reported
+    "d_fast_speedup_vs_exact": (">=", 1.8),
+    "d_fast_spearman_f1": (">=", 0.99),
     "e_window_cost_per_token_vs_truncate": ("<=", 1.3),
     "f_default_speedup_vs_bert_score": (">=", 5.0),
     "f_large_speedup_vs_bert_score": (">=", 5.0),
@@ -479,6 +481,15 @@ def summarize(args: argparse.Namespace, plan: Plan, work: Path, memory_rows: lis
             measured["d_bf16_speedup_vs_exact"] = speedup
             measured["d_bf16_spearman_f1"] = agreement.get("spearman_f1_vs_exact")
             measured["d_bf16_max_abs_delta_f1"] = agreement.get("max_abs_delta_f1_vs_exact")
+        candidates = [
+            mode for mode in ("int8", "bf16")
+            if measured.get(f"d_{mode}_speedup_vs_exact") is not None
+            and (measured.get(f"d_{mode}_spearman_f1") or 0) >= TARGETS["d_fast_spearman_f1"][1]
+        ] or ["int8"]
+        fast = max(candidates, key=lambda mode: measured.get(f"d_{mode}_speedup_vs_exact") or 0)
+        measured["d_fast_mode"] = fast
+        measured["d_fast_speedup_vs_exact"] = measured.get(f"d_{fast}_speedup_vs_exact")
+        measured["d_fast_spearman_f1"] = measured.get(f"d_{fast}_spearman_f1")
     if "e" in args.scenarios:
         truncate, window = jobs["e/project-truncate"], jobs["e/project-window"]
         per_token = {}

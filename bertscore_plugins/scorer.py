@@ -215,9 +215,9 @@ class BERTScorer:
         explanations: list[Explanation] | None = [None] * rows if explain else None  # type: ignore[list-item]
         report = _Report()
         bar = _progress_bar(rows, progress)
-        for start, end in self._chunks(cands, groups, depth):
+        for start, end, encoded in self._chunks(cands, groups, depth):
             self._score_chunk(
-                cands, groups, start, end, idf_table, precision, recall, f1, explanations, report, layers
+                cands, groups, start, end, encoded, idf_table, precision, recall, f1, explanations, report, layers
             )
             if bar is not None:
                 bar.update(end - start)
@@ -233,7 +233,8 @@ class BERTScorer:
         }
 
     def _chunks(self, cands: list[str], groups: list[list[str]], depth: int):
-        """Row ranges of at most `chunk_pairs` pairs whose unique texts' embeddings fit CHUNK_VALUES.
+        """(start, end, tokens) per chunk: row ranges of at most `chunk_pairs` pairs whose unique texts'
+        embeddings fit CHUNK_VALUES, with those texts' tokenization (done once, here).
 
         A chunk's embeddings are all held until its pairs are matched, so peak memory is one chunk's:
         budgeting tokens (not rows) keeps it flat when some rows are long or tokenize into many pieces
@@ -242,24 +243,24 @@ class BERTScorer:
         """
         truncate = self.config.long_text == "truncate"
         budget = max(CHUNK_VALUES // (self._hidden_size() * depth), 1)
-        start, pairs, tokens, seen = 0, 0, 0, set()
+        start, pairs, tokens, chunk = 0, 0, 0, {}
         for block in range(0, len(groups), _COUNT_BLOCK):
             rows = range(block, min(block + _COUNT_BLOCK, len(groups)))
             block_texts = list(dict.fromkeys(text for row in rows for text in (cands[row], *groups[row])))
-            counts = dict(zip(block_texts, self.tokenizer.count(block_texts, truncate)))
+            encoded = dict(zip(block_texts, self.tokenizer.encode(block_texts, truncate=truncate)))
             for row in rows:
                 row_texts = dict.fromkeys((cands[row], *groups[row]))
-                new = [text for text in row_texts if text not in seen]
-                row_tokens = sum(counts[text] for text in new)
+                new = [text for text in row_texts if text not in chunk]
+                row_tokens = sum(len(encoded[text].ids) for text in new)
                 if pairs and (pairs + len(groups[row]) > self.config.chunk_pairs or tokens + row_tokens > budget):
-                    yield start, row
-                    start, pairs, tokens, seen = row, 0, 0, set()
-                    new, row_tokens = list(row_texts), sum(counts[text] for text in row_texts)
-                seen.update(new)
+                    yield start, row, chunk
+                    start, pairs, tokens, chunk = row, 0, 0, {}
+                    new, row_tokens = list(row_texts), sum(len(encoded[text].ids) for text in row_texts)
+                chunk.update((text, encoded[text]) for text in new)
                 pairs += len(groups[row])
                 tokens += row_tokens
         if start < len(groups) or not groups:
-            yield start, len(groups)
+            yield start, len(groups), chunk
 
     def _hidden_size(self) -> int:
         config = self._model.encoder.config
@@ -285,7 +286,8 @@ class BERTScorer:
         return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
 
     def _score_chunk(
-        self, cands, groups, start, end, idf_table, precision, recall, f1, explanations, report, layers=None
+        self, cands, groups, start, end, encoded, idf_table, precision, recall, f1, explanations, report,
+        layers=None,
     ):
         # unique texts: a string used several times (or on both sides) is embedded once
         index: dict[str, int] = {}
@@ -295,7 +297,7 @@ class BERTScorer:
                 index.setdefault(text, len(index))
         texts = list(index)
         reference_texts = {text for row in range(start, end) for text in groups[row]}
-        tokenized, embeddings = self._embed_texts(texts, reference_texts, layers)
+        tokenized, embeddings = self._embed_texts(texts, encoded, reference_texts, layers)
 
         for text, tokens in zip(texts, tokenized):
             if tokens.truncated:
@@ -349,8 +351,10 @@ class BERTScorer:
                 )
             position += count
 
-    def _embed_texts(self, texts: list[str], reference_texts: set[str], layers: list[int] | None = None):
-        truncate = self.config.long_text == "truncate"
+    def _embed_texts(
+        self, texts: list[str], encoded: dict[str, TokenizedText], reference_texts: set[str],
+        layers: list[int] | None = None,
+    ):
         cache = self._reference_cache if layers is None else None
         tokenized: list[TokenizedText | None] = [None] * len(texts)
         embeddings: list[torch.Tensor | None] = [None] * len(texts)
@@ -362,7 +366,7 @@ class BERTScorer:
             else:
                 missing.append(i)
         if missing:
-            fresh_tokens = self.tokenizer.encode([texts[i] for i in missing], truncate=truncate)
+            fresh_tokens = [encoded[texts[i]] for i in missing]
             to_embed = [i for i, tokens in zip(missing, fresh_tokens) if not tokens.is_empty]
             for i, tokens in zip(missing, fresh_tokens):
                 tokenized[i] = tokens

@@ -57,8 +57,10 @@ class TextTokenizer:
             encodings = self._backend.encode_batch(inputs, add_special_tokens=False)
             results = []
             for encoding, text in zip(encodings, stripped):
-                offsets = [(max(start - shift, 0), max(end - shift, 0)) for start, end in encoding.offsets]
-                results.append((list(encoding.ids), offsets, text))
+                offsets = encoding.offsets
+                if shift:
+                    offsets = [(max(start - shift, 0), max(end - shift, 0)) for start, end in offsets]
+                results.append((encoding.ids, offsets, text))
             return results
         # slow tokenizers only: no offsets available
         results = []
@@ -85,15 +87,6 @@ class TextTokenizer:
                 )
             )
         return out
-
-    def count(self, texts: Sequence[str], truncate: bool = True) -> list[int]:
-        """Token counts with special tokens (after truncation when `truncate`); cheap, no offsets kept."""
-        if self._backend is None:
-            return [len(tokens.ids) for tokens in self.encode(texts, truncate)]
-        inputs = [(" " if self.add_prefix_space else "") + text.strip() for text in texts]
-        specials = len(self.prefix_ids) + len(self.suffix_ids)
-        counts = [len(encoding.ids) for encoding in getattr(self._backend, "encode_batch_fast", self._backend.encode_batch)(inputs, add_special_tokens=False)]
-        return [(min(n, self.max_content) if truncate else n) + specials for n in counts]
 
     def tokens(self, ids: Sequence[int]) -> list[str]:
         return self.tokenizer.convert_ids_to_tokens(list(ids))
