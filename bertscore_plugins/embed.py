@@ -16,8 +16,10 @@ import torch
 from bertscore_plugins.models import LoadedModel
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 
-#: a batch is never cut below this many texts for padding's sake (tiny batches waste more)
-_MIN_TEXTS_PER_BATCH = 8
+#: the fixed cost of one encoder batch in padded positions, as a fraction of the token budget.
+#: CPU: measured 35-60 positions of MiniLM per batch (4,096 budget: 1/64). GPUs are launch-bound:
+#: ~1,000 positions per batch on an H200 (phoenix_batch.py timings; 16,384 budget: 1/16)
+BATCH_COST = {"cpu": 1 / 64, "other": 1 / 16}
 
 
 class Embedder:
@@ -79,18 +81,10 @@ class Embedder:
         # heap: 32k-pair runs peaked 1.2x higher than 2k-pair runs), filled by one copy per batch
         total = sum(len(sequence) for sequence in sequences)
         store: torch.Tensor | None = None
-        position, filled = 0, 0
-        while position < len(order):
-            longest = len(sequences[order[position]])
-            count = max(1, self.batch_tokens // max(longest, 1))
-            batch = order[position : position + count]
-            # also close the batch where lengths drop below 80% of its longest text: padding then
-            # stays under a fifth, whether a call holds 200 texts or 20,000
-            for cut in range(_MIN_TEXTS_PER_BATCH, len(batch)):
-                if len(sequences[batch[cut]]) < 0.8 * longest:
-                    batch = batch[:cut]
-                    break
-            position += len(batch)
+        filled = 0
+        for first, last in self._plan_batches([len(sequences[index]) for index in order]):
+            batch = order[first:last]
+            longest = len(sequences[batch[0]])
             lengths = np.array([len(sequences[index]) for index in batch])
             real = np.arange(longest)[None, :] < lengths[:, None]  # (texts, longest) real-token mask
             input_ids = np.full((len(batch), longest), self.pad_id, dtype=np.int64)
@@ -113,6 +107,31 @@ class Embedder:
             if on_batch is not None:
                 on_batch(len(batch))
         return results  # type: ignore[return-value]
+
+    def _plan_batches(self, lengths: list[int]) -> list[tuple[int, int]]:
+        """Cut lengths (sorted longest first) into batches of at most `batch_tokens` padded positions,
+        minimising padded positions plus a fixed cost per batch (BATCH_COST of the budget).
+
+        Small calls (e.g. 256 rows from `datasets.map`) have few texts of each length: a fixed
+        padding rule either pads a lot or makes many tiny batches; this plan weighs the two. An
+        exact dynamic programme over the sorted lengths: cost(i..j) = overhead + (j - i) * lengths[i].
+        """
+        count = len(lengths)
+        overhead = self.batch_tokens * BATCH_COST["cpu" if self.model.device.type == "cpu" else "other"]
+        best = np.zeros(count + 1)
+        cut = np.zeros(count, dtype=np.int64)
+        for first in range(count - 1, -1, -1):
+            longest = lengths[first]
+            most = min(max(1, self.batch_tokens // max(longest, 1)), count - first)
+            sizes = np.arange(1, most + 1)
+            totals = overhead + sizes * longest + best[first + 1 : first + most + 1]
+            choice = int(np.argmin(totals))
+            best[first], cut[first] = totals[choice], first + choice + 1
+        plan, first = [], 0
+        while first < count:
+            plan.append((first, int(cut[first])))
+            first = int(cut[first])
+        return plan
 
     @torch.inference_mode()
     def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:

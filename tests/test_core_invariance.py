@@ -81,3 +81,37 @@ def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
     scores = scorer.score(CANDIDATES, REFERENCES)
     np.testing.assert_allclose(scores.f1, baseline_scores.f1, atol=TOLERANCE, rtol=0)
 
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=8), st.integers(10, 120))
+def test_batch_plan_is_the_cheapest_cut(lengths, budget):
+    # the embedder cuts length-sorted texts into batches minimising padded positions plus a fixed
+    # cost per batch, never over the token budget (a text longer than the budget goes alone):
+    # compare with brute force over every way to cut the sorted list
+    from itertools import combinations
+
+    from bertscore_plugins import embed
+
+    lengths = sorted(lengths, reverse=True)
+    embedder = get_scorer().embedder
+    saved = embedder.batch_tokens
+    embedder.batch_tokens = budget
+    try:
+        plan = embedder._plan_batches(lengths)
+    finally:
+        embedder.batch_tokens = saved
+    overhead = budget * embed.BATCH_COST["cpu"]
+
+    def cost(cuts):
+        bounds = [0, *cuts, len(lengths)]
+        batches = list(zip(bounds, bounds[1:]))
+        if any(end - start > 1 and (end - start) * lengths[start] > budget for start, end in batches):
+            return float("inf")
+        return sum(overhead + (end - start) * lengths[start] for start, end in batches)
+
+    best = min(
+        cost(cuts) for size in range(len(lengths)) for cuts in combinations(range(1, len(lengths)), size)
+    )
+    assert [start for start, _ in plan] == [0] + [end for _, end in plan[:-1]] and plan[-1][1] == len(lengths)
+    assert cost([start for start, _ in plan[1:]]) == pytest.approx(best)
