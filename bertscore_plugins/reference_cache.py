@@ -50,7 +50,8 @@ class ReferenceCache:
         return tokens, embedding.to(device)
 
     def put(self, text: str, tokens: TokenizedText, embedding: torch.Tensor) -> None:
-        embedding = embedding.detach().to("cpu")
+        # a copy: the embedding is a view into its chunk's buffer, which it would otherwise pin
+        embedding = embedding.detach().to("cpu", copy=True)
         self._memory[text] = (tokens, embedding)
         if self.folder is not None:
             _write(self._path(text), tokens, embedding)
