@@ -17,8 +17,8 @@ from bertscore_plugins.models import LoadedModel
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 
 #: the fixed cost of one encoder batch in padded positions, as a fraction of the token budget.
-#: CPU: measured 35-60 positions of MiniLM per batch (4,096 budget: 1/64). GPUs are launch-bound:
-#: ~1,000 positions per batch on an H200 (phoenix_batch.py timings; 16,384 budget: 1/16)
+#: CPU: measured 35-58 positions of MiniLM per batch (4,096 budget: 1/64). GPUs are launch-
+#: bound: ~1,000 positions per batch on an H200 (phoenix_batch.py timings; 16,384 budget: 1/16)
 BATCH_COST = {"cpu": 1 / 64, "other": 1 / 16}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections import OrderedDict
 from pathlib import Path
 
 import torch
@@ -19,9 +20,12 @@ from bertscore_plugins.tokenize import TokenizedText
 class ReferenceCache:
     """Token ids and unit-norm embeddings of reference texts."""
 
-    def __init__(self, key: str, disk_dir: str | None = None) -> None:
+    def __init__(self, key: str, disk_dir: str | None = None, max_bytes: int | None = None) -> None:
         self.key = key
-        self._memory: dict[str, tuple[TokenizedText, torch.Tensor]] = {}
+        # least recently used first; with `max_bytes`, the oldest entries leave memory past the bound
+        self._memory: OrderedDict[str, tuple[TokenizedText, torch.Tensor]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._bytes = 0
         self.folder = Path(disk_dir) / key if disk_dir else None
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -37,11 +41,13 @@ class ReferenceCache:
 
     def get(self, text: str, device: torch.device) -> tuple[TokenizedText, torch.Tensor] | None:
         found = self._memory.get(text)
-        if found is None and self.folder is not None:
+        if found is not None:
+            self._memory.move_to_end(text)
+        elif self.folder is not None:
             path = self._path(text)
             if path.is_file():
                 found = _read(path, text)
-                self._memory[text] = found
+                self._remember(text, found)
         if found is None:
             self.misses += 1
             return None
@@ -52,9 +58,27 @@ class ReferenceCache:
     def put(self, text: str, tokens: TokenizedText, embedding: torch.Tensor) -> None:
         # a copy: the embedding is a view into its chunk's buffer, which it would otherwise pin
         embedding = embedding.detach().to("cpu", copy=True)
-        self._memory[text] = (tokens, embedding)
+        self._remember(text, (tokens, embedding))
         if self.folder is not None:
             _write(self._path(text), tokens, embedding)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of embeddings held in memory."""
+        return self._bytes
+
+    def _remember(self, text: str, entry: tuple[TokenizedText, torch.Tensor]) -> None:
+        if text in self._memory:
+            self._bytes -= _size(self._memory.pop(text)[1])
+        self._memory[text] = entry
+        self._bytes += _size(entry[1])
+        while self.max_bytes is not None and self._bytes > self.max_bytes and len(self._memory) > 1:
+            _, (_, oldest) = self._memory.popitem(last=False)
+            self._bytes -= _size(oldest)
+
+
+def _size(embedding: torch.Tensor) -> int:
+    return embedding.numel() * embedding.element_size()
 
 
 def _write(path: Path, tokens: TokenizedText, embedding: torch.Tensor) -> None:

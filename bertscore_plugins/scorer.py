@@ -129,16 +129,24 @@ class BERTScorer:
         documents = (tokenized.ids for tokenized in self.tokenizer.encode(texts, truncate=truncate))
         return idf_from_token_ids(documents, self.model_identity)
 
-    def enable_reference_cache(self, disk_dir: str | None = None) -> ReferenceCache:
+    @property
+    def reference_cache(self) -> ReferenceCache | None:
+        """The reference-embedding cache, once enabled."""
+        return self._reference_cache
+
+    def enable_reference_cache(self, disk_dir: str | None = None, max_bytes: int | None = None) -> ReferenceCache:
         """Keep reference embeddings (in memory, and on disk when `disk_dir` is given) across calls.
 
         Re-scoring new candidates against the same references then skips re-encoding them.
+        `max_bytes` bounds the memory part (least recently used references leave first).
         """
         key_text = "|".join(
             [self.model_identity, str(self.layer), self.config.dtype, str(self.tokenizer.max_length),
              self.config.long_text, str(self.config.window_stride), str(self.config.quantize)]
         )
-        self._reference_cache = ReferenceCache(hashlib.sha256(key_text.encode()).hexdigest()[:16], disk_dir)
+        self._reference_cache = ReferenceCache(
+            hashlib.sha256(key_text.encode()).hexdigest()[:16], disk_dir, max_bytes
+        )
         return self._reference_cache
 
     def explain(self, candidate: str, reference: str) -> Explanation:
