@@ -9,8 +9,10 @@ for the whole frame) is at least 10x faster than ``phoenix.evals.evaluate_datafr
 
 Measured figures (500 WMT16 rows, MiniLM shape, layer 4, explain on; see the issue notes):
 NVIDIA H200 (cuda): batch 0.37 s vs per-row 4.79 s = 12.9x, max |diff| 2.4e-7, labels 500/500 equal;
-16 CPU cores: 1.45 s vs 5.05 s = 3.5x. On CPU the forward pass dominates both paths, so batching gains
-little there; the per-row overhead it removes matters on a GPU.
+16 CPU cores: 1.45 s vs 5.05 s = 3.5x; 2 shared CPU cores (2026-11-30, best of 3): 2.27 s vs 5.45 s =
+2.4x, max |diff| 2.4e-7, 306/500 rows bit-identical, labels 500/500 equal. On CPU the exact fp32 forward
+pass dominates both paths (the batch path is ~4.5 ms a row, all encoder), so batching gains little
+there; the per-row overhead it removes matters on a GPU.
 
 Texts: WMT16 segment pairs from the shared evaluation data when present, else the project's own
 sentences (``benchmarks/texts.py``). The model is loaded and warmed up before timing. Both paths build
