@@ -91,14 +91,7 @@ class BERTScorer:
         if revision and "@" not in identity and ";" not in identity:  # a hub id: pin the commit
             identity = f"{identity}@{revision[:7]}"
         self.model_identity = identity
-        self.baseline: Baseline | None = None
-        if cfg.rescale:
-            # the model cache is shared across languages, so the shipped file is looked up per config
-            shipped = shipped_baseline(cfg.lang, source.name) or (
-                source.baseline_file if cfg.lang == "en" else None
-            )
-            self.baseline = find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang,
-                                          self.layer)
+        self.baseline: Baseline | None = self._baseline_for(self.layer) if cfg.rescale else None
         self._reference_cache: ReferenceCache | None = None
         self._lock = threading.Lock()
 
@@ -108,10 +101,13 @@ class BERTScorer:
         """The signature of the scores this scorer produces."""
         return self._signature(idf_label(self.config.idf))
 
-    def _signature(self, idf: str) -> str:
+    def _signature(self, idf: str, layer: int | None = None, baseline: Baseline | None = None) -> str:
+        """Signature at this scorer's layer and baseline, or at another layer's (score_layers)."""
+        if layer is None:
+            layer, baseline = self.layer, self.baseline
         return build_signature(
-            self.config, self.model_identity, self.layer, self.tokenizer.max_length, idf,
-            self.baseline.label if self.baseline else None,
+            self.config, self.model_identity, layer, self.tokenizer.max_length, idf,
+            baseline.label if baseline else None,
         )
 
     def with_config(self, **changes: Any) -> BERTScorer:
@@ -282,13 +278,11 @@ class BERTScorer:
             precision = baseline.rescale(precision, "precision")
             recall = baseline.rescale(recall, "recall")
             f1 = baseline.rescale(f1, "f1")
-        signature = build_signature(
-            self.config, self.model_identity, layer, self.tokenizer.max_length, idf_text,
-            baseline.label if baseline else None,
-        )
+        signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
 
     def _baseline_for(self, layer: int) -> Baseline:
+        # the model cache is shared across languages, so the shipped file is looked up per config
         cfg, source = self.config, self._model.source
         shipped = shipped_baseline(cfg.lang, source.name) or (source.baseline_file if cfg.lang == "en" else None)
         return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
@@ -297,13 +291,10 @@ class BERTScorer:
         self, cands, groups, start, end, encoded, idf_table, precision, recall, f1, explanations, report,
         layers=None,
     ):
-        # unique texts: a string used several times (or on both sides) is embedded once
-        index: dict[str, int] = {}
-        for row in range(start, end):
-            index.setdefault(cands[row], len(index))
-            for text in groups[row]:
-                index.setdefault(text, len(index))
-        texts = list(index)
+        # unique texts, as the planner tokenized them: a string used several times (or on both
+        # sides) is embedded once
+        texts = list(encoded)
+        index = {text: i for i, text in enumerate(texts)}
         reference_texts = {text for row in range(start, end) for text in groups[row]}
         tokenized, embeddings = self._embed_texts(texts, encoded, reference_texts, layers)
 
