@@ -37,7 +37,6 @@ class Embedder:
         cpu_fp32 = model.device.type == "cpu" and model.dtype == "float32"
         self.batch_tokens = batch_tokens or (4096 if cpu_fp32 else 16384)
         self.window_stride = window_stride
-        self._layers: list[int] | None = None
         pad = model.tokenizer.pad_token_id
         self.pad_id = 0 if pad is None else pad
 
@@ -49,7 +48,6 @@ class Embedder:
 
         With `layers`, one (layers, tokens, hidden) tensor per text from a single forward pass.
         """
-        self._layers = list(layers) if layers is not None else None
         sequences: list[list[int]] = []
         # per text: its sequence index, or its windows as (sequence, start, end)
         plans: list[int | list[tuple[int, int, int]]] = []
@@ -67,11 +65,11 @@ class Embedder:
                 sequences.append(prefix + body[start:end] + suffix)
             plans.append(windows)
 
-        outputs = self._run(sequences, on_batch)
+        outputs = self._run(sequences, on_batch, list(layers) if layers is not None else None)
         return [outputs[plan] if isinstance(plan, int) else self._stitch(plan, outputs) for plan in plans]
 
     def _run(
-        self, sequences: list[list[int]], on_batch: Callable[[int], None] | None
+        self, sequences: list[list[int]], on_batch: Callable[[int], None] | None, layers: list[int] | None
     ) -> list[torch.Tensor]:
         order = sorted(range(len(sequences)), key=lambda index: len(sequences[index]), reverse=True)
         results: list[torch.Tensor | None] = [None] * len(sequences)
@@ -91,11 +89,9 @@ class Embedder:
             input_ids[real] = np.fromiter(
                 itertools.chain.from_iterable(sequences[index] for index in batch), np.int64, int(lengths.sum())
             )
-            mask = torch.from_numpy(real)
-            hidden = self._forward(
-                torch.from_numpy(input_ids).to(device), mask.to(device=device, dtype=torch.long)
-            )
-            packed = hidden[..., mask.to(hidden.device), :].float()  # real tokens only, batch order
+            mask = torch.from_numpy(real).to(device)
+            hidden = self._forward(torch.from_numpy(input_ids).to(device), mask.long(), layers)
+            packed = hidden[..., mask, :].float()  # real tokens only, batch order
             packed = packed / packed.norm(dim=-1, keepdim=True)
             if store is None:  # (tokens, hidden), or (layers, tokens, hidden) for several layers
                 store = packed.new_empty((*packed.shape[:-2], total, packed.shape[-1]))
@@ -134,11 +130,13 @@ class Embedder:
         return plan
 
     @torch.inference_mode()
-    def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
+    def _forward(
+        self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int] | None = None
+    ) -> torch.Tensor:
         encoder = self.model.encoder
-        if self._layers is not None:
+        if layers is not None:
             out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
-            return torch.stack([out.hidden_states[layer] for layer in self._layers])
+            return torch.stack([out.hidden_states[layer] for layer in layers])
         if self.model.uses_hidden_states:
             out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
             return out.hidden_states[self.model.layer]
