@@ -11,6 +11,7 @@ from .disagreement import Thresholds, add_disagreement
 from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator, score_dataframe
 from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
 from .judge import run_judge
+from .names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +38,9 @@ def evaluate_rows(
     judge_max_retries: int = 1,
     exit_on_error: bool = True,
     scorer: Any = None,
-    similarity_name: str = "bertscore",
-    groundedness_name: str = "groundedness",
-    disagreement_name: str = "sim_faith_disagreement",
+    similarity_name: str = SIMILARITY,
+    groundedness_name: str = GROUNDEDNESS,
+    disagreement_name: str = DISAGREEMENT,
     **core_settings: Any,
 ) -> pd.DataFrame:
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
@@ -115,7 +116,7 @@ def evaluate_rows(
         )
         for column in judged.columns[len(slim.columns) :]:
             result[column] = list(judged[column])
-        faithfulness_name = judge.name if judge is not None else "faithfulness"
+        faithfulness_name = judge.name if judge is not None else FAITHFULNESS
         default_faithful_cut = FAITHFUL_CUT
     else:
         logger.info("no LLM judge given: groundedness stands in for faithfulness")
