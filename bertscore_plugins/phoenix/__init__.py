@@ -1,23 +1,22 @@
 """BERTScore in Arize Phoenix: similarity next to faithfulness, and the rows where they disagree.
 
-Built on ``phoenix.evals`` and ``phoenix.client``; the Phoenix server is never imported. Map (module:
-what it holds; each function's docstring is the reference)::
+Built on ``phoenix.evals`` and ``phoenix.client``; the Phoenix server is never imported. Map (module,
+its public names, what it is for; each function's docstring is the reference)::
 
-    names             SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT, labels: every name we write
-    evaluators        BERTScoreEvaluator, score_dataframe (one core call for a whole frame)
-    groundedness      GroundednessEvaluator (BERTScore precision of the output against its context)
+    names             SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT  (every name we write)
+    evaluators        BERTScoreEvaluator, score_dataframe  (one core call for a whole frame)
+    groundedness      GroundednessEvaluator  (precision of the output against its context)
     judge             faithfulness_evaluator, run_judge, judge_llm_from_env, JUDGE_SETUP_HINT
     disagreement      Thresholds, add_disagreement, disagreement_label, DisagreementEvaluator
-    pipeline          evaluate_rows (a dataframe of RAG rows -> all of the above)
-    span_annotations  annotation_configs, ensure_annotation_configs, log_span_annotations,
-                      disagreement_filters, project_id, project_url
+    pipeline          evaluate_rows  (a dataframe of RAG rows through all of the above)
+    span_annotations  annotation_configs, ensure_annotation_configs, log_span_annotations
+    span_annotations  disagreement_filters, project_id, project_url
     experiments       create_dataset, log_experiment, experiment_evaluators, experiment_url
-    trace_evaluation  evaluate_project, EvaluationReport (annotate an instrumented app's traces)
-    spans, result_store   reading spans (OpenInference fields); the local store of results
+    trace_evaluation  evaluate_project, EvaluationReport  (annotate an instrumented app's traces)
 
-The development server (``bertscore-plugins phoenix serve``) lives in :mod:`.dev_server`, outside this
-API. Names listed here are importable from the package (lazily: ``pandas`` and ``phoenix.evals`` load on
-first use).
+Helpers: ``spans`` (reading spans, OpenInference fields), ``result_store`` (results kept before
+logging). The development server (``bertscore-plugins phoenix serve``) is ``dev_server``, outside this
+API. The names above import from the package lazily (``pandas`` and ``phoenix.evals`` load on first use).
 """
 
 from __future__ import annotations
@@ -58,12 +57,12 @@ __all__ = [
     "DISAGREEMENT",
     "FAITHFULNESS",
     "GROUNDEDNESS",
+    "JUDGE_SETUP_HINT",
     "SIMILARITY",
     "BERTScoreEvaluator",
     "DisagreementEvaluator",
     "EvaluationReport",
     "GroundednessEvaluator",
-    "JUDGE_SETUP_HINT",
     "Thresholds",
     "add_disagreement",
     "annotation_configs",

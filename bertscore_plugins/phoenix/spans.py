@@ -62,9 +62,29 @@ def _unflatten_get(attributes: Mapping[str, Any], key: str) -> Any:
     return node
 
 
+def _tree(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """Nested view of flat attributes: Phoenix's REST API returns every key flattened
+    (``retrieval.documents.0.document.content``, ``metadata.reference``)."""
+    tree: dict[str, Any] = {}
+    for key, value in attributes.items():
+        node = tree
+        parts = str(key).split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node.setdefault(parts[-1], value)
+    return tree
+
+
 def attribute(span: Mapping[str, Any], key: str) -> Any:
-    """The value of attribute ``key`` (an OpenInference name) on a span as the REST API returns it."""
-    return _unflatten_get(span.get("attributes") or {}, key)
+    """The value of attribute ``key`` (an OpenInference name) on a span as the REST API returns it:
+    a flat key's value, or the nested structure under a prefix (``retrieval.documents``)."""
+    attributes = span.get("attributes") or {}
+    if key in attributes:
+        return attributes[key]
+    return _unflatten_get(_tree(attributes), key)
 
 
 def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any]:
