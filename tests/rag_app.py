@@ -90,26 +90,28 @@ def instrumented_app(endpoint: str, project: str, stub: RagStub) -> Iterator[Any
         metadata = {"request": request.key}
         if request.reference is not None:
             metadata["reference"] = request.reference
-        with using_metadata(metadata):
-            with tracer.start_as_current_span("rag_query", openinference_span_kind="chain") as root:
-                root.set_input(request.question)
-                if request.documents:
-                    with tracer.start_as_current_span("retrieve", openinference_span_kind="retriever") as span:
-                        span.set_input(request.question)
-                        for position, document in enumerate(request.documents):
-                            span.set_attribute(
-                                f"{SpanAttributes.RETRIEVAL_DOCUMENTS}.{position}.{DocumentAttributes.DOCUMENT_CONTENT}",
-                                document,
-                            )
-                completion = llm.chat.completions.create(
-                    model="rag-app-model",
-                    messages=[
-                        {"role": "system", "content": SYSTEM_PROMPT + "\n".join(request.documents)},
-                        {"role": "user", "content": request.question},
-                    ],
-                )
-                root.set_output(completion.choices[0].message.content)
-                return format(root.get_span_context().span_id, "016x")
+        with (
+            using_metadata(metadata),
+            tracer.start_as_current_span("rag_query", openinference_span_kind="chain") as root,
+        ):
+            root.set_input(request.question)
+            if request.documents:
+                with tracer.start_as_current_span("retrieve", openinference_span_kind="retriever") as span:
+                    span.set_input(request.question)
+                    for position, document in enumerate(request.documents):
+                        span.set_attribute(
+                            f"{SpanAttributes.RETRIEVAL_DOCUMENTS}.{position}.{DocumentAttributes.DOCUMENT_CONTENT}",
+                            document,
+                        )
+            completion = llm.chat.completions.create(
+                model="rag-app-model",
+                messages=[
+                    {"role": "system", "content": SYSTEM_PROMPT + "\n".join(request.documents)},
+                    {"role": "user", "content": request.question},
+                ],
+            )
+            root.set_output(completion.choices[0].message.content)
+            return format(root.get_span_context().span_id, "016x")
 
     try:
         yield ask

@@ -130,7 +130,7 @@ def evaluate_cli(app, *extra: str) -> dict:
         "--project", app.project, "--base-url", app.base_url,
         "--reference-key", "metadata.reference", "--store", str(app.store), "--json", *extra,
     ]  # fmt: skip
-    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -257,7 +257,7 @@ def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
     shot = tmp_path / "spans.png"
     base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1600,1000",
             "--virtual-time-budget=20000", f"--user-data-dir={tmp_path / 'profile'}"]  # fmt: skip
-    dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=180).stdout
+    dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=True).stdout
     subprocess.run([*base, f"--screenshot={shot}", url], capture_output=True, timeout=180, check=True)
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -272,7 +272,7 @@ def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_ser
 
     project = f"rag-judge-outage-{os.getpid()}"
     client = Client(base_url=phoenix_server.base_url)
-    key, question, documents, answer, reference, _ = TEMPLATES[1]
+    _, question, documents, answer, reference, _ = TEMPLATES[1]
     batch = [
         Request("ok", question, documents, answer, reference, "high_sim_unfaithful"),
         Request("judge-down", f"{FAIL_MARKER} {question}", documents, answer, reference, "high_sim_unfaithful"),
@@ -329,3 +329,26 @@ def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescorin
         assert len(pairs) == 60 and max(pairs.values()) == 1
     finally:
         server.stop()
+
+
+def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
+    from bertscore_plugins.phoenix import evaluate_project
+
+    report = evaluate_project(
+        app.project,
+        client=app.client,
+        span_kind="LLM",
+        where="metadata['request'] == 'first-0-wrong_day'",
+        reference_key="metadata.reference",
+        store=tmp_path / "store.sqlite",
+    )
+    assert (report.spans_read, report.evaluated) == (1, 1)
+    # no judge configured: groundedness is the faithfulness side of the disagreement
+    assert report.results == {GROUNDEDNESS: 1, SIMILARITY: 1, DISAGREEMENT: 1}
+    llm_span = next(iter(app.client.spans.get_spans_dataframe(
+        query=SpanQuery().where("metadata['request'] == 'first-0-wrong_day' and span_kind == 'LLM'"),
+        project_identifier=app.project,
+    ).index))  # fmt: skip
+    (disagreement,) = [a for a in annotations_of(app.client, app.project, [llm_span]) if a["name"] == DISAGREEMENT]
+    assert disagreement["metadata"]["faithfulness_signal"] == GROUNDEDNESS
+    assert disagreement["metadata"]["similarity"] > 0.9  # the LLM span's answer against the gold answer

@@ -556,6 +556,7 @@ def evaluate_project(
     from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator
     from .groundedness import DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
     from .judge import faithfulness_evaluator
+    from .span_annotations import ensure_annotation_configs
 
     if page_size < 1 or log_batch_size < 1:
         raise ValueError(f"page_size and log_batch_size must be positive, got {page_size}, {log_batch_size}")
@@ -624,11 +625,16 @@ def evaluate_project(
         log_batch_size=log_batch_size,
         on_progress=on_progress,
     )
+    configs_ready = False
     try:
         poll_since = since
         while True:
             poll_started = datetime.now(timezone.utc)
             try:
+                if not configs_ready:
+                    # Types, labels and directions for the UI; attached to the project when it exists.
+                    ensure_annotation_configs(client, project=project)
+                    configs_ready = True
                 for page in run.pages(poll_since):
                     run.page(page)
             except (httpx.HTTPError, OSError) as error:
