@@ -6,7 +6,10 @@ a loopback Phoenix server; then a fresh child process evaluates it (``evaluate_p
 size) and reports its peak RSS (``ru_maxrss``), its RSS once the model is loaded, and the time spent
 reading spans, scoring, judging, storing and writing annotations. Prints one JSON object.
 
-    python benchmarks/trace_evaluation.py [--spans 2000 20000] [--judge] [--page-size 500]
+    python benchmarks/trace_evaluation.py [--spans 2000 20000] [--judge] [--page-size 500] [--layer N]
+
+``--layer`` (a core setting: fewer encoder layers run) makes scoring cheaper on a busy CPU without
+changing what is held per page (the hidden size and the page size are the same).
 
 The judge (``--judge``) is the loopback stub of tests/stub_judge.py through Phoenix's own
 FaithfulnessEvaluator and OpenAI adapter, so its share is the adapter's overhead, not a real LLM's.
@@ -92,7 +95,7 @@ def child(args: argparse.Namespace) -> None:
     import bertscore_plugins
     from bertscore_plugins.phoenix import evaluate_project
 
-    scorer = bertscore_plugins.get_scorer()
+    scorer = bertscore_plugins.get_scorer(**({"layer": args.layer} if args.layer else {}))
     scorer.score(["warm up"], ["warm up"])
     rss_setup = _rss_mb()
     llm = None
@@ -133,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spans", type=int, nargs="+", default=[2000, 20000], help="root spans per project")
     parser.add_argument("--judge", action="store_true", help="also run the (stub) faithfulness judge")
     parser.add_argument("--page-size", type=int, default=500)
+    parser.add_argument("--layer", type=int, default=None, help="core layer setting (default: the model's)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--project", help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -156,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                 sys.executable, __file__, "--child", "--project", project, "--base-url", server.base_url,
                 "--store", str(Path(tmp) / f"store-{count}.sqlite"), "--page-size", str(args.page_size),
                 *(["--judge"] if args.judge else []),
+                *(["--layer", str(args.layer)] if args.layer else []),
             ]  # fmt: skip
             env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
             done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
@@ -178,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         "page_size": args.page_size,
         "judge": args.judge,
+        "layer": args.layer,
         "runs": results,
         "peak_rss_ratio_largest_vs_smallest": round(results[-1]["peak_rss_mb"] / results[0]["peak_rss_mb"], 3),
     }

@@ -30,7 +30,6 @@ from .spans import ROOT, SpanFields, extract_fields, lookup, matching_span_ids, 
 
 logger = logging.getLogger(__name__)
 
-FAITHFUL_CUT = 0.5  # the judge scores 1.0 (faithful) or 0.0 (unfaithful)
 STORE_ENV_VAR = "BERTSCORE_PHOENIX_STORE"
 DEFAULT_LOOKBACK = timedelta(minutes=10)
 """How far back each ``follow`` poll re-reads: a trace's root span is exported when the trace ends,
@@ -556,6 +555,7 @@ def evaluate_project(
     from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator
     from .groundedness import DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
     from .judge import faithfulness_evaluator
+    from .pipeline import FAITHFUL_CUT
     from .span_annotations import ensure_annotation_configs
 
     if page_size < 1 or log_batch_size < 1:
