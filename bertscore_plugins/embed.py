@@ -41,13 +41,10 @@ class Embedder:
         self.pad_id = 0 if pad is None else pad
 
     def embed(
-        self, texts: Sequence[TokenizedText], on_batch: Callable[[int], None] | None = None,
-        layers: Sequence[int] | None = None,
+        self, texts: Sequence[TokenizedText], layers: Sequence[int], on_batch: Callable[[int], None] | None = None
     ) -> list[torch.Tensor]:
-        """One (tokens, hidden) float32 tensor per text, unit-norm rows, on the model's device.
-
-        With `layers`, one (layers, tokens, hidden) tensor per text from a single forward pass.
-        """
+        """One (layers, tokens, hidden) float32 tensor per text from one forward pass, unit-norm rows, on
+        the model's device (`layers`: hidden-state indices, 0 = the embedding layer)."""
         sequences: list[list[int]] = []
         # per text: its sequence index, or its windows as (sequence, start, end)
         plans: list[int | list[tuple[int, int, int]]] = []
@@ -65,11 +62,11 @@ class Embedder:
                 sequences.append(prefix + body[start:end] + suffix)
             plans.append(windows)
 
-        outputs = self._run(sequences, on_batch, list(layers) if layers is not None else None)
+        outputs = self._run(sequences, list(layers), on_batch)
         return [outputs[plan] if isinstance(plan, int) else self._stitch(plan, outputs) for plan in plans]
 
     def _run(
-        self, sequences: list[list[int]], on_batch: Callable[[int], None] | None, layers: list[int] | None
+        self, sequences: list[list[int]], layers: list[int], on_batch: Callable[[int], None] | None
     ) -> list[torch.Tensor]:
         order = sorted(range(len(sequences)), key=lambda index: len(sequences[index]), reverse=True)
         results: list[torch.Tensor | None] = [None] * len(sequences)
@@ -91,13 +88,13 @@ class Embedder:
             )
             mask = torch.from_numpy(real).to(device)
             hidden = self._forward(torch.from_numpy(input_ids).to(device), mask.long(), layers)
-            packed = hidden[..., mask, :].float()  # real tokens only, batch order
+            packed = hidden[:, mask, :].float()  # (layers, real tokens, hidden), batch order
             packed = packed / packed.norm(dim=-1, keepdim=True)
-            if store is None:  # (tokens, hidden), or (layers, tokens, hidden) for several layers
-                store = packed.new_empty((*packed.shape[:-2], total, packed.shape[-1]))
-            store[..., filled : filled + packed.shape[-2], :] = packed
+            if store is None:
+                store = packed.new_empty((len(layers), total, packed.shape[-1]))
+            store[:, filled : filled + packed.shape[1], :] = packed
             for index, length in zip(batch, lengths.tolist()):
-                results[index] = store[..., filled : filled + length, :]
+                results[index] = store[:, filled : filled + length, :]
                 filled += length
             del hidden, packed
             if on_batch is not None:
@@ -130,17 +127,15 @@ class Embedder:
         return plan
 
     @torch.inference_mode()
-    def _forward(
-        self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int] | None = None
-    ) -> torch.Tensor:
+    def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int]) -> torch.Tensor:
+        """(layers, texts, tokens, hidden) hidden states."""
         encoder = self.model.encoder
-        if layers is not None:
-            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
-            return torch.stack([out.hidden_states[layer] for layer in layers])
-        if self.model.uses_hidden_states:
-            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
-            return out.hidden_states[self.model.layer]
-        return encoder(input_ids=input_ids, attention_mask=attention)[0]
+        if layers == [self.model.layer] and not self.model.uses_hidden_states:
+            # the encoder is truncated at that layer: its output is the layer, and keeping no other
+            # hidden states saves their memory
+            return encoder(input_ids=input_ids, attention_mask=attention)[0][None]
+        out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
+        return torch.stack([out.hidden_states[layer] for layer in layers])
 
     def _stitch(self, plan: list[tuple[int, int, int]], outputs: list[torch.Tensor]) -> torch.Tensor:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
