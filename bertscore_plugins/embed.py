@@ -22,6 +22,45 @@ from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 BATCH_COST = {"cpu": 1 / 64, "other": 1 / 16}
 
 
+def plan_batches(lengths: Sequence[int], batch_tokens: int, overhead: float) -> list[tuple[int, int]]:
+    """Cut lengths (sorted longest first) into [first, last) batches of at most `batch_tokens` padded
+    positions (a longer text goes alone), minimising padded positions plus `overhead` per batch.
+
+    Small calls (e.g. 256 rows from `datasets.map`) have few texts of each length: a fixed padding rule
+    either pads a lot or makes many tiny batches; this plan weighs the two. An exact dynamic programme
+    over the sorted lengths: cost(i..j) = overhead + (j - i) * lengths[i].
+    """
+    count = len(lengths)
+    best = np.zeros(count + 1)
+    cut = np.zeros(count, dtype=np.int64)
+    for first in range(count - 1, -1, -1):
+        longest = lengths[first]
+        most = min(max(1, batch_tokens // max(longest, 1)), count - first)
+        sizes = np.arange(1, most + 1)
+        totals = overhead + sizes * longest + best[first + 1 : first + most + 1]
+        choice = int(np.argmin(totals))
+        best[first], cut[first] = totals[choice], first + choice + 1
+    plan, first = [], 0
+    while first < count:
+        plan.append((first, int(cut[first])))
+        first = int(cut[first])
+    return plan
+
+
+def owned_spans(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The [start, end) content tokens each window supplies when stitching overlapping windows.
+
+    Each window owns the tokens up to the middle of its overlap with the next one, so every token keeps
+    the embedding from the window where it has the most context on both sides.
+    """
+    spans, owned_from = [], 0
+    for position, (_, end) in enumerate(windows):
+        owned_to = end if position == len(windows) - 1 else (windows[position + 1][0] + end) // 2
+        spans.append((owned_from, owned_to))
+        owned_from = owned_to
+    return spans
+
+
 class Embedder:
     """Runs the (truncated) encoder over token sequences."""
 
@@ -102,29 +141,8 @@ class Embedder:
         return results  # type: ignore[return-value]
 
     def _plan_batches(self, lengths: list[int]) -> list[tuple[int, int]]:
-        """Cut lengths (sorted longest first) into batches of at most `batch_tokens` padded positions,
-        minimising padded positions plus a fixed cost per batch (BATCH_COST of the budget).
-
-        Small calls (e.g. 256 rows from `datasets.map`) have few texts of each length: a fixed
-        padding rule either pads a lot or makes many tiny batches; this plan weighs the two. An
-        exact dynamic programme over the sorted lengths: cost(i..j) = overhead + (j - i) * lengths[i].
-        """
-        count = len(lengths)
         overhead = self.batch_tokens * BATCH_COST["cpu" if self.model.device.type == "cpu" else "other"]
-        best = np.zeros(count + 1)
-        cut = np.zeros(count, dtype=np.int64)
-        for first in range(count - 1, -1, -1):
-            longest = lengths[first]
-            most = min(max(1, self.batch_tokens // max(longest, 1)), count - first)
-            sizes = np.arange(1, most + 1)
-            totals = overhead + sizes * longest + best[first + 1 : first + most + 1]
-            choice = int(np.argmin(totals))
-            best[first], cut[first] = totals[choice], first + choice + 1
-        plan, first = [], 0
-        while first < count:
-            plan.append((first, int(cut[first])))
-            first = int(cut[first])
-        return plan
+        return plan_batches(lengths, self.batch_tokens, overhead)
 
     @torch.inference_mode()
     def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int]) -> torch.Tensor:
@@ -140,13 +158,9 @@ class Embedder:
     def _stitch(self, plan: list[tuple[int, int, int]], outputs: list[torch.Tensor]) -> torch.Tensor:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
         rows = [outputs[plan[0][0]][..., :prefix, :]]
-        # each window owns the tokens up to the middle of its overlap with the next one, so every
-        # token keeps the embedding from the window where it has the most context on both sides
-        owned_from = 0
-        for position, (sequence, start, end) in enumerate(plan):
-            owned_to = end if position == len(plan) - 1 else (plan[position + 1][1] + end) // 2
+        spans = owned_spans([(start, end) for _, start, end in plan])
+        for (sequence, start, _), (owned_from, owned_to) in zip(plan, spans):
             rows.append(outputs[sequence][..., prefix + owned_from - start : prefix + owned_to - start, :])
-            owned_from = owned_to
         last = outputs[plan[-1][0]]
         tokens = last.shape[-2]
         rows.append(last[..., tokens - suffix :, :] if suffix else last[..., :0, :])
