@@ -56,6 +56,9 @@ class Scores:
     rescaled: bool
     explanations: list[Explanation] | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        self.signature = Signature(self.signature)  # a plain string from elsewhere becomes a value too
+
     def __len__(self) -> int:
         return len(self.f1)
 
