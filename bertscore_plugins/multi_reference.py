@@ -29,7 +29,9 @@ def best_pairs(f1: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.minimum.reduceat(positions, offsets, axis=-1)
 
 
-def reduce_over_references(pair_scores: np.ndarray, counts: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
+def reduce_over_references(
+    pair_scores: np.ndarray, counts: np.ndarray, rule: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Row scores from pair scores.
 
     Args:

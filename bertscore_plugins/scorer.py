@@ -13,7 +13,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +73,8 @@ class Scores:
         """
         if not len(self):
             raise ValueError("no rows: the mean of an empty result is undefined")
-        return {name: float(np.mean(getattr(self, name), dtype=np.float64)) for name in ("precision", "recall", "f1")}
+        columns = {"precision": self.precision, "recall": self.recall, "f1": self.f1}
+        return {name: float(np.mean(values, dtype=np.float64)) for name, values in columns.items()}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -225,11 +226,14 @@ class BERTScorer:
         values: list[np.ndarray] = []  # per chunk: (precision/recall/f1, layers, rows)
         explanations: list[list[Explanation]] = [[] for _ in layers]
         bar = _progress_bar(len(candidates), progress)
-        for chunk in chunks:
-            report.note(chunk)
-            chunk.embeddings = self._embed(chunk, layers)
-            chunk.weights = self._weigh(chunk, idf_table, report)
-            row_values, best = reduce_over_references(self._match(chunk), chunk.reference_counts, self.config.multi_ref)
+        for planned in chunks:
+            report.note(planned)
+            # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
+            chunk = replace(
+                planned, embeddings=self._embed(planned, layers), weights=self._weigh(planned, idf_table, report)
+            )
+            pair_values = self._match(chunk)
+            row_values, best = reduce_over_references(pair_values, chunk.reference_counts, self.config.multi_ref)
             values.append(row_values)
             if explain:
                 for depth, layer_explanations in enumerate(explanations):

@@ -347,7 +347,6 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
         tmp_path, monkeypatch, stub_judge, capsys):
     from phoenix.client import Client
 
-    import bertscore_plugins.models
     import bertscore_plugins.phoenix as integration
     from bertscore_plugins.phoenix.server import PhoenixServer
 
