@@ -74,7 +74,8 @@ class Scores:
         if not len(self):
             raise ValueError("no rows: the mean of an empty result is undefined")
         columns = {"precision": self.precision, "recall": self.recall, "f1": self.f1}
-        return {name: float(np.mean(values, dtype=np.float64)) for name, values in columns.items()}
+        # widened first, then summed: the same summation order as stats' float64 columns, to the last bit
+        return {name: float(values.astype(np.float64).mean()) for name, values in columns.items()}
 
     def to_dict(self) -> dict[str, Any]:
         return {
