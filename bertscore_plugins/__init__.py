@@ -26,6 +26,7 @@ from bertscore_plugins.scorer import (
     get_scorer,
     score,
 )
+from bertscore_plugins.signature import Signature, SignatureMismatch
 from bertscore_plugins.stats import bootstrap_interval, corpus_intervals, paired_test
 
 __version__ = "0.1.0"
@@ -42,6 +43,8 @@ __all__ = [
     "ModelLoadError",
     "ScoreConfig",
     "Scores",
+    "Signature",
+    "SignatureMismatch",
     "TokenMatch",
     "TruncationWarning",
     "bootstrap_interval",

@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(f"bertscore_plugins.commands.{name}")
         except ImportError as error:  # an integration whose extra is not installed
+            if (error.name or "").startswith("bertscore_plugins"):
+                raise  # our own module is missing or broken: a bug to report, not a missing extra
             sub = subparsers.add_parser(name, help=f"(unavailable: {error})")
             sub.set_defaults(func=lambda args, error=error: _unavailable(error))
             continue
