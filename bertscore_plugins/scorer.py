@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from bertscore_plugins.baseline import Baseline, find_baseline
-from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
@@ -28,7 +28,7 @@ from bertscore_plugins.match import greedy_match
 from bertscore_plugins.models import get_model, resolve_model, shipped_baseline
 from bertscore_plugins.reference_cache import ReferenceCache
 from bertscore_plugins.signature import build_signature, idf_label
-from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
+from bertscore_plugins.tokenize import TextTokenizer, TokenizedText, position_limit
 
 #: embedding values (tokens x hidden x layers) a chunk may hold: 256 MiB in float32. With MiniLM
 #: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs. Budgeting values, not rows,
@@ -83,6 +83,14 @@ class BERTScorer:
             cfg.model, cfg.layer, cfg.dtype, cfg.device, cfg.lang, cfg.allow_pickle_weights, cfg.quantize
         )
         self.layer = self._model.layer
+        positions = position_limit(self._model.encoder.config)
+        if cfg.max_length is not None and positions is not None and cfg.max_length > positions:
+            # checked here, not mid-score: the position embeddings would fail on the first long batch
+            raise SettingError(
+                "max_length",
+                f"max_length={cfg.max_length} is beyond model {self._model.source.name!r}'s {positions} position "
+                f"embeddings; use max_length <= {positions} (or None for the model's limit)",
+            )
         self.tokenizer = TextTokenizer(self._model.tokenizer, cfg.max_length, self._model.encoder.config)
         self.embedder = Embedder(self._model, self.tokenizer, cfg.batch_tokens, cfg.window_stride)
         source = self._model.source
@@ -188,8 +196,8 @@ class BERTScorer:
         Equal to scoring with `layer=k` for each k. Models with a norm after the layer stack (T5,
         mBART, PEGASUS) would differ from bert_score's truncated model, so they are scored per layer.
         """
+        wanted = self._check_layers(layers)
         cands, groups = check_pairs(candidates, references)
-        wanted = sorted(set(layers)) if layers is not None else list(range(self._model.num_layers + 1))
         model_type = str(getattr(self._model.encoder.config, "model_type", ""))
         if model_type in _FINAL_NORM_MODELS or self._model.uses_hidden_states:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
@@ -198,6 +206,22 @@ class BERTScorer:
             return deepest._score(cands, groups, progress, False, layers=wanted)  # type: ignore[return-value]
 
     # -------------------------------------------------------------------------------- internals
+    def _check_layers(self, layers: Sequence[int] | None) -> list[int]:
+        """score_layers' `layers` as a sorted list, or SettingError naming what is wrong."""
+        deepest = self._model.num_layers
+        if layers is None:
+            return list(range(deepest + 1))
+        if isinstance(layers, (str, bytes)) or not hasattr(layers, "__iter__"):
+            raise SettingError("layers", f"layers must be a list of layer numbers, got {layers!r}")
+        wanted = list(layers)
+        if not wanted:
+            raise SettingError("layers", f"layers is empty: pass at least one of 0..{deepest}, or None for all")
+        for layer in wanted:
+            if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= deepest:
+                raise SettingError("layers", f"layers must hold layer numbers 0..{deepest} of model "
+                                             f"{self._model.source.name!r}, got {layer!r}")
+        return sorted({int(layer) for layer in wanted})
+
     def _score(
         self, cands: list[str], groups: list[list[str]], progress: bool | None, explain: bool,
         layers: list[int] | None = None,
@@ -227,7 +251,7 @@ class BERTScorer:
                 bar.update(end - start)
         if bar is not None:
             bar.close()
-        report.warn()
+        report.warn(rescaled=self.baseline is not None)
 
         if layers is None:
             return self._finish(precision[0], recall[0], f1[0], self.layer, idf_text, explanations)
@@ -278,6 +302,10 @@ class BERTScorer:
             precision = baseline.rescale(precision, "precision")
             recall = baseline.rescale(recall, "recall")
             f1 = baseline.rescale(f1, "f1")
+        for name, values in (("precision", precision), ("recall", recall), ("f1", f1)):
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:  # never hand out NaN/inf: say which rows instead (should be unreachable)
+                raise FloatingPointError(f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}")
         signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
 
@@ -298,9 +326,12 @@ class BERTScorer:
         reference_texts = {text for row in range(start, end) for text in groups[row]}
         tokenized, embeddings = self._embed_texts(texts, encoded, reference_texts, layers)
 
+        unknown = self.tokenizer.tokenizer.unk_token_id
         for text, tokens in zip(texts, tokenized):
             if tokens.truncated:
                 report.truncated.add(text)
+            if unknown is not None and not tokens.is_empty and _only(tokens, unknown, self.tokenizer):
+                report.unknown_only.add(text)
         weights = [self._weights(tokens, idf_table, report) for tokens in tokenized]
 
         pairs = [(row, index[cands[row]], index[ref]) for row in range(start, end) for ref in groups[row]]
@@ -410,14 +441,27 @@ class _Report:
         self.empty_references: list[int] = []
         self.truncated: set[str] = set()
         self.idf_fallback: set[str] = set()
+        self.unknown_only: set[str] = set()
 
-    def warn(self) -> None:
+    def warn(self, rescaled: bool = False) -> None:
         if self.empty_candidates or self.empty_references:
+            # bert_score's convention: the raw score is 0 and is rescaled like any other, so that an empty
+            # pair still ranks below every real match; the message says which number the user gets
+            value = "0 before rescaling, i.e. (0 - b) / (1 - b) with the baseline b," if rescaled else "0"
             warnings.warn(
                 f"{len(self.empty_candidates)} empty candidate(s) and {len(self.empty_references)} row(s) with an "
-                f"empty reference scored 0 for precision, recall and F1 against that reference "
+                f"empty reference scored {value} for precision, recall and F1 against that reference "
                 f"(candidate rows {_rows(self.empty_candidates)}; reference rows {_rows(self.empty_references)})",
                 EmptyTextWarning,
+                stacklevel=4,
+            )
+        if self.unknown_only:
+            warnings.warn(
+                f"{len(self.unknown_only)} text(s) are made only of the model's unknown token (e.g. a script its "
+                "vocabulary lacks); they are scored as bert_score does, by that token's embedding, so two such "
+                "texts score about 1.0 against each other whatever they say. Use a model whose vocabulary "
+                "covers them",
+                UnknownTokenWarning,
                 stacklevel=4,
             )
         if self.truncated:
@@ -438,6 +482,15 @@ class _Report:
 
 class EmptyTextWarning(UserWarning):
     """Empty or whitespace-only texts scored 0."""
+
+
+class UnknownTokenWarning(UserWarning):
+    """Texts made only of the unknown token were scored (their scores say nothing about their content)."""
+
+
+def _only(tokens: TokenizedText, unknown: int, tokenizer: TextTokenizer) -> bool:
+    content = tokens.ids[len(tokenizer.prefix_ids): len(tokens.ids) - len(tokenizer.suffix_ids)]
+    return bool(content) and all(token_id == unknown for token_id in content)
 
 
 class TruncationWarning(UserWarning):
