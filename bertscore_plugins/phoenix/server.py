@@ -57,7 +57,9 @@ _INHERITED_PHOENIX_SETTINGS = (
 
 
 #: inherited variable names holding these words could move a listener or open one: never passed on
-_LISTENER_WORDS = ("HOST", "PORT", "PROMETHEUS", "GRPC", "ROOT_PATH")
+_LISTENER_WORDS = ("HOST", "PORT", "PROMETHEUS", "BIND", "LISTEN")
+#: ...unless they configure an outgoing connection (a mail, LDAP or trace server Phoenix talks to)
+_OUTGOING_WORDS = ("LDAP", "SMTP", "COLLECTOR")
 
 
 class PhoenixServerError(RuntimeError):
@@ -290,7 +292,8 @@ class PhoenixServer:
         env = {
             k: v for k, v in os.environ.items()
             if k not in _INHERITED_PHOENIX_SETTINGS
-            and not (k.startswith("PHOENIX_") and any(word in k for word in _LISTENER_WORDS))
+            and not (k.startswith("PHOENIX_") and any(word in k for word in _LISTENER_WORDS)
+                     and not any(word in k for word in _OUTGOING_WORDS))
         }
         env.update(
             PHOENIX_ENABLE_PROMETHEUS="false",
