@@ -11,8 +11,9 @@ ray ([ray]).
 
 from bertscore_plugins.baseline import BaselineNotFoundError
 from bertscore_plugins.comparison import compare_systems
-from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, setting_names
+from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, SettingError, setting_names
 from bertscore_plugins.explain import Explanation, TokenMatch
+from bertscore_plugins.files import FileFormatError
 from bertscore_plugins.idf import IdfTable
 from bertscore_plugins.inputs import InputError
 from bertscore_plugins.models import ModelLoadError
@@ -23,6 +24,7 @@ from bertscore_plugins.scorer import (
     IdfFallbackWarning,
     Scores,
     TruncationWarning,
+    UnknownTokenWarning,
     get_scorer,
     score,
 )
@@ -37,16 +39,19 @@ __all__ = [
     "BaselineNotFoundError",
     "EmptyTextWarning",
     "Explanation",
+    "FileFormatError",
     "IdfFallbackWarning",
     "IdfTable",
     "InputError",
     "ModelLoadError",
     "ScoreConfig",
     "Scores",
+    "SettingError",
     "Signature",
     "SignatureMismatch",
     "TokenMatch",
     "TruncationWarning",
+    "UnknownTokenWarning",
     "bootstrap_interval",
     "compare_systems",
     "corpus_intervals",

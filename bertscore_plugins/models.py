@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from bertscore_plugins import presets
+from bertscore_plugins.config import SettingError
 
 if TYPE_CHECKING:
     from bertscore_plugins.config import ScoreConfig
@@ -130,10 +131,36 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
             default_layer_table().get(folder.name),
         )
 
-    if model.startswith((".", "/", "~")) or model.count("/") > 1:
-        raise ModelLoadError(f"model folder {model!r} does not exist")
+    if folder.exists():
+        raise ModelLoadError(f"model {model!r} is a file, not a model folder (or a preset or hub id)")
+    if _looks_like_a_path(model):
+        raise ModelLoadError(
+            f"model folder {model!r} does not exist (looked in {folder.resolve()}); it is not taken for a hub id "
+            "because it looks like a local path"
+        )
+    if not _HUB_ID.fullmatch(model):
+        raise ModelLoadError(
+            f"model {model!r} is neither a preset ({', '.join(_preset_names())}), an existing local folder, "
+            "nor a valid Hugging Face hub id (owner/name)"
+        )
     # a hub id: transformers downloads it when the user is online (never in this project's tests)
     return ModelSource(model.split("/")[-1], model, model, default_layer_table().get(model))
+
+
+#: what the hub accepts as a repository id: "name" or "owner/name"
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
+
+
+def _looks_like_a_path(model: str) -> bool:
+    """A missing local folder must fail fast, not be retried as a hub id for a minute."""
+    if model.startswith((".", "/", "~")) or "\\" in model or model.count("/") > 1 or model.endswith("/"):
+        return True
+    # "models/m": when ./models exists here, the user means a folder inside it
+    return "/" in model and Path(model).expanduser().parent.is_dir()
+
+
+def _preset_names() -> tuple[str, ...]:
+    return presets.PRESET_NAMES
 
 
 @dataclass
@@ -158,19 +185,19 @@ def resolve_device(device: str | None) -> torch.device:
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise ValueError(f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')") from error
+        raise SettingError("device", f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')") from error
     if parsed.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(f"device {device!r} requested but CUDA is not available on this machine")
+            raise SettingError("device", f"device {device!r} requested but CUDA is not available on this machine")
         if parsed.index is not None and parsed.index >= torch.cuda.device_count():
-            raise ValueError(
-                f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            raise SettingError(
+                "device", f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)"
             )
     elif parsed.type == "mps":
         if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
-            raise ValueError(f"device {device!r} requested but MPS is not available on this machine")
+            raise SettingError("device", f"device {device!r} requested but MPS is not available on this machine")
     elif parsed.type != "cpu":
-        raise ValueError(f"device {device!r} is not supported; use 'cpu', 'cuda[:N]' or 'mps'")
+        raise SettingError("device", f"device {device!r} is not supported; use 'cpu', 'cuda[:N]' or 'mps'")
     return parsed
 
 
@@ -221,6 +248,16 @@ def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -
         raise ModelLoadError(
             f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "
             "pass allow_pickle_weights=True to accept pytorch_model.bin"
+        ) from error
+    except Exception as error:
+        if type(error).__name__ != "SafetensorError":
+            raise
+        # a truncated or corrupted weights file: say which file, not the bare safetensors message
+        weights = sorted(Path(source.location).glob("*.safetensors")) if Path(source.location).is_dir() else []
+        named = ", ".join(str(path) for path in weights) or source.location
+        raise ModelLoadError(
+            f"the weights of model {source.location!r} are damaged ({named}: {error}); "
+            "replace the file (download it again or restore it)"
         ) from error
     # encoder-decoder models: keep the encoder, as bert_score does
     if getattr(config, "is_encoder_decoder", False) and hasattr(model, "get_encoder"):
@@ -284,7 +321,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
                 stacklevel=3,
             )
     if layer > num_layers:
-        raise ValueError(f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
+        raise SettingError("layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
     if found:
         owner, attribute, layers = found
         setattr(owner, attribute, torch.nn.ModuleList(list(layers)[:layer]))

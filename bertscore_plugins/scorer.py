@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from bertscore_plugins.baseline import Baseline, find_baseline
-from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
@@ -31,7 +31,7 @@ from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shippe
 from bertscore_plugins.multi_reference import reduce_over_references
 from bertscore_plugins.reference_cache import ReferenceCache
 from bertscore_plugins.signature import Signature, idf_label
-from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
+from bertscore_plugins.tokenize import TextTokenizer, TokenizedText, position_limit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -106,6 +106,14 @@ class BERTScorer:
         cfg = self.config
         self._model = get_model(ModelSpec.from_config(cfg))
         self.layer = self._model.layer
+        positions = position_limit(self._model.encoder.config)
+        if cfg.max_length is not None and positions is not None and cfg.max_length > positions:
+            # checked here, not mid-score: the position embeddings would fail on the first long batch
+            raise SettingError(
+                "max_length",
+                f"max_length={cfg.max_length} is beyond model {self._model.source.name!r}'s {positions} position "
+                f"embeddings; use max_length <= {positions} (or None for the model's limit)",
+            )
         self.tokenizer = TextTokenizer(self._model.tokenizer, cfg.max_length, self._model.encoder.config)
         self.embedder = Embedder(self._model, self.tokenizer, cfg.batch_tokens, cfg.window_stride)
         source = self._model.source
@@ -197,14 +205,30 @@ class BERTScorer:
         Equal to scoring with `layer=k` for each k. Models with a norm after the layer stack (T5,
         mBART, PEGASUS) would differ from bert_score's truncated model, so they are scored per layer.
         """
+        wanted = self._check_layers(layers)
         cands, groups = check_pairs(candidates, references)
-        wanted = sorted(set(layers)) if layers is not None else list(range(self._model.num_layers + 1))
         model_type = str(getattr(self._model.encoder.config, "model_type", ""))
         if model_type in _FINAL_NORM_MODELS or self._model.uses_hidden_states:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
         deepest = self if self.layer == wanted[-1] else self.with_config(layer=wanted[-1])
         with deepest._lock:
             return dict(zip(wanted, deepest._score(cands, groups, wanted, progress=progress)))
+
+    def _check_layers(self, layers: Sequence[int] | None) -> list[int]:
+        """score_layers' `layers` as a sorted list, or SettingError naming what is wrong."""
+        deepest = self._model.num_layers
+        if layers is None:
+            return list(range(deepest + 1))
+        if isinstance(layers, (str, bytes)) or not hasattr(layers, "__iter__"):
+            raise SettingError("layers", f"layers must be a list of layer numbers, got {layers!r}")
+        wanted = list(layers)
+        if not wanted:
+            raise SettingError("layers", f"layers is empty: pass at least one of 0..{deepest}, or None for all")
+        for layer in wanted:
+            if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= deepest:
+                raise SettingError("layers", f"layers must hold layer numbers 0..{deepest} of model "
+                                             f"{self._model.source.name!r}, got {layer!r}")
+        return sorted({int(layer) for layer in wanted})
 
     # -------------------------------------------------------------------------------- internals
     # The data path, top to bottom: plan chunks -> embed -> weigh -> match pairs -> reduce over
@@ -228,7 +252,7 @@ class BERTScorer:
         explanations: list[list[Explanation]] = [[] for _ in layers]
         bar = _progress_bar(len(candidates), progress)
         for planned in chunks:
-            report.note(planned)
+            report.note(planned, self.tokenizer)
             # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
             chunk = replace(
                 planned, embeddings=self._embed(planned, layers), weights=self._weigh(planned, idf_table, report)
@@ -243,7 +267,7 @@ class BERTScorer:
                 bar.update(len(chunk.rows))
         if bar is not None:
             bar.close()
-        report.warn()
+        report.warn(rescaled=self.baseline is not None)
         scores = np.concatenate(values, axis=-1)
         return [
             self._finish(scores[:, depth], layer, idf_text, explanations[depth] if explain else None)
@@ -337,6 +361,10 @@ class BERTScorer:
             precision = baseline.rescale(precision, "precision")
             recall = baseline.rescale(recall, "recall")
             f1 = baseline.rescale(f1, "f1")
+        for name, column in (("precision", precision), ("recall", recall), ("f1", f1)):
+            bad = np.flatnonzero(~np.isfinite(column))
+            if bad.size:  # never hand out NaN/inf: say which rows instead (should be unreachable)
+                raise FloatingPointError(f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}")
         signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
 
@@ -439,10 +467,17 @@ class _Report:
         self.empty_references: list[int] = []
         self.truncated: set[str] = set()
         self.idf_fallback: set[str] = set()
+        self.unknown_only: set[str] = set()
 
-    def note(self, chunk: _Chunk) -> None:
-        """Record the chunk's truncated texts and rows with an empty side."""
+    def note(self, chunk: _Chunk, tokenizer: TextTokenizer) -> None:
+        """Record the chunk's truncated texts, texts made only of the unknown token, and rows with an
+        empty side."""
         self.truncated.update(text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.truncated)
+        unknown = tokenizer.tokenizer.unk_token_id
+        if unknown is not None:
+            self.unknown_only.update(
+                text for text, tokens in zip(chunk.texts, chunk.tokens) if _only_unknown(tokens, unknown, tokenizer)
+            )
         empty = {text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.is_empty}
         if not empty:
             return
@@ -452,13 +487,25 @@ class _Report:
             if any(text in empty for text in group):
                 self.empty_references.append(row)
 
-    def warn(self) -> None:
+    def warn(self, rescaled: bool = False) -> None:
         if self.empty_candidates or self.empty_references:
+            # bert_score's convention: the raw score is 0 and is rescaled like any other, so that an empty
+            # pair still ranks below every real match; the message says which number the user gets
+            value = "0 before rescaling, i.e. (0 - b) / (1 - b) with the baseline b," if rescaled else "0"
             warnings.warn(
                 f"{len(self.empty_candidates)} empty candidate(s) and {len(self.empty_references)} row(s) with an "
-                f"empty reference scored 0 for precision, recall and F1 against that reference "
+                f"empty reference scored {value} for precision, recall and F1 against that reference "
                 f"(candidate rows {_rows(self.empty_candidates)}; reference rows {_rows(self.empty_references)})",
                 EmptyTextWarning,
+                stacklevel=4,
+            )
+        if self.unknown_only:
+            warnings.warn(
+                f"{len(self.unknown_only)} text(s) are made only of the model's unknown token (e.g. a script its "
+                "vocabulary lacks); they are scored as bert_score does, by that token's embedding, so two such "
+                "texts score about 1.0 against each other whatever they say. Use a model whose vocabulary "
+                "covers them",
+                UnknownTokenWarning,
                 stacklevel=4,
             )
         if self.truncated:
@@ -479,6 +526,15 @@ class _Report:
 
 class EmptyTextWarning(UserWarning):
     """Empty or whitespace-only texts scored 0."""
+
+
+class UnknownTokenWarning(UserWarning):
+    """Texts made only of the unknown token were scored (their scores say nothing about their content)."""
+
+
+def _only_unknown(tokens: TokenizedText, unknown: int, tokenizer: TextTokenizer) -> bool:
+    content = tokens.ids[len(tokenizer.prefix_ids) : len(tokens.ids) - len(tokenizer.suffix_ids)]
+    return bool(content) and all(token_id == unknown for token_id in content)
 
 
 class TruncationWarning(UserWarning):

@@ -114,15 +114,20 @@ def model_limit(tokenizer: Any, model_config: Any = None) -> int:
     """The real maximum sequence length, capping "no limit" sentinels at the position embeddings."""
     limit = getattr(tokenizer, "model_max_length", None)
     if limit is None or limit > _SENTINEL_LENGTH:
-        positions = getattr(model_config, "max_position_embeddings", None) if model_config else None
-        if positions:
-            # RoBERTa-style models reserve padding_idx + 1 positions
-            offset = (getattr(model_config, "pad_token_id", 0) or 0) + 1 if "roberta" in str(
-                getattr(model_config, "model_type", "")
-            ) else 0
-            return int(positions) - offset
-        return 512
+        return position_limit(model_config) or 512
     return int(limit)
+
+
+def position_limit(model_config: Any) -> int | None:
+    """Tokens the model's position embeddings can index, or None when it has none (relative positions)."""
+    positions = getattr(model_config, "max_position_embeddings", None) if model_config else None
+    if not positions:
+        return None
+    # RoBERTa-style models reserve padding_idx + 1 positions
+    offset = (getattr(model_config, "pad_token_id", 0) or 0) + 1 if "roberta" in str(
+        getattr(model_config, "model_type", "")
+    ) else 0
+    return int(positions) - offset
 
 
 def _private_backend(tokenizer: Any) -> Any:
