@@ -41,13 +41,16 @@ def _rss_mb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def send_traces(endpoint: str, project: str, count: int) -> None:
-    """``count`` RAG traces (root CHAIN + RETRIEVER span), batched OTLP/HTTP export."""
+def send_traces(endpoint: str, project: str, count: int, pool: int) -> None:
+    """``count`` RAG traces (root CHAIN + RETRIEVER span) cycling over ``pool`` text pairs, batched export.
+
+    Every size cycles over the same pool, so the longest texts (which set the largest batch tensors) are
+    the same for all sizes and any memory difference comes from the project's size."""
     from openinference.semconv.trace import DocumentAttributes, SpanAttributes
     from phoenix.otel import register
     from texts import wmt16_pairs
 
-    pairs = wmt16_pairs(min(count, 3000))
+    pairs = wmt16_pairs(pool)
     provider = register(
         project_name=project, endpoint=endpoint, batch=True, verbose=False, set_global_tracer_provider=False
     )
@@ -78,7 +81,10 @@ def wait_for_roots(base_url: str, project: str, count: int, timeout: float = 180
             seen, cursor = 0, None
             while True:
                 params = {"limit": 1000, "parent_id": "null", **({"cursor": cursor} if cursor else {})}
-                body = http.get(f"/v1/projects/{project}/spans", params=params).json()
+                reply = http.get(f"/v1/projects/{project}/spans", params=params)
+                if reply.status_code != 200:  # the project appears with its first span
+                    break
+                body = reply.json()
                 seen += len(body.get("data") or [])
                 cursor = body.get("next_cursor")
                 if not cursor:
@@ -137,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", action="store_true", help="also run the (stub) faithfulness judge")
     parser.add_argument("--page-size", type=int, default=500)
     parser.add_argument("--layer", type=int, default=None, help="core layer setting (default: the model's)")
+    parser.add_argument("--text-pool", type=int, default=None, help="text pairs cycled (default: smallest size)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--project", help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -153,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         for count in args.spans:
             project = f"bench-{count}"
             started = time.perf_counter()
-            send_traces(server.otlp_http_endpoint, project, count)
+            send_traces(server.otlp_http_endpoint, project, count, args.text_pool or min(args.spans))
             sent = time.perf_counter() - started
             ingest = wait_for_roots(server.base_url, project, count)
             command = [
@@ -184,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "page_size": args.page_size,
         "judge": args.judge,
         "layer": args.layer,
+        "text_pool": args.text_pool or min(args.spans),
         "runs": results,
         "peak_rss_ratio_largest_vs_smallest": round(results[-1]["peak_rss_mb"] / results[0]["peak_rss_mb"], 3),
     }
