@@ -36,6 +36,10 @@ class Explanation:
     similarity: torch.Tensor  # candidate content tokens x reference content tokens
     candidate_matches: list[TokenMatch] = field(default_factory=list)
     reference_matches: list[TokenMatch] = field(default_factory=list)
+    # character span of the whole word each content token belongs to, in the stripped text: lets the
+    # fact check (facts/) map its own words onto this alignment
+    candidate_spans: list[tuple[int, int]] = field(default_factory=list)
+    reference_spans: list[tuple[int, int]] = field(default_factory=list)
 
     def worst(self, k: int = 3) -> list[TokenMatch]:
         """The k candidate words that matched worst (one entry per distinct word)."""
@@ -55,24 +59,29 @@ class Explanation:
         return "; ".join(str(match) for match in worst) if worst else "(empty text)"
 
 
-def _word_at(text: str, span: tuple[int, int], fallback: str) -> str:
-    """The whole word around a word piece, as written in the original text."""
+def _word_span(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The character span of the whole word around a word piece."""
     start, end = span
-    if end <= start:
-        return fallback
-    if not _WORD.match(text[start:end][:1] or " "):
-        return text[start:end]
+    if end <= start or not _WORD.match(text[start:end][:1] or " "):
+        return start, end
     while start > 0 and _WORD.match(text[start - 1]):
         start -= 1
     while end < len(text) and _WORD.match(text[end]):
         end += 1
-    return text[start:end]
+    return start, end
 
 
-def _content(tokenized: TokenizedText, prefix: int, suffix: int) -> tuple[slice, list[str]]:
+def _word_at(text: str, span: tuple[int, int], fallback: str) -> str:
+    """The whole word around a word piece, as written in the original text."""
+    start, end = _word_span(text, span)
+    return text[start:end] if end > start else fallback
+
+
+def _content(tokenized: TokenizedText, prefix: int, suffix: int) -> tuple[slice, list[str], list[tuple[int, int]]]:
     end = len(tokenized.ids) - suffix
-    words = [_word_at(tokenized.text, span, "?") for span in tokenized.offsets[prefix:end]]
-    return slice(prefix, end), words
+    spans = [_word_span(tokenized.text, span) for span in tokenized.offsets[prefix:end]]
+    words = [tokenized.text[a:b] if b > a else "?" for a, b in spans]
+    return slice(prefix, end), words, spans
 
 
 def explain_pair(
@@ -84,12 +93,14 @@ def explain_pair(
     suffix: int,
 ) -> Explanation:
     """Best match of every content token on both sides (special tokens left out of the view)."""
-    cand_slice, cand_words = _content(candidate, prefix, suffix)
-    ref_slice, ref_words = _content(reference, prefix, suffix)
+    cand_slice, cand_words, cand_spans = _content(candidate, prefix, suffix)
+    ref_slice, ref_words, ref_spans = _content(reference, prefix, suffix)
     if candidate_embedding is None or reference_embedding is None:  # an empty side
-        return Explanation(cand_words, ref_words, torch.zeros(len(cand_words), len(ref_words)))
+        return Explanation(cand_words, ref_words, torch.zeros(len(cand_words), len(ref_words)),
+                           candidate_spans=cand_spans, reference_spans=ref_spans)
     similarity = (candidate_embedding[cand_slice] @ reference_embedding[ref_slice].T).float().cpu()
-    explanation = Explanation(cand_words, ref_words, similarity)
+    explanation = Explanation(cand_words, ref_words, similarity, candidate_spans=cand_spans,
+                              reference_spans=ref_spans)
     if similarity.numel() == 0:
         return explanation
     best_ref, best_ref_index = similarity.max(dim=1)
