@@ -40,6 +40,8 @@ class Explanation:
     # fact check (facts/) map its own words onto this alignment
     candidate_spans: list[tuple[int, int]] = field(default_factory=list)
     reference_spans: list[tuple[int, int]] = field(default_factory=list)
+    candidate_text: str = ""  # the stripped texts those spans point into
+    reference_text: str = ""
 
     def worst(self, k: int = 3) -> list[TokenMatch]:
         """The k candidate words that matched worst (one entry per distinct word)."""
@@ -97,10 +99,12 @@ def explain_pair(
     ref_slice, ref_words, ref_spans = _content(reference, prefix, suffix)
     if candidate_embedding is None or reference_embedding is None:  # an empty side
         return Explanation(cand_words, ref_words, torch.zeros(len(cand_words), len(ref_words)),
-                           candidate_spans=cand_spans, reference_spans=ref_spans)
+                           candidate_spans=cand_spans, reference_spans=ref_spans,
+                           candidate_text=candidate.text, reference_text=reference.text)
     similarity = (candidate_embedding[cand_slice] @ reference_embedding[ref_slice].T).float().cpu()
     explanation = Explanation(cand_words, ref_words, similarity, candidate_spans=cand_spans,
-                              reference_spans=ref_spans)
+                              reference_spans=ref_spans, candidate_text=candidate.text,
+                              reference_text=reference.text)
     if similarity.numel() == 0:
         return explanation
     best_ref, best_ref_index = similarity.max(dim=1)

@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from bertscore_plugins.facts.extract import Fact, extract
-from bertscore_plugins.facts.support import SUPPORTED, UNSUPPORTED, FactCheck, Finding, check_pair
+from bertscore_plugins.facts.support import (
+    SUPPORTED,
+    UNSUPPORTED,
+    FactCheck,
+    Finding,
+    check_explanation,
+    check_pair,
+)
 
 #: BERTScore precision against the context at or above which an output counts as grounded (packaged
 #: MiniLM, layer 4, unrescaled); the same default as the Phoenix GroundednessEvaluator.
@@ -145,6 +152,7 @@ __all__ = [
     "FactCheck",
     "Finding",
     "OfflineFaithfulness",
+    "check_explanation",
     "check_facts",
     "check_pair",
     "extract",

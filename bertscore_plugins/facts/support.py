@@ -185,6 +185,11 @@ def check_pair(output: str, context: str, explanation: Any = None) -> FactCheck:
     return FactCheck(tuple(findings))
 
 
+def check_explanation(explanation: Any) -> FactCheck:
+    """The fact check of the pair an ``Explanation`` describes (its texts and alignment in one)."""
+    return check_pair(explanation.candidate_text, explanation.reference_text, explanation)
+
+
 # -- numbers, dates, calendar words ----------------------------------------------------------------------
 
 
@@ -430,4 +435,4 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
     return findings
 
 
-__all__ = ["Alignment", "FactCheck", "Finding", "check_pair", "tokenize"]
+__all__ = ["Alignment", "FactCheck", "Finding", "check_explanation", "check_pair", "tokenize"]

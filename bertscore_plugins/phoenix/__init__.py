@@ -38,6 +38,9 @@ Evaluators (``phoenix.evals.Evaluator`` subclasses; usable in ``evaluate_datafra
     grounded = GroundednessEvaluator(threshold=0.8, name="groundedness", ...)
         # inputs: output (str), context (str or list[str], joined); score = BERTScore precision of the
         # output against the context; label "grounded" / "ungrounded"; metadata also has "f1", "recall"
+    offline = OfflineFaithfulnessEvaluator(threshold=0.8, name="offline_faithfulness", ...)
+        # same inputs; score = groundedness x fact check (numbers, dates, names, negations carried by
+        # the context); label "faithful" / "unfaithful"; explanation "Thursday: context says Tuesday"
 
     results = score_dataframe(df, sim, exit_on_error=True, progress=None)
         # one core call for the whole frame (explain=True); honours the evaluator's bound input mapping
@@ -112,12 +115,14 @@ SIMILARITY = "bertscore"
 GROUNDEDNESS = "groundedness"
 FAITHFULNESS = "faithfulness"
 DISAGREEMENT = "sim_faith_disagreement"
+OFFLINE_FAITHFULNESS = "offline_faithfulness"
 
 # Lazy exports: importing the server launcher (or the CLI) must not pull in phoenix.evals / pandas.
 _EXPORTS = {
     "BERTScoreEvaluator": "evaluators",
     "score_dataframe": "evaluators",
     "GroundednessEvaluator": "groundedness",
+    "OfflineFaithfulnessEvaluator": "offline_faithfulness",
     "faithfulness_evaluator": "judge",
     "run_judge": "judge",
     "judge_llm_from_env": "judge",
@@ -146,10 +151,12 @@ __all__ = [
     "FAITHFULNESS",
     "GROUNDEDNESS",
     "JUDGE_SETUP_HINT",
+    "OFFLINE_FAITHFULNESS",
     "SIMILARITY",
     "BERTScoreEvaluator",
     "DisagreementEvaluator",
     "GroundednessEvaluator",
+    "OfflineFaithfulnessEvaluator",
     "PhoenixServer",
     "Thresholds",
     "add_disagreement",
