@@ -7,7 +7,7 @@ import importlib
 import sys
 
 #: subcommand modules under bertscore_plugins.commands, each with register(subparsers) and run(args)
-COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare")
+COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare", "faithfulness")
 
 
 def build_parser() -> argparse.ArgumentParser:

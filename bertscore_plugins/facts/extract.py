@@ -27,6 +27,8 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DMY_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2}|\d{4})\b")
 _SENTENCE_END = {".", "!", "?"}
+_AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "will", "would", "can",
+                "could", "should", "must", "may", "might"}
 _CLAUSE_PUNCT = {",", ";", ":", "(", ")", "—", "–", '"', "“", "”", "[", "]"}
 _CURRENCY = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen", "usd": "dollar", "eur": "euro",
              "gbp": "pound"}
@@ -441,7 +443,8 @@ def _negations(words: list[Word]) -> list[Fact]:
             continue
         scope = [j for j in range(k, len(words))
                  if words[j].clause == words[k].clause and words[j].text[:1].isalnum()][:5] or [k]
-        start = k - 1 if words[k].lower == "n't" and k > 0 else k
+        auxiliary = k > 0 and (words[k].lower == "n't" or words[k - 1].lower in _AUXILIARIES)
+        start = k - 1 if auxiliary else k
         text = " ".join(words[j].text for j in range(start, scope[-1] + 1)).replace(" n't", "n't")
         facts.append(Fact("negation", text, False, tuple(range(start, scope[-1] + 1))))
     return facts
