@@ -84,6 +84,7 @@ class TextFacts:
     words: list[Word]
     facts: list[Fact]
     clause_polarity: dict[int, bool]  # True = positive (an even number of negation cues)
+    negated: list[bool]  # per word: inside the scope of a negation (odd cues before it in its clause)
     proper: set[str]  # lower-cased words written capitalised away from a sentence start
     forms: set[str]  # every lower-cased word (and its stem): what an entity or antonym is looked up in
     starts: list[int] = field(default_factory=list)  # word start offsets, for mapping model tokens
@@ -130,24 +131,25 @@ def tokenize(text: str) -> list[Word]:
     """Words and punctuation with sentence and clause numbers (clauses split at , ; : and "but" ...)."""
     words: list[Word] = []
     sentence = clause = 0
-    new_sentence = True
+    new_sentence = fresh_clause = True
     previous_end = 0
     for match in _TOKEN.finditer(text):
         token = match.group()
         if words and "\n\n" in text[previous_end : match.start()] and not new_sentence:
-            sentence, clause, new_sentence = sentence + 1, clause + 1, True
+            sentence, clause, new_sentence, fresh_clause = sentence + 1, clause + 1, True, True
         lower = token.lower()
-        if lower in lx.CLAUSE_WORDS and not new_sentence:
+        if lower in lx.CLAUSE_WORDS and not fresh_clause:
             clause += 1
+        fresh_clause = False
         words.append(Word(token, lower, match.start(), match.end(), sentence, clause,
                           new_sentence and token[:1].isalnum()))
         if token[:1].isalnum():
             new_sentence = False
         previous_end = match.end()
         if token in _SENTENCE_END and not _is_abbreviation(words):
-            sentence, clause, new_sentence = sentence + 1, clause + 1, True
+            sentence, clause, new_sentence, fresh_clause = sentence + 1, clause + 1, True, True
         elif token in _CLAUSE_PUNCT:
-            clause += 1
+            clause, fresh_clause = clause + 1, True
     return words
 
 
@@ -181,13 +183,15 @@ def extract(text: str) -> TextFacts:
         i = max(found.words) + 1
     facts += _negations(words)
     polarity: dict[int, bool] = {}
+    negated: list[bool] = []
     for word_index, word in enumerate(words):
         polarity.setdefault(word.clause, True)
+        negated.append(not polarity[word.clause])
         if _is_cue(words, word_index):
             polarity[word.clause] = not polarity[word.clause]
     proper = {w.lower.strip("'’") for k, w in enumerate(words) if _capitalised_name(words, k)}
     forms = {w.lower for w in words} | {stem(w.lower) for w in words if w.text[:1].isalpha()}
-    return TextFacts(text, words, facts, polarity, proper, forms, [w.start for w in words])
+    return TextFacts(text, words, facts, polarity, negated, proper, forms, [w.start for w in words])
 
 
 def _capitalised_name(words: list[Word], k: int) -> bool:
@@ -311,7 +315,11 @@ def _date_from_day(words: list[Word], i: int, last: int, value: float, ordinal: 
 
 
 def _joined(words: list[Word], first: int, last: int) -> str:
-    return " ".join(words[j].text for j in range(first, last + 1)).replace(" - ", "-").replace(" ,", ",")
+    """The words as written: a space only where the text had one ("25%", "two-year", "14 August")."""
+    parts = [words[first].text]
+    for j in range(first + 1, last + 1):
+        parts.append((" " if words[j].start > words[j - 1].end else "") + words[j].text)
+    return "".join(parts).replace(" - ", "-").replace(" ,", ",")
 
 
 def _numeric_dates(text: str, words: list[Word], used: set[int]) -> list[Fact]:

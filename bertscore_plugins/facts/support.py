@@ -138,22 +138,25 @@ class Alignment:
         """Of ``context_words``, the one standing in for ``output_word`` (None without an alignment).
 
         Similarity alone picks "Sunday" for "Thursday" as readily as "Tuesday"; what decides is where
-        the output word's neighbours align: "discharged on Thursday" puts "discharged" next to the
-        context's "Tuesday". So each candidate scores its similarity plus the share of the output
-        word's neighbours (``reach`` words either side) aligned within ``reach`` words of it.
+        the output word's neighbours align: "discharged on Thursday" puts "discharged" two words
+        before the context's "Tuesday". So each candidate scores its similarity plus how well the
+        output word's content neighbours (``reach`` words either side) keep their offsets around it.
         """
         if self._matrix is None or output_word not in self._output_pieces:
             return None
         rows = self._output_pieces[output_word]
-        neighbours = [self.context_word[k] for k in range(output_word - reach, output_word + reach + 1)
+        neighbours = [(k - output_word, self.context_word[k])
+                      for k in range(output_word - reach, output_word + reach + 1)
                       if k != output_word and k in self.context_word and k in self._content]
         scored = []
         for w in context_words:
             if w not in self._context_pieces:
                 continue
             similarity = float(self._matrix[np.ix_(rows, self._context_pieces[w])].max())
-            near = sum(abs(n - w) <= reach for n in neighbours) / max(len(neighbours), 1)
-            scored.append((similarity + near, w))
+            # nearer neighbours weigh more ("Anna Varga": the surname right after the first name)
+            kept = sum(max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours)
+            weight = sum(1.0 / abs(offset) for offset, _ in neighbours)
+            scored.append((similarity + (kept / weight if weight else 0.0), w))
         return max(scored)[1] if scored else None
 
 
@@ -297,8 +300,9 @@ def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignm
         return Finding("entity", text, True)
     named = " ".join(out.words[k].text for k in missing)
     # what the context says in its place: the context name most similar to the missing one
-    names = [j for j, w in enumerate(ctx.words) if w.lower.strip("'’") in ctx.proper
-             and w.lower not in _CALENDAR and not _name_in(w.lower, out)]
+    # (a capitalised word at a sentence start counts here too: "Ilse Varga won ...")
+    names = [j for j, w in enumerate(ctx.words) if w.text[:1].isupper() and w.text[:1].isalpha()
+             and w.lower not in lx.STOPWORDS and w.lower not in _CALENDAR and not _name_in(w.lower, out)]
     closest = alignment.closest(missing[0], names) if names else None
     return Finding("entity", named, False, ctx.words[closest].text if closest is not None else None)
 
@@ -306,35 +310,42 @@ def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignm
 # -- polarity: negation cues and antonyms ----------------------------------------------------------------
 
 
-def _content_words(facts: TextFacts, clause: int) -> list[int]:
-    return [k for k, w in enumerate(facts.words) if w.clause == clause and w.text[:1].isalpha()
-            and w.lower not in lx.STOPWORDS and w.lower not in lx.NEGATION_CUES]
+def _predicate_words(out: TextFacts, ctx: TextFacts, clause: int, after: int = -1) -> list[int]:
+    """The clause's content words after ``after``, names left out: polarity is about what is said of
+    a name, and a name recurs all over a long context."""
+    return [k for k, w in enumerate(out.words) if k > after and w.clause == clause and w.text[:1].isalpha()
+            and w.lower not in lx.STOPWORDS and w.lower not in lx.NEGATION_CUES
+            and w.lower.strip("'’") not in out.proper and w.lower.strip("'’") not in ctx.proper]
 
 
-def _aligned_clause(out: TextFacts, ctx: TextFacts, clause: int, alignment: Alignment) -> int | None:
-    """The context clause this output clause restates, or None when none is close enough."""
-    words = _content_words(out, clause)
+def _counterparts(out: TextFacts, ctx: TextFacts, words: list[int],
+                  alignment: Alignment) -> list[tuple[int, float]] | None:
+    """(context word, similarity) for each word, when together they restate one context passage."""
     if not words:
         return None
     if alignment.context_word:
-        aligned = [k for k in words if k in alignment.context_word]
-        if not aligned or float(np.mean([alignment.similarity[k] for k in aligned])) < CLAUSE_ALIGNMENT:
+        pairs = [(alignment.context_word[k], alignment.similarity[k]) for k in words if k in alignment.context_word]
+        if not pairs or float(np.mean([similarity for _, similarity in pairs])) < CLAUSE_ALIGNMENT:
             return None
-        votes: dict[int, float] = {}
-        for k in aligned:
-            target = ctx.words[alignment.context_word[k]].clause
-            votes[target] = votes.get(target, 0.0) + alignment.similarity[k]
-        return max(votes, key=votes.__getitem__)
-    # no alignment: the context clause sharing the most word stems, if it shares most of them
+        return pairs
+    # no alignment: the context clause sharing the most stems, and the shared words in it
     stems = {stem(out.words[k].lower) for k in words}
-    overlap: dict[int, int] = {}
-    for k, w in enumerate(ctx.words):
+    by_clause: dict[int, list[int]] = {}
+    for j, w in enumerate(ctx.words):
         if stem(w.lower) in stems:
-            overlap[w.clause] = overlap.get(w.clause, 0) + 1
-    if not overlap:
+            by_clause.setdefault(w.clause, []).append(j)
+    if not by_clause:
         return None
-    best = max(overlap, key=overlap.__getitem__)
-    return best if overlap[best] >= max(1, len(stems) // 2) else None
+    best = max(by_clause, key=lambda c: len(by_clause[c]))
+    if len(by_clause[best]) < max(1, len(stems) // 2):
+        return None
+    return [(j, 1.0) for j in by_clause[best]]
+
+
+def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]]) -> bool:
+    """Do the aligned context words sit inside a negation's scope (similarity-weighted majority)?"""
+    negated = sum(similarity for j, similarity in pairs if ctx.negated[j])
+    return negated > sum(similarity for j, similarity in pairs if not ctx.negated[j])
 
 
 def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
@@ -344,24 +355,31 @@ def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
 
 
 def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list[Finding]:
+    """Each negation cue's scope must be negated where the context says it, and a plain statement must
+    not restate a negated one. Compared word by word on the aligned words (the cue's scope)."""
     findings = []
-    negations: dict[int, Fact] = {}
+    cues: dict[int, tuple[int, Fact]] = {}
     for fact in out.facts:
         if fact.kind == "negation":
             cue = next(k for k in fact.words if out.words[k].lower in lx.NEGATION_CUES or out.words[k].lower == "no")
-            negations.setdefault(out.words[cue].clause, fact)
-    for clause, positive in out.clause_polarity.items():
-        target = _aligned_clause(out, ctx, clause, alignment)
-        if clause in negations:
-            fact = negations[clause]
-            if target is None:
-                continue  # the clause restates nothing in the context: groundedness's case, not polarity's
-            agrees = ctx.clause_polarity.get(target, True) == positive
-            findings.append(Finding("negation", fact.text, agrees, None if agrees else _clause_text(ctx, target)))
-        elif target is not None and not ctx.clause_polarity.get(target, True) and positive:
-            words = _content_words(out, clause)
+            cues.setdefault(out.words[cue].clause, (cue, fact))
+    for clause in out.clause_polarity:
+        if clause in cues:
+            cue, fact = cues[clause]
+            pairs = _counterparts(out, ctx, _predicate_words(out, ctx, clause, after=cue), alignment)
+            if pairs is None:
+                continue  # the scope restates nothing in the context: groundedness's case, not polarity's
+            agrees = _context_negated(ctx, pairs) == out.negated[min(cue + 1, len(out.words) - 1)]
+            strongest = max(pairs, key=lambda pair: pair[1])[0]
+            findings.append(Finding("negation", fact.text, agrees,
+                                    None if agrees else _clause_text(ctx, ctx.words[strongest].clause)))
+            continue
+        words = _predicate_words(out, ctx, clause)
+        pairs = _counterparts(out, ctx, words, alignment)
+        if pairs is not None and _context_negated(ctx, pairs):
+            strongest = max(pairs, key=lambda pair: pair[1])[0]
             text = " ".join(out.words[k].text for k in words[:4])
-            findings.append(Finding("negation", text, False, _clause_text(ctx, target)))
+            findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
     findings += _antonyms(out, ctx, alignment)
     return findings
 
