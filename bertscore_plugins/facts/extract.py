@@ -27,6 +27,11 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DMY_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2}|\d{4})\b")
 _SENTENCE_END = {".", "!", "?"}
+#: units after which a number from 1800 to 2100 is a quantity, not a year
+_MEASURES = {"metre", "kilometre", "mile", "foot", "yard", "kilogram", "gram", "pound", "tonne", "ton", "litre",
+             "dollar", "euro", "yen", "percent", "person", "people", "calorie", "hour", "minute", "second",
+             "day", "week", "month", "year", "room", "seat", "job", "employee", "worker", "student", "unit",
+             "acre", "hectare", "watt", "kilowatt", "point", "vote", "mark"}
 _AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "will", "would", "can",
                 "could", "should", "must", "may", "might"}
 _CLAUSE_PUNCT = {",", ";", ":", "(", ")", "—", "–", '"', "“", "”", "[", "]"}
@@ -88,6 +93,7 @@ class TextFacts:
     proper: set[str]  # lower-cased words written capitalised away from a sentence start
     forms: set[str]  # every lower-cased word (and its stem): what an entity or antonym is looked up in
     starts: list[int] = field(default_factory=list)  # word start offsets, for mapping model tokens
+    positions: dict[str, list[int]] = field(default_factory=dict)  # lower-cased word -> where it occurs
 
     def word_index_at(self, offset: int) -> int | None:
         """The index of the word containing character ``offset`` (None between words)."""
@@ -191,7 +197,10 @@ def extract(text: str) -> TextFacts:
             polarity[word.clause] = not polarity[word.clause]
     proper = {w.lower.strip("'’") for k, w in enumerate(words) if _capitalised_name(words, k)}
     forms = {w.lower for w in words} | {stem(w.lower) for w in words if w.text[:1].isalpha()}
-    return TextFacts(text, words, facts, polarity, negated, proper, forms, [w.start for w in words])
+    positions: dict[str, list[int]] = {}
+    for k, w in enumerate(words):
+        positions.setdefault(w.lower, []).append(k)
+    return TextFacts(text, words, facts, polarity, negated, proper, forms, [w.start for w in words], positions)
 
 
 def _capitalised_name(words: list[Word], k: int) -> bool:
@@ -236,9 +245,9 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         return None
     span = tuple(range(i, last + 1 + unit_words))
     text = _joined(words, span[0], span[-1])
-    if (not ordinal and unit is None and float(value).is_integer() and 1000 <= value <= 2100
-            and _DIGITS.match(lower) and "," not in lower):
-        return Fact("year", word.text, float(value), (i,))
+    if (not ordinal and float(value).is_integer() and 1800 <= value <= 2100 and lower.isdigit()
+            and (unit is None or unit not in _MEASURES)):
+        return Fact("year", word.text, float(value), (i,))  # "in 2019", "the 2013 bombings"
     return Fact("number", text, float(value), span, unit, window)
 
 

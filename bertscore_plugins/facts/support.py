@@ -257,7 +257,7 @@ def _is_entity_word(out: TextFacts, k: int, ctx: TextFacts) -> bool:
     text, lower = word.text, word.lower.strip("'’")
     if not text[:1].isalpha() or lower in lx.STOPWORDS or lower in _CALENDAR or lower in lx.TITLES:
         return False
-    if text.isupper() and len(text) <= 2:  # "ID", "TV": abbreviations of common words
+    if text.isupper() and (len(text) <= 2 or len(text) > 5):  # "ID", "TV"; "TIMELINE" is a shouted word
         return False
     if lower in ctx.proper:  # written as a name in the context: robust to a lower-cased output
         return True
@@ -287,10 +287,21 @@ def _name_in(lower: str, ctx: TextFacts) -> bool:
     lower = lower.strip("'’")
     if lower in ctx.forms or stem(lower) in ctx.forms:
         return True
-    # "German" / "Germany", "Israeli" / "Israel": a shared stem of five letters or more
+    # "German" / "Germany", "Israeli" / "Israel": a shared stem of five letters or more; "Baluchistan" /
+    # "Balochistan": a long name spelled one letter differently
     return len(lower) >= 5 and any(
-        len(form) >= 5 and (form.startswith(lower[:-1]) or lower.startswith(form)) and form[:5] == lower[:5]
+        (len(form) >= 5 and (form.startswith(lower[:-1]) or lower.startswith(form)) and form[:5] == lower[:5])
+        or (len(lower) >= 6 and _one_edit_apart(lower, form))
         for form in ctx.proper)
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment) -> Finding:
@@ -342,10 +353,20 @@ def _counterparts(out: TextFacts, ctx: TextFacts, words: list[int],
     return [(j, 1.0) for j in by_clause[best]]
 
 
-def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]]) -> bool:
-    """Do the aligned context words sit inside a negation's scope (similarity-weighted majority)?"""
-    negated = sum(similarity for j, similarity in pairs if ctx.negated[j])
-    return negated > sum(similarity for j, similarity in pairs if not ctx.negated[j])
+def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_output: bool) -> bool:
+    """Does the context say it negated? Similarity-weighted vote of the aligned context words.
+
+    A word the context repeats may be aligned to any of its occurrences, so each word gives the
+    output the benefit of the doubt: it votes "negated" for a negated output when ANY occurrence of it
+    is in a negation's scope, and "plain" for a plain output when any occurrence is plain.
+    """
+    def negated(j: int) -> bool:
+        occurrences = ctx.positions.get(ctx.words[j].lower, [j])
+        flags = [ctx.negated[i] for i in occurrences]
+        return any(flags) if negated_output else all(flags)
+
+    votes = sum(similarity if negated(j) else -similarity for j, similarity in pairs)
+    return votes > 0
 
 
 def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
@@ -369,14 +390,15 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
             pairs = _counterparts(out, ctx, _predicate_words(out, ctx, clause, after=cue), alignment)
             if pairs is None:
                 continue  # the scope restates nothing in the context: groundedness's case, not polarity's
-            agrees = _context_negated(ctx, pairs) == out.negated[min(cue + 1, len(out.words) - 1)]
+            negated_output = out.negated[min(cue + 1, len(out.words) - 1)]
+            agrees = _context_negated(ctx, pairs, negated_output) == negated_output
             strongest = max(pairs, key=lambda pair: pair[1])[0]
             findings.append(Finding("negation", fact.text, agrees,
                                     None if agrees else _clause_text(ctx, ctx.words[strongest].clause)))
             continue
         words = _predicate_words(out, ctx, clause)
         pairs = _counterparts(out, ctx, words, alignment)
-        if pairs is not None and _context_negated(ctx, pairs):
+        if pairs is not None and _context_negated(ctx, pairs, False):
             strongest = max(pairs, key=lambda pair: pair[1])[0]
             text = " ".join(out.words[k].text for k in words[:4])
             findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
