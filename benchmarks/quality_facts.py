@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.quality_data import eval_data_dir, load_summeval  # noqa: E402
+from benchmarks.quality_data import eval_data_dir, load_summeval
 
 RESULTS = Path(__file__).resolve().parent / "results" / "facts_summeval.json"
 QUALITY_MD = Path(__file__).resolve().parent / "QUALITY.md"
@@ -64,7 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=None, help="first N documents only (x 16 systems)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--from-json", action="store_true",
+                        help="rewrite the QUALITY.md section from results/facts_summeval.json, without scoring")
     args = parser.parse_args(argv)
+    if args.from_json:
+        result = json.loads(RESULTS.read_text(encoding="utf-8"))
+        write_section(result, None if result["documents"] == 100 else result["documents"])
+        return 0
 
     from bertscore_plugins import get_scorer
     from bertscore_plugins.facts import check_facts
@@ -153,9 +159,10 @@ def section(result: dict, docs: int | None) -> str:
         BEGIN,
         "## 6. Offline faithfulness: groundedness and the fact check (SummEval consistency)",
         "",
-        f"Written by `benchmarks/quality_facts.py` on {subset}. Every signal compares the summary with its "
-        "SOURCE article; human = mean expert consistency (1-5). ROC-AUC is for `consistency == 5` "
-        f"({result['positives (consistency == 5)']} of {result['rows']} rows). Default model (packaged MiniLM, layer 4).",
+        (f"Written by `benchmarks/quality_facts.py` on {subset}. Every signal compares the summary with its "
+         "SOURCE article; human = mean expert consistency (1-5). ROC-AUC is for `consistency == 5` "
+         f"({result['positives (consistency == 5)']} of {result['rows']} rows). Default model (packaged MiniLM, "
+         "layer 4)."),
         "",
         "| signal | Spearman | ROC-AUC |",
         "|---|---|---|",
@@ -167,19 +174,22 @@ def section(result: dict, docs: int | None) -> str:
     seconds = result["seconds"]
     lines += [
         "",
-        f"The fact check flags {facts['rows_flagged']} of {result['rows']} summaries; their mean consistency is "
-        f"{_fmt(facts['consistency_mean_flagged'])} against {_fmt(facts['consistency_mean_not_flagged'])} for the "
-        f"rest ({_pct(facts['share_consistency5_among_flagged'])} vs "
-        f"{_pct(facts['share_consistency5_among_not_flagged'])} fully consistent). Unsupported facts by kind: "
-        + ", ".join(f"{kind} {count}" for kind, count in sorted(facts["unsupported_by_kind"].items())) + ".",
+        (f"The fact check flags {facts['rows_flagged']} of {result['rows']} summaries; their mean consistency is "
+         f"{_fmt(facts['consistency_mean_flagged'])} against {_fmt(facts['consistency_mean_not_flagged'])} for the "
+         f"rest ({_pct(facts['share_consistency5_among_flagged'])} vs "
+         f"{_pct(facts['share_consistency5_among_not_flagged'])} fully consistent). Unsupported facts by kind: "
+         + ", ".join(f"{kind} {count}" for kind, count in sorted(facts["unsupported_by_kind"].items())) + "."),
         "",
-        f"Cost on the same rows: groundedness {seconds['groundedness']:.1f} s; the fact check on its alignment "
-        f"{seconds['fact_check_on_alignment']:.1f} s (**{cost['fact_check / groundedness']:.1%}** of groundedness); "
-        f"keeping the alignment (explain=True) costs {seconds['groundedness_with_alignment']:.1f} s, so alignment "
-        f"+ fact check add **{cost['(alignment + fact check) / groundedness']:.1%}**. ({result['machine']}.)",
+        (f"Cost on the same rows: groundedness {seconds['groundedness']:.1f} s; the fact check on its alignment "
+         f"{seconds['fact_check_on_alignment']:.1f} s (**{cost['fact_check / groundedness']:.1%}** of "
+         f"groundedness); keeping the alignment (explain=True, as the Phoenix evaluators always do) costs "
+         f"{seconds['groundedness_with_alignment']:.1f} s, so alignment + fact check add "
+         f"**{cost['(alignment + fact check) / groundedness']:.1%}** over a bare core call. "
+         f"({result['machine']}; a shared 2-core CPU, so single timings are noisy: "
+         "`benchmarks/facts_cost.py` interleaves repeats for the ratio.)"),
         "",
-        "Rules and thresholds were chosen for their meaning (same normalised value and compatible unit, "
-        "polarity of the aligned clause), not tuned on this set.",
+        ("Rules and thresholds were chosen for their meaning (same normalised value and compatible unit, "
+         "polarity of the aligned words in the cue's scope), not tuned on this set."),
         END,
     ]
     return "\n".join(lines)

@@ -154,8 +154,8 @@ def test_the_alignment_decides_polarity_antonyms_and_what_the_context_says(defau
     rows = [
         ("The museum is not accessible by wheelchair.",
          "All floors are reachable by lift, so the museum is fully accessible by wheelchair."),
-        ("The jacket cannot be machine washed.", "The Fell jacket can be machine washed at thirty degrees. "
-                                                 "Do not tumble dry it."),
+        ("The jacket cannot be machine washed.",
+         "The Fell jacket can be machine washed at thirty degrees. Do not tumble dry it."),
         ("The council rejected the park plan.", "On Tuesday the council approved the plan to build a park."),
         ("The patient was discharged on Thursday.",
          "Mr. Okafor was admitted on Sunday and was discharged on Tuesday."),

@@ -75,14 +75,15 @@ TITLES = {"mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "st", 
 ABBREVIATIONS = TITLES | {"vs", "etc", "inc", "ltd", "co", "jr", "sr", "no", "fig", "approx", "e.g", "i.e", "u.s"}
 
 #: function words: never a fact's unit, never an entity, never counted when aligning clauses
-STOPWORDS = set("""
+_STOPWORD_TEXT = """
 a an the and or but if then else of in on at to for from by with without about into onto over under
 after before between through during above below up down out off than as so such that this these those
 there here where when which who whom whose what why how is are was were be been being am do does did
 done doing have has had having will would shall should can could may might must i me my mine we us our
 ours you your yours he him his she her hers it its they them their theirs one ones some any all each
 every both either no nor not only own same too very just also even still yet again further once more
-most other another much many few less least several per via upon within across along around near
-off since until till unto among amongst whether because while although though however ll re ve 's s t
-d m 't n't mr mrs ms dr please let lets get got gets
-""".split())
+most other another much many few less least several per via upon within across along around near off
+since until till unto among amongst whether because while although though however ll re ve 's s t d m 't
+n't mr mrs ms dr please let lets get got gets
+"""
+STOPWORDS = set(_STOPWORD_TEXT.split())

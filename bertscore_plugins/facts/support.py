@@ -10,6 +10,7 @@ the context says in place of an unsupported fact ("Thursday: context says Tuesda
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -438,7 +439,7 @@ def _passive(words: list, relation: int, second: int) -> bool:
 def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]) -> list[Finding]:
     """"Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
     findings = []
-    for first, second in zip(entities, entities[1:]):
+    for first, second in itertools.pairwise(entities):
         a, b = first[-1], second[0]
         if out.words[a].sentence != out.words[b].sentence:
             continue

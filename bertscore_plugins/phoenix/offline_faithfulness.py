@@ -17,12 +17,15 @@ from phoenix.evals import Score
 from bertscore_plugins.facts import OfflineFaithfulness, check_explanation
 
 from .evaluators import _BERTScoreEvaluatorBase, score_dataframe
-from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator, GroundednessInput
+from .groundedness import (
+    CONTEXT_SEPARATOR,
+    DEFAULT_GROUNDEDNESS_THRESHOLD,
+    GroundednessEvaluator,
+    GroundednessInput,
+)
 
 #: groundedness at or above which a row whose facts are all carried needs no judge
 SETTLED_FAITHFUL = 0.9
-#: groundedness below which a row is off the context whatever its facts say
-SETTLED_UNFAITHFUL = 0.55
 _GROUNDEDNESS_CELL = "_groundedness_cell"
 
 
@@ -126,9 +129,10 @@ def score_offline(
 def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     """"faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
 
-    Settled unfaithful: a fact the context contradicts or lacks, or groundedness below
-    ``SETTLED_UNFAITHFUL`` (off the context). Settled faithful: every fact carried and groundedness at
-    least ``SETTLED_FAITHFUL``. Everything between is for the judge.
+    Settled unfaithful: a fact (number, date, name, polarity) the context contradicts or lacks: concrete
+    evidence. Low groundedness alone settles nothing: a faithful answer wrapped in polite padding
+    scores as low as an off-topic one. Settled faithful: every fact carried and groundedness at least
+    ``SETTLED_FAITHFUL``. Everything else is for the judge.
     """
     if not isinstance(cell, Mapping):
         return None
@@ -136,7 +140,7 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     groundedness = meta.get("groundedness")
     if groundedness is None:
         return None
-    if meta.get("fact_label") == "unsupported" or groundedness < SETTLED_UNFAITHFUL:
+    if meta.get("fact_label") == "unsupported":
         return "unfaithful"
     if groundedness >= SETTLED_FAITHFUL:
         return "faithful"

@@ -11,7 +11,12 @@ from .disagreement import Thresholds, add_disagreement
 from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator, score_dataframe
 from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
 from .judge import run_judge
-from .offline_faithfulness import OfflineFaithfulnessEvaluator, score_offline, settled_judge_cell, settled_label
+from .offline_faithfulness import (
+    OfflineFaithfulnessEvaluator,
+    score_offline,
+    settled_judge_cell,
+    settled_label,
+)
 
 logger = logging.getLogger(__name__)
 
