@@ -155,6 +155,6 @@ def settled_judge_cell(cell: Mapping[str, Any], label: str, name: str = "faithfu
         "label": label,
         "explanation": f"settled offline, judge not asked: {cell.get('explanation', '')}",
         "metadata": {"source": "offline", "offline_score": cell.get("score")},
-        "kind": "llm",
+        "kind": "code",
         "direction": "maximize",
     }

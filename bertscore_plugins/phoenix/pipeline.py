@@ -132,12 +132,17 @@ def evaluate_rows(
                 "context": [_joined(dataframe[context_column].iloc[p]) for p in asked],
             }
         )
-        judged = run_judge(
-            slim, llm, judge=judge, concurrency=judge_concurrency, max_retries=judge_max_retries
-        )
+        if asked:
+            judged = run_judge(
+                slim, llm, judge=judge, concurrency=judge_concurrency, max_retries=judge_max_retries
+            )
+            judge_columns = list(judged.columns[len(slim.columns) :])
+        else:  # every row settled offline: no call at all
+            judged = pd.DataFrame()
+            judge_columns = [f"{faithfulness_name}_execution_details", f"{faithfulness_name}_score"]
         position_of = {p: i for i, p in enumerate(asked)}
-        for column in judged.columns[len(slim.columns) :]:
-            values = list(judged[column])
+        for column in judge_columns:
+            values = list(judged[column]) if asked else []
             cells = []
             for position, label in enumerate(settled):
                 if label is None:
