@@ -124,3 +124,26 @@ def test_triage_makes_no_call_when_every_row_is_settled(demo_rows, make_stub_jud
     assert result.attrs["judge_triage"] == {"rows": 2, "judged": 0, "saved": 2, "mode": "unsettled"}
     assert [c["label"] for c in result["faithfulness_score"]] == ["unfaithful", "unfaithful"]
     assert [c["label"] for c in result["sim_faith_disagreement_score"]] == ["high_sim_unfaithful"] * 2
+
+
+def test_the_benchmark_statistics_on_hand_computed_values():
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.quality_facts import ranks, roc_auc, spearman
+
+    assert ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]
+    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0])) == pytest.approx(1.0)
+    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(-1.0)
+    # positives 0.9 and 0.4 against negatives 0.5 and 0.1: 3 of 4 pairs ordered right
+    assert roc_auc(np.array([0.9, 0.4, 0.5, 0.1]), np.array([True, True, False, False])) == pytest.approx(0.75)
+
+
+def test_the_cost_benchmark_runs_on_the_demo_rows():
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "facts_cost.py"), "--demo", "--repeats", "1",
+                           "--no-write"], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["rows"] == "recipes/demo_data.jsonl (44 rows)"
+    assert set(result["best_seconds"]) == {"groundedness", "groundedness+alignment", "offline faithfulness"}
