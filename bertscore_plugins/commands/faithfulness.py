@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import (
+    add_model_arguments,
+    check_output_path,
+    config_from_args,
+    read_aligned,
+)
 
 
 def register(subparsers) -> None:
@@ -40,50 +44,48 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _read_lines(path: str) -> list[str]:
-    return Path(path).read_text(encoding="utf-8").splitlines()
-
-
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFUL, offline_faithfulness
+    from bertscore_plugins.files import write_atomically
 
-    outputs, sources = _read_lines(args.outputs), _read_lines(args.sources)
-    if len(outputs) != len(sources):
-        print(f"error: {args.sources} has {len(sources)} lines but {args.outputs} has {len(outputs)}",
-              file=sys.stderr)
-        return 2
+    # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
+    config = config_from_args(args)
+    check_output_path(args.out, "--out")
+    check_output_path(args.summary, "--summary")
+    outputs, (sources,) = read_aligned(("-o/--outputs", args.outputs), [("-s/--sources", args.sources)])
     threshold = DEFAULT_GROUNDEDNESS_THRESHOLD if args.threshold is None else args.threshold
-    scorer = get_scorer(config_from_args(args))
+    if not 0.0 <= threshold <= 1.0:  # also refuses NaN
+        raise ValueError(f"--threshold must be between 0 and 1, got {args.threshold!r}")
+    scorer = get_scorer(config)
     rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
 
-    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")  # noqa: SIM115
-    try:
+    lines = ["row\tscore\tlabel\tunsupported_facts"] if args.format == "tsv" else []
+    for index, row in enumerate(rows):
+        unsupported = [str(finding) for finding in row.facts.unsupported]
         if args.format == "tsv":
-            out.write("row\tscore\tlabel\tunsupported_facts\n")
-        for index, row in enumerate(rows):
-            unsupported = [str(finding) for finding in row.facts.unsupported]
-            if args.format == "tsv":
-                cells = "; ".join(unsupported).replace("\t", " ").replace("\n", " ")
-                out.write(f"{index}\t{row.score:.6f}\t{row.label}\t{cells}\n")
-            else:
-                out.write(json.dumps({"row": index, "score": row.score, "label": row.label,
-                                      "unsupported_facts": unsupported, "groundedness": row.groundedness,
-                                      "fact_score": row.facts.score}) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
-
+            cells = "; ".join(unsupported).replace("\t", " ").replace("\n", " ")
+            lines.append(f"{index}\t{row.score:.6f}\t{row.label}\t{cells}")
+        else:
+            lines.append(json.dumps({"row": index, "score": row.score, "label": row.label,
+                                     "unsupported_facts": unsupported, "groundedness": row.groundedness,
+                                     "fact_score": row.facts.score}))
+    rows_text = "".join(line + "\n" for line in lines)
     summary = {
         "rows": len(rows),
         "faithful": sum(row.label == FAITHFUL for row in rows),
         "score": sum(row.score for row in rows) / len(rows) if rows else None,
         "threshold": threshold,
-        "signature": scorer.signature,
+        "signature": str(scorer.signature),
     }
-    text = json.dumps(summary, indent=2)
+    summary_text = json.dumps(summary, indent=2)
+    # files first (they can still fail), stdout last
     if args.summary:
-        Path(args.summary).write_text(text + "\n")
+        write_atomically(args.summary, summary_text + "\n")
+    if args.out == "-":
+        sys.stdout.write(rows_text)
     else:
-        print(text, file=sys.stderr)
+        write_atomically(args.out, rows_text)
+    if not args.summary:
+        print(summary_text, file=sys.stderr)
     return 0
