@@ -147,6 +147,7 @@ def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path
     ax.set_ylim(y_low, y_high)
     ax.set_xlabel("similarity to the reference (BERTScore F1)")
     ax.set_ylabel(f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)" if binary_faithfulness
+                  else f"{faithfulness_name} (groundedness x fact check)" if faithfulness_name == OFFLINE
                   else f"{faithfulness_name} (BERTScore precision against the context)")
     ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=8, frameon=False)

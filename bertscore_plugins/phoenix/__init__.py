@@ -75,7 +75,11 @@ One call::
     results = evaluate_rows(df, llm=None, judge=None, thresholds=None, similarity_threshold=0.9,
                             groundedness_threshold=0.8, input_column="input", output_column="output",
                             context_column="context", reference_column="reference", judge_concurrency=4,
-                            judge_max_retries=1, exit_on_error=True, scorer=None, **core_settings)
+                            judge_max_retries=1, exit_on_error=True, scorer=None, judge_rows="all",
+                            **core_settings)
+        # also groundedness x fact check ("offline_faithfulness", the signal when no judge is given);
+        # judge_rows="unsettled": only rows the offline signals cannot settle go to the judge
+        # (results.attrs["judge_triage"] = {"rows", "judged", "saved", "mode"})
         # similarity + groundedness (batch path) + judge (when llm is given; else groundedness is the
         # faithfulness signal) + disagreement. thresholds: None (fixed defaults), a Thresholds, or
         # "quantile". Returns a copy of df (same index) with the *_score / *_execution_details columns.
