@@ -37,6 +37,11 @@ def _describe(value: Any) -> str | None:
     return f"is {type(value).__name__} {value!r:.40}, expected str"
 
 
+def text_problem(value: Any) -> str | None:
+    """What is wrong with one text ("is None (a missing value?)", "holds a lone surrogate ..."), or None."""
+    return _describe(value)
+
+
 def _shape_problem(values: Any) -> str | None:
     """Why a container cannot be read as rows, or None when it can."""
     if isinstance(values, (str, bytes, bytearray, memoryview)):
