@@ -11,7 +11,8 @@ bytes would need a decoding we cannot know. A text must be encodable as UTF-8 (l
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 
@@ -48,7 +49,7 @@ def _shape_problem(values: Any) -> str | None:
         return f"a single {type(values).__name__}, not one per row"
     if isinstance(values, Mapping):
         return f"a mapping ({type(values).__name__}); its keys would be scored, pass a list of its values"
-    if isinstance(values, Set):
+    if isinstance(values, AbstractSet):
         return f"a {type(values).__name__}, whose order is arbitrary; pass a list"
     if hasattr(values, "columns") and hasattr(values, "iloc"):
         return "a DataFrame; pass one column, e.g. frame['candidate']"

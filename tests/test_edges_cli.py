@@ -104,15 +104,15 @@ def test_invalid_utf8_names_file_and_line(tmp_path, capsys):
         (["--layer", "-1"], "error: --layer: layer must be a non-negative integer or None, got -1"),
         (["--batch-tokens", "0"], "error: --batch-tokens: batch_tokens must be a positive integer or None, got 0"),
         (["--max-length", "2"], "error: --max-length: max_length must be an integer >= 3 or None, got 2"),
-        (["--max-length", "4096"], "error: --max-length: max_length=4096 is beyond model 'all-MiniLM-L6-v2''s 512 "
-                                   "position embeddings; use max_length <= 512 (or None for the model's limit)"),
+        (["--max-length", "4096"], ("error: --max-length: max_length=4096 is beyond model 'all-MiniLM-L6-v2''s 512 "
+                                   "position embeddings; use max_length <= 512 (or None for the model's limit)")),
         (["--device", "cuda:7"], None),
-        (["--device", "tpu"], "error: --device: device 'tpu' is not a valid torch device (e.g. 'cpu', 'cuda', "
-                              "'cuda:1')"),
-        (["--model", "/nonexistent"], "error: model folder '/nonexistent' does not exist (looked in /nonexistent); "
-                                      "it is not taken for a hub id because it looks like a local path"),
-        (["--layer", "x"], "error: bertscore-plugins score: argument -l/--layer: invalid int value: 'x' "
-                           "(see bertscore-plugins score --help)"),
+        (["--device", "tpu"], ("error: --device: device 'tpu' is not a valid torch device (e.g. 'cpu', 'cuda', "
+                              "'cuda:1')")),
+        (["--model", "/nonexistent"], ("error: model folder '/nonexistent' does not exist (looked in /nonexistent); "
+                                      "it is not taken for a hub id because it looks like a local path")),
+        (["--layer", "x"], ("error: bertscore-plugins score: argument -l/--layer: invalid int value: 'x' "
+                           "(see bertscore-plugins score --help)")),
     ],
 )
 def test_bad_settings_are_one_line_naming_the_flag(tmp_path, capsys, flags, message):

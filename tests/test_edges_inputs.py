@@ -24,21 +24,21 @@ def scorer():
 @pytest.mark.parametrize(
     ("candidates", "message"),
     [
-        ({"a": "A cat."}, "candidates must be a list of strings, got a mapping (dict); its keys "
-                          "would be scored, pass a list of its values"),
-        ({"A cat."}, "candidates must be a list of strings, got a set, whose order is arbitrary; "
-                     "pass a list"),
-        (frozenset({"A cat."}), "candidates must be a list of strings, got a frozenset, whose order "
-                                "is arbitrary; pass a list"),
+        ({"a": "A cat."}, ("candidates must be a list of strings, got a mapping (dict); its keys "
+                          "would be scored, pass a list of its values")),
+        ({"A cat."}, ("candidates must be a list of strings, got a set, whose order is arbitrary; "
+                     "pass a list")),
+        (frozenset({"A cat."}), ("candidates must be a list of strings, got a frozenset, whose order "
+                                "is arbitrary; pass a list")),
         ("A cat.", "candidates must be a list of strings, got a single str, not one per row"),
         (b"A cat.", "candidates must be a list of strings, got a single bytes, not one per row"),
-        (np.array("A cat."), "candidates must be a list of strings, got a 0-d array (ndarray), "
-                             "not one item per row"),
+        (np.array("A cat."), ("candidates must be a list of strings, got a 0-d array (ndarray), "
+                             "not one item per row")),
         (np.str_("A cat."), "candidates must be a list of strings, got a single str_, not one per row"),
         (5, "candidates must be a list of strings, got int, not a list"),
         (None, "candidates must be a list of strings, got NoneType, not a list"),
-        (pd.DataFrame({"c": ["A cat."]}), "candidates must be a list of strings, got a DataFrame; "
-                                          "pass one column, e.g. frame['candidate']"),
+        (pd.DataFrame({"c": ["A cat."]}), ("candidates must be a list of strings, got a DataFrame; "
+                                          "pass one column, e.g. frame['candidate']")),
     ],
 )
 def test_containers_that_are_not_rows_are_refused(candidates, message):
@@ -50,15 +50,15 @@ def test_containers_that_are_not_rows_are_refused(candidates, message):
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        (np.array("A dog."), "references[1] is a 0-d array (ndarray), not one item per row; expected a str or a "
-                             "list of str"),
+        (np.array("A dog."), ("references[1] is a 0-d array (ndarray), not one item per row; expected a str or a "
+                             "list of str")),
         (np.int64(3), "references[1] is a 0-d array (int64), not one item per row; expected a str or a list of str"),
         (b"A dog.", "references[1] is bytes, expected str (decode it first, e.g. value.decode('utf-8'))"),
-        (bytearray(b"A dog."), "references[1] is bytearray, expected str (decode it first, e.g. "
-                               "value.decode('utf-8'))"),
+        (bytearray(b"A dog."), ("references[1] is bytearray, expected str (decode it first, e.g. "
+                               "value.decode('utf-8'))")),
         ({"A dog."}, "references[1] is a set, whose order is arbitrary; pass a list; expected a str or a list of str"),
-        ({"x": "A dog."}, "references[1] is a mapping (dict); its keys would be scored, pass a list of its values; "
-                          "expected a str or a list of str"),
+        ({"x": "A dog."}, ("references[1] is a mapping (dict); its keys would be scored, pass a list of its values; "
+                          "expected a str or a list of str")),
         (None, "references[1] is None (a missing value?)"),
         (float("nan"), "references[1] is NaN (a missing value?)"),
         (3, "references[1] is int, not a list; expected a str or a list of str"),

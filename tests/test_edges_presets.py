@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+from test_presets import _leftovers, tiny  # noqa: F401 - the fixture is used by name
 
 from bertscore_plugins import presets
-from test_presets import _leftovers, tiny  # noqa: F401 - the fixture is used by name
 
 WEIGHTS = bytes(range(256)) * 400
 
@@ -19,7 +19,7 @@ def _resolve(spec, cache: str, parts: str, results, start) -> None:
         start.wait(timeout=60)  # all processes look at the folder at the same moment
         info = presets.resolve_spec(spec, cache_dir=Path(cache), parts_dir=Path(parts))
         results.put(("ok", str(info.path), (info.path / "model.safetensors").read_bytes() == WEIGHTS))
-    except BaseException as error:  # reported to the parent, which asserts there is none
+    except BaseException as error:  # noqa: BLE001 - reported to the parent, which asserts there is none
         results.put(("error", f"{type(error).__name__}: {error}", False))
 
 

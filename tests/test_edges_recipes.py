@@ -13,9 +13,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from test_recipe_disagreement import DEMO, ScoringCalls, no_judge, use_judge
+
 from recipes import disagreement
 from recipes.run_state import RESCORE_HINT, DamagedRunFolder, OutputFolder, RunState
-from test_recipe_disagreement import DEMO, ScoringCalls, no_judge, use_judge
 
 
 @pytest.fixture()

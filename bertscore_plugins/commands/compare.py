@@ -7,7 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args, read_lines
+from bertscore_plugins.commands.common import (
+    add_model_arguments,
+    check_output_path,
+    config_from_args,
+    read_lines,
+)
 from bertscore_plugins.stats import DEFAULT_SEED
 
 
