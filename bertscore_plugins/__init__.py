@@ -28,6 +28,7 @@ from bertscore_plugins.scorer import (
     get_scorer,
     score,
 )
+from bertscore_plugins.signature import Signature, SignatureMismatch
 from bertscore_plugins.stats import bootstrap_interval, corpus_intervals, paired_test
 
 __version__ = "0.1.0"
@@ -46,6 +47,8 @@ __all__ = [
     "ScoreConfig",
     "Scores",
     "SettingError",
+    "Signature",
+    "SignatureMismatch",
     "TokenMatch",
     "TruncationWarning",
     "UnknownTokenWarning",

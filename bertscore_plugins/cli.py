@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(f"bertscore_plugins.commands.{name}")
         except ImportError as error:  # an integration whose extra is not installed
+            if (error.name or "").startswith("bertscore_plugins"):
+                raise  # our own module is missing or broken: a bug to report, not a missing extra
             sub = subparsers.add_parser(name, help=f"(unavailable: {error})")
             sub.set_defaults(func=lambda args, error=error: _unavailable(error))
             continue
@@ -56,16 +58,11 @@ def _unavailable(error: Exception) -> int:
 
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types that mean the user must change an input, a setting or a file (not a bug)."""
+    # the launcher needs only the standard library, so this import holds without the phoenix extra
+    from bertscore_plugins.phoenix.server import PhoenixServerError
     from bertscore_plugins.presets import PresetIntegrityError, PresetNotInstalledError
 
-    found: list[type[BaseException]] = [ValueError, OSError, PresetIntegrityError, PresetNotInstalledError]
-    try:
-        from bertscore_plugins.phoenix.server import PhoenixServerError
-
-        found.append(PhoenixServerError)
-    except ImportError:  # pragma: no cover - the phoenix extra is optional
-        pass
-    return tuple(found)
+    return (ValueError, OSError, PresetIntegrityError, PresetNotInstalledError, PhoenixServerError)
 
 
 def describe(error: BaseException) -> str:

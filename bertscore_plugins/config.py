@@ -40,7 +40,8 @@ class ScoreConfig:
         lang: language of the baseline file to look up.
         max_length: tokens per window including special tokens; None = the model's limit.
         long_text: "truncate" (count and warn) or "window" (overlapping windows, every token used).
-        window_stride: tokens between window starts in "window" mode; None = half a window.
+        window_stride: tokens between window starts in "window" mode; None = 7/8 of a window (windows
+            overlap by 1/8).
         multi_ref: "max" (bert_score: per-column max over references) or "best_f1" (P, R, F of the
             reference with the best F1).
         dtype: "float32" (exact), "bfloat16" or "float16": faster on GPUs; "bfloat16" is also the fast

@@ -20,7 +20,6 @@ from typing import Any
 
 import datasets
 import evaluate
-import numpy as np
 
 from bertscore_plugins import InputError, ScoreConfig, get_scorer, setting_names
 from bertscore_plugins.inputs import check_pairs
@@ -158,18 +157,15 @@ class BERTScorePlugins(evaluate.Metric):
         check_settings(overrides, "compute()")
         config = self.config.replace(**overrides) if overrides else self.config
         scores = get_scorer(config).score(list(predictions), list(references))
+        means = scores.means()
         return {
             "precision": scores.precision.tolist(),
             "recall": scores.recall.tolist(),
             "f1": scores.f1.tolist(),
-            "precision_mean": _mean(scores.precision),
-            "recall_mean": _mean(scores.recall),
-            "f1_mean": _mean(scores.f1),
+            "precision_mean": means["precision"],
+            "recall_mean": means["recall"],
+            "f1_mean": means["f1"],
             "signature": scores.signature,
             "hashcode": scores.signature,
         }
 
-
-def _mean(values: np.ndarray) -> float:
-    # float64 accumulation: a float32 sum over many rows drifts in the last digits
-    return float(np.mean(values, dtype=np.float64)) if len(values) else 0.0

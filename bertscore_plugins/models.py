@@ -12,19 +12,20 @@ import logging
 import re
 import threading
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
+from bertscore_plugins import presets
 from bertscore_plugins.config import SettingError
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from bertscore_plugins.config import ScoreConfig
 
-#: incremented on every real model load; tests use it to prove that models are reused
-LOAD_COUNT = 0
+logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL_REPO = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
@@ -112,11 +113,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
         identity = f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}"
         return ModelSource("all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER)
 
-    try:
-        from bertscore_plugins import presets
-    except ImportError:  # the preset module is optional
-        presets = None
-    if presets is not None and model in presets.PRESET_NAMES:
+    if model in presets.PRESET_NAMES:
         info = presets.resolve_preset(model)
         return ModelSource(model, str(info.path), info.identity, info.default_layer, info.baseline_file)
 
@@ -163,11 +160,7 @@ def _looks_like_a_path(model: str) -> bool:
 
 
 def _preset_names() -> tuple[str, ...]:
-    try:
-        from bertscore_plugins.presets import PRESET_NAMES
-    except ImportError:  # pragma: no cover
-        return ()
-    return PRESET_NAMES
+    return presets.PRESET_NAMES
 
 
 @dataclass
@@ -272,14 +265,40 @@ def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -
     return model
 
 
-def load_model(
-    model: str, layer: int | None, dtype: str, device: str | None, lang: str = "en",
-    allow_pickle_weights: bool = False, quantize: str | None = None,
-) -> LoadedModel:
-    """Load tokenizer and encoder, truncated to `layer` (resolved from the table when None)."""
-    global LOAD_COUNT
+@dataclass(frozen=True)
+class ModelSpec:
+    """The settings that decide which loaded model a configuration needs: the model cache's key.
+
+    `identity` (the weights digest, memoised by mtime) is part of it, so a checkpoint rewritten into the
+    same folder is loaded again instead of silently reusing the old weights.
+    """
+
+    model: str
+    identity: str
+    layer: int | None
+    dtype: str
+    device: str | None
+    # lang only chooses the model, which `identity` names: configs differing in lang share the load
+    lang: str = field(default="en", compare=False)
+    allow_pickle_weights: bool = False
+    quantize: str | None = None
+
+    @classmethod
+    def from_config(cls, config: ScoreConfig) -> ModelSpec:
+        """The spec of a `ScoreConfig` (resolves the model's identity; loads no weights)."""
+        return cls(
+            model=config.model, identity=resolve_model(config.model, config.lang).identity, layer=config.layer,
+            dtype=config.dtype, device=config.device, lang=config.lang,
+            allow_pickle_weights=config.allow_pickle_weights, quantize=config.quantize,
+        )
+
+
+def load_model(spec: ModelSpec) -> LoadedModel:
+    """Load tokenizer and encoder, truncated to `spec.layer` (resolved from the table when None)."""
     from transformers import AutoTokenizer
 
+    model, layer, dtype, device, lang = spec.model, spec.layer, spec.dtype, spec.device, spec.lang
+    allow_pickle_weights, quantize = spec.allow_pickle_weights, spec.quantize
     source = resolve_model(model, lang)
     torch_device = resolve_device(device)
     try:
@@ -287,7 +306,6 @@ def load_model(
     except (OSError, ValueError) as error:
         raise ModelLoadError(f"could not load the tokenizer of {source.location!r}: {error}") from error
     encoder = _load_encoder(source, dtype, allow_pickle_weights)
-    LOAD_COUNT += 1
     encoder.eval()
     revision = getattr(encoder.config, "_commit_hash", None)
 
@@ -334,23 +352,16 @@ def _quantize_int8(encoder: torch.nn.Module) -> torch.nn.Module:
     return quantize_dynamic(encoder, spec, dtype=torch.qint8)
 
 
-_MODEL_CACHE: dict[tuple, LoadedModel] = {}
+_MODEL_CACHE: dict[ModelSpec, LoadedModel] = {}
 _MODEL_LOCK = threading.Lock()
 
 
-def get_model(
-    model: str, layer: int | None, dtype: str, device: str | None, lang: str = "en",
-    allow_pickle_weights: bool = False, quantize: str | None = None,
-) -> LoadedModel:
-    """A process-wide cache of loaded models, so every configuration on one model shares it."""
-    # the identity (weights digest, memoised by mtime) is in the key, so a checkpoint rewritten into the
-    # same folder is loaded again instead of silently reusing the old weights
-    identity = resolve_model(model, lang).identity
-    key = (model, identity, layer, dtype, device, allow_pickle_weights, quantize)
+def get_model(spec: ModelSpec) -> LoadedModel:
+    """A process-wide cache of loaded models, so every configuration with the same spec shares one."""
     with _MODEL_LOCK:
-        if key not in _MODEL_CACHE:
-            _MODEL_CACHE[key] = load_model(model, layer, dtype, device, lang, allow_pickle_weights, quantize)
-        return _MODEL_CACHE[key]
+        if spec not in _MODEL_CACHE:
+            _MODEL_CACHE[spec] = load_model(spec)
+        return _MODEL_CACHE[spec]
 
 
 def clear_model_cache() -> None:

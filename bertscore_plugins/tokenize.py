@@ -93,13 +93,21 @@ class TextTokenizer:
 
     def windows(self, content_length: int, stride: int | None) -> list[tuple[int, int]]:
         """Overlapping [start, end) content windows covering every token."""
-        size = self.max_content
-        step = stride or max(size - size // 8, 1)
-        step = min(step, size)
-        starts = list(range(0, max(content_length - size, 0) + 1, step))
-        if starts[-1] + size < content_length:
-            starts.append(content_length - size)
-        return [(start, min(start + size, content_length)) for start in starts]
+        return content_windows(content_length, self.max_content, stride)
+
+
+def content_windows(content_length: int, size: int, stride: int | None) -> list[tuple[int, int]]:
+    """Overlapping [start, end) windows of at most `size` tokens covering `content_length` tokens.
+
+    Windows start every `stride` tokens (None: 7/8 of a window, so neighbours overlap by 1/8); the last
+    one ends at the last token.
+    """
+    step = stride or max(size - size // 8, 1)
+    step = min(step, size)
+    starts = list(range(0, max(content_length - size, 0) + 1, step))
+    if starts[-1] + size < content_length:
+        starts.append(content_length - size)
+    return [(start, min(start + size, content_length)) for start in starts]
 
 
 def model_limit(tokenizer: Any, model_config: Any = None) -> int:

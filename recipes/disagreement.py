@@ -126,7 +126,7 @@ class Recipe:
         if state is not None and (state.input_digest, state.settings) != (digest, settings):
             raise SettingsChanged(
                 f"{self.folder.path} holds scores of a different input or different settings "
-                f"(saved {state.settings}, now {settings}); pass --rescore to replace them or use another --out")
+                f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out")
         if state is not None and self.folder.table_path(state.table_format).exists():
             table = self.folder.load_table(state.table_format, rows=state.rows)
             print(f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
@@ -153,11 +153,16 @@ class Recipe:
         return EXIT_OK
 
     def settings(self, llm: Any) -> dict[str, Any]:
-        """Everything that changes a stored number (a re-run with other settings must rescore)."""
+        """Everything that changes a stored number (a re-run with other settings must rescore).
+
+        The core's signature covers the model's weights and the library versions, so an upgrade that
+        could move a score is caught too.
+        """
         args = self.args
         judge = None if llm is None else {"provider": getattr(llm, "provider", None),
                                           "model": getattr(llm, "model", None)}
-        return {"model": args.model, "similarity_threshold": args.similarity_threshold,
+        return {"model": args.model, "signature": str(self.scorer().signature),
+                "similarity_threshold": args.similarity_threshold,
                 "faithfulness_threshold": args.faithfulness_threshold,
                 "thresholds_from_data": args.thresholds_from_data, "judge": judge}
 
@@ -509,6 +514,22 @@ def _get(obj: Any, key: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(key)
     return getattr(obj, key, None)
+
+
+def _what_changed(state: RunState, digest: str, settings: dict[str, Any]) -> str:
+    """The differences in words: the input, the signature's settings, the recipe's settings."""
+    from bertscore_plugins.signature import Signature
+
+    changes = [] if state.input_digest == digest else ["the input rows changed"]
+    saved = dict(state.settings)
+    saved_signature, signature = saved.pop("signature", None), settings.get("signature")
+    if saved_signature is None:
+        changes.append("the saved run has no signature (made by an older version)")
+    elif saved_signature != signature:
+        changes.append(Signature.parse(saved_signature).describe_diff(signature))
+    changes += [f"{name} {saved.get(name)!r} -> {value!r}" for name, value in settings.items()
+                if name != "signature" and saved.get(name) != value]
+    return "; ".join(changes)
 
 
 def _filters(state: RunState) -> dict[str, str]:

@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     by_layer = scorer.score_layers(candidates, references, layers=layers)  # one encoder pass, all layers
     rows = []
     for layer, scores in sorted(by_layer.items()):
-        rows.append((layer, float(scores.precision.mean()), float(scores.recall.mean()), float(scores.f1.mean())))
+        means = scores.means()
+        rows.append((layer, means["precision"], means["recall"], means["f1"]))
         print(f"layer {layer}: P {rows[-1][1]:.6f} R {rows[-1][2]:.6f} F {rows[-1][3]:.6f}", file=sys.stderr)
     layers = [row[0] for row in rows]
     write_baseline(args.out, rows)

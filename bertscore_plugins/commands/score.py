@@ -69,9 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     summary = {
         "rows": len(scores),
-        "precision": float(scores.precision.mean()) if len(scores) else None,
-        "recall": float(scores.recall.mean()) if len(scores) else None,
-        "f1": float(scores.f1.mean()) if len(scores) else None,
+        **scores.means(),
         "rescaled": scores.rescaled,
         "signature": scores.signature,
     }
