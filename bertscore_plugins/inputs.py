@@ -63,7 +63,7 @@ def _shape_problem(values: Any) -> str | None:
 def _rows(values: Any, name: str) -> list:
     problem = _shape_problem(values)
     if problem:
-        raise InputError(f"{name} must be a list of strings, got {problem}")
+        raise InputError(f"{name} must be a list of strings (one per row), got {problem}")
     return _plain_list(values)
 
 

@@ -24,20 +24,20 @@ def scorer():
 @pytest.mark.parametrize(
     ("candidates", "message"),
     [
-        ({"a": "A cat."}, ("candidates must be a list of strings, got a mapping (dict); its keys "
+        ({"a": "A cat."}, ("candidates must be a list of strings (one per row), got a mapping (dict); its keys "
                           "would be scored, pass a list of its values")),
-        ({"A cat."}, ("candidates must be a list of strings, got a set, whose order is arbitrary; "
+        ({"A cat."}, ("candidates must be a list of strings (one per row), got a set, whose order is arbitrary; "
                      "pass a list")),
-        (frozenset({"A cat."}), ("candidates must be a list of strings, got a frozenset, whose order "
+        (frozenset({"A cat."}), ("candidates must be a list of strings (one per row), got a frozenset, whose order "
                                 "is arbitrary; pass a list")),
-        ("A cat.", "candidates must be a list of strings, got a single str, not one per row"),
-        (b"A cat.", "candidates must be a list of strings, got a single bytes, not one per row"),
-        (np.array("A cat."), ("candidates must be a list of strings, got a 0-d array (ndarray), "
+        ("A cat.", "candidates must be a list of strings (one per row), got a single str, not one per row"),
+        (b"A cat.", "candidates must be a list of strings (one per row), got a single bytes, not one per row"),
+        (np.array("A cat."), ("candidates must be a list of strings (one per row), got a 0-d array (ndarray), "
                              "not one item per row")),
-        (np.str_("A cat."), "candidates must be a list of strings, got a single str_, not one per row"),
-        (5, "candidates must be a list of strings, got int, not a list"),
-        (None, "candidates must be a list of strings, got NoneType, not a list"),
-        (pd.DataFrame({"c": ["A cat."]}), ("candidates must be a list of strings, got a DataFrame; "
+        (np.str_("A cat."), "candidates must be a list of strings (one per row), got a single str_, not one per row"),
+        (5, "candidates must be a list of strings (one per row), got int, not a list"),
+        (None, "candidates must be a list of strings (one per row), got NoneType, not a list"),
+        (pd.DataFrame({"c": ["A cat."]}), ("candidates must be a list of strings (one per row), got a DataFrame; "
                                           "pass one column, e.g. frame['candidate']")),
     ],
 )
