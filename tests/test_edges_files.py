@@ -255,7 +255,7 @@ def test_any_damage_to_a_cache_entry_never_changes_a_score(expected, data):
         else:
             damaged = original[:offset] + data.draw(st.binary(min_size=1, max_size=8)) + original[offset:]
         path.write_bytes(damaged)
-        f1, cache, caught = _cached_run(disk)
+        f1, cache, _ = _cached_run(disk)
         assert f1 == expected
         assert cache.hits + cache.damaged == 3 and cache.damaged <= 1
 
