@@ -501,7 +501,7 @@ def _existing_dataset(client: Any, name: str) -> Any:
     """The dataset called `name` on the server, or None."""
     try:
         return client.datasets.get_dataset(dataset=name, timeout=30)
-    except Exception:  # phoenix.client raises its HTTP error (404) for an unknown name
+    except Exception:  # noqa: BLE001 - phoenix.client raises its HTTP error (404) for an unknown name
         return None
 
 
