@@ -182,3 +182,14 @@ def default_scorer():
     from bertscore_plugins import get_scorer
 
     return get_scorer()
+
+
+def test_bad_rows_are_refused_naming_the_row():
+    from bertscore_plugins import InputError
+
+    with pytest.raises(InputError, match="row 1: context is None"):
+        check_facts(["a", "b"], ["c", None])
+    with pytest.raises(InputError, match="row 0: context is an empty list of passages"):
+        check_facts(["a"], [[]])
+    with pytest.raises(InputError, match="2 outputs but 1 contexts"):
+        check_facts(["a", "b"], ["c"])

@@ -69,19 +69,24 @@ def _joined(context: str | Sequence[str]) -> str:
 
 
 def _checked(outputs: Sequence[str], contexts: Sequence[Any]) -> tuple[list[str], list[str]]:
-    from bertscore_plugins.inputs import InputError
+    from bertscore_plugins.inputs import InputError, text_problem
 
-    if isinstance(outputs, str) or isinstance(contexts, str):
-        raise InputError("outputs and contexts must be sequences of texts, not one string")
+    if isinstance(outputs, (str, bytes)) or isinstance(contexts, (str, bytes)):
+        raise InputError("outputs and contexts must be sequences of texts (one per row), not one string")
     outputs, contexts = list(outputs), list(contexts)
     if len(outputs) != len(contexts):
         raise InputError(f"{len(outputs)} outputs but {len(contexts)} contexts")
     for row, (output, context) in enumerate(zip(outputs, contexts)):
-        if not isinstance(output, str):
-            raise InputError(f"row {row}: output must be text, got {type(output).__name__}")
-        if not (isinstance(context, str) or (isinstance(context, (list, tuple))
-                                              and all(isinstance(c, str) for c in context))):
-            raise InputError(f"row {row}: context must be text or a list of texts, got {type(context).__name__}")
+        problem = text_problem(output)
+        if problem:
+            raise InputError(f"row {row}: output {problem}")
+        passages = list(context) if isinstance(context, (list, tuple)) else [context]
+        if not passages:
+            raise InputError(f"row {row}: context is an empty list of passages")
+        for passage in passages:
+            problem = text_problem(passage)
+            if problem:
+                raise InputError(f"row {row}: context {problem}")
     return outputs, [_joined(context) for context in contexts]
 
 
