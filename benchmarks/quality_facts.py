@@ -188,11 +188,28 @@ def section(result: dict, docs: int | None) -> str:
          f"({result['machine']}; a shared 2-core CPU, so single timings are noisy: "
          "`benchmarks/facts_cost.py` interleaves repeats for the ratio.)"),
         "",
+        *_cost_lines(),
         ("Rules and thresholds were chosen for their meaning (same normalised value and compatible unit, "
          "polarity of the aligned words in the cue's scope), not tuned on this set."),
         END,
     ]
     return "\n".join(lines)
+
+
+def _cost_lines() -> list[str]:
+    """The interleaved cost measurement of benchmarks/facts_cost.py, when it has been run."""
+    path = RESULTS.with_name("facts_cost.json")
+    if not path.exists():
+        return []
+    cost = json.loads(path.read_text(encoding="utf-8"))
+    best = cost["best_seconds"]
+    return [
+        (f"`benchmarks/facts_cost.py` ({cost['rows']}, best of {cost['repeats']} interleaved repeats): "
+         f"groundedness {best['groundedness']:.1f} s, offline faithfulness (groundedness + alignment + fact "
+         f"check, one call) {best['offline faithfulness']:.1f} s: "
+         f"**{cost['added_over_groundedness']:+.1%}** over groundedness."),
+        "",
+    ]
 
 
 def _fmt(value: float | None) -> str:
