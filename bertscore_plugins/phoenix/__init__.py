@@ -6,6 +6,7 @@ its public names, what it is for; each function's docstring is the reference)::
     names             SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT  (every name we write)
     evaluators        BERTScoreEvaluator, score_dataframe  (one core call for a whole frame)
     groundedness      GroundednessEvaluator  (precision of the output against its context)
+    offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check, no LLM)
     judge             faithfulness_evaluator, run_judge, judge_llm_from_env, JUDGE_SETUP_HINT
     disagreement      Thresholds, add_disagreement, disagreement_label, DisagreementEvaluator
     pipeline          evaluate_rows  (a dataframe of RAG rows through all of the above)
@@ -24,12 +25,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
+from .names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, OFFLINE_FAITHFULNESS, SIMILARITY
 
 _EXPORTS = {
     "BERTScoreEvaluator": "evaluators",
     "score_dataframe": "evaluators",
     "GroundednessEvaluator": "groundedness",
+    "OfflineFaithfulnessEvaluator": "offline_faithfulness",
     "faithfulness_evaluator": "judge",
     "run_judge": "judge",
     "judge_llm_from_env": "judge",
@@ -57,12 +59,14 @@ __all__ = [
     "DISAGREEMENT",
     "FAITHFULNESS",
     "GROUNDEDNESS",
+    "OFFLINE_FAITHFULNESS",
     "JUDGE_SETUP_HINT",
     "SIMILARITY",
     "BERTScoreEvaluator",
     "DisagreementEvaluator",
     "EvaluationReport",
     "GroundednessEvaluator",
+    "OfflineFaithfulnessEvaluator",
     "Thresholds",
     "add_disagreement",
     "annotation_configs",

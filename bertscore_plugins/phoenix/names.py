@@ -17,6 +17,8 @@ FAITHFULNESS = "faithfulness"
 """Phoenix's FaithfulnessEvaluator (LLM judge); the name Phoenix itself gives it."""
 DISAGREEMENT = "sim_faith_disagreement"
 """Where similarity and faithfulness disagree."""
+OFFLINE_FAITHFULNESS = "offline_faithfulness"
+"""Groundedness x the fact check (numbers, dates, names, negations carried by the context)."""
 
 # -- labels ------------------------------------------------------------------------------------------
 SIMILAR, DISSIMILAR = "similar", "dissimilar"

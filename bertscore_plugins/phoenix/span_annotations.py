@@ -25,6 +25,7 @@ from .names import (
     GROUNDEDNESS,
     HIGH_SIM_UNFAITHFUL,
     LOW_SIM_FAITHFUL,
+    OFFLINE_FAITHFULNESS,
     SIMILARITY,
     UNFAITHFUL,
 )
@@ -41,6 +42,7 @@ def annotation_configs(
     groundedness: str = GROUNDEDNESS,
     faithfulness: str = FAITHFULNESS,
     disagreement: str = DISAGREEMENT,
+    offline_faithfulness: str = OFFLINE_FAITHFULNESS,
 ) -> list[dict[str, Any]]:
     """The annotation configs that tell the Phoenix UI each result's type, labels and direction."""
     return [
@@ -55,6 +57,12 @@ def annotation_configs(
             "type": "CONTINUOUS",
             "optimization_direction": "MAXIMIZE",
             "description": "BERTScore precision of the output against the context (support by the source)",
+        },
+        {
+            "name": offline_faithfulness,
+            "type": "CONTINUOUS",
+            "optimization_direction": "MAXIMIZE",
+            "description": "Groundedness x fact check: every number, date, name and negation carried by the context",
         },
         {
             "name": faithfulness,
