@@ -17,13 +17,13 @@ from phoenix.evals import Score
 from bertscore_plugins.facts import OfflineFaithfulness, check_explanation
 
 from .evaluators import _BERTScoreEvaluatorBase, score_dataframe
-from .names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 from .groundedness import (
     CONTEXT_SEPARATOR,
     DEFAULT_GROUNDEDNESS_THRESHOLD,
     GroundednessEvaluator,
     GroundednessInput,
 )
+from .names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 
 #: groundedness at or above which a row whose facts are all carried needs no judge
 SETTLED_FAITHFUL = 0.9
