@@ -23,6 +23,7 @@ from bertscore_plugins.scorer import (
     IdfFallbackWarning,
     Scores,
     TruncationWarning,
+    fit_idf,
     get_scorer,
     score,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "bootstrap_interval",
     "compare_systems",
     "corpus_intervals",
+    "fit_idf",
     "get_scorer",
     "paired_test",
     "run_sanity",
