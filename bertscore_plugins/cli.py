@@ -15,6 +15,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bertscore-plugins",
         description="BERTScore with a reproducibility signature. Default model: all-MiniLM-L6-v2 (offline).",
     )
+    from bertscore_plugins import __version__
+
+    parser.add_argument("--version", action="version", version=f"bertscore-plugins {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import STDIN, add_model_arguments, config_from_args
 
 
 def register(subparsers) -> None:
@@ -18,10 +18,11 @@ def register(subparsers) -> None:
                     "references per line). Writes per-row precision/recall/F1 and a JSON summary with the "
                     "signature.",
     )
-    parser.add_argument("-c", "--candidates", required=True, help="file with one candidate per line")
-    parser.add_argument("-r", "--references", required=True, action="append",
-                        help="file with one reference per line, aligned with the candidates; repeat for "
-                             "multiple references")
+    parser.add_argument("-c", "--candidates", "--cand", required=True,
+                        help="file with one candidate per line ('-' = standard input)")
+    parser.add_argument("-r", "--references", "--ref", required=True, action="extend", nargs="+",
+                        help="file(s) with one reference per line, aligned with the candidates; several files "
+                             "(-r a.txt b.txt, or -r repeated) = several references per line; '-' = standard input")
     parser.add_argument("-o", "--output", default="-", help="per-row output file (default: stdout)")
     parser.add_argument("--format", choices=["tsv", "jsonl"], default="tsv", help="per-row output format")
     parser.add_argument("--summary", default=None,
@@ -29,17 +30,25 @@ def register(subparsers) -> None:
     parser.add_argument("--explain", action="store_true", help="add the worst-matched tokens of each row")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar (default: on a terminal for long runs)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="bert-score's flag: the same as --progress")
+    parser.add_argument("-s", "--seg_level", action="store_true",
+                        help="bert-score's flag for per-row scores; accepted: every row is always written")
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def _read_lines(path: str) -> list[str]:
+    if path == STDIN:
+        return sys.stdin.buffer.read().decode("utf-8").splitlines()
     return Path(path).read_text(encoding="utf-8").splitlines()
 
 
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
 
+    if [args.candidates, *args.references].count(STDIN) > 1:
+        print("error: only one of -c/-r can read standard input ('-')", file=sys.stderr)
+        return 2
     candidates = _read_lines(args.candidates)
     columns = [_read_lines(path) for path in args.references]
     for path, column in zip(args.references, columns):
@@ -49,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
     scorer = get_scorer(config_from_args(args))
-    scores = scorer.score(candidates, references, progress=args.progress, explain=args.explain)
+    progress = True if args.verbose and args.progress is None else args.progress
+    scores = scorer.score(candidates, references, progress=progress, explain=args.explain)
 
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
     try:
