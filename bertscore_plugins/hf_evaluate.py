@@ -20,6 +20,8 @@ call's own references (upstream's module kept the first call's weights).
 from __future__ import annotations
 
 import importlib.resources
+import shutil
+from pathlib import Path
 from typing import Any
 
 import datasets
@@ -80,6 +82,21 @@ Returns:
 def metric_card_path() -> str:
     """The folder of the metric card shipped inside the installed package, for `evaluate.load(path)`."""
     return str(importlib.resources.files("bertscore_plugins") / "metric_card")
+
+
+def build_space(folder: str | Path) -> Path:
+    """Assemble a Hub Space folder: the metric card files plus this package's source (it is not on PyPI,
+    and a Space installs only requirements.txt, whose lines are all PyPI packages). Returns the folder."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    card = Path(metric_card_path())
+    for item in card.iterdir():
+        if item.is_file() and item.suffix != ".pyc":
+            shutil.copy2(item, target / item.name)
+    package = card.parent
+    shutil.copytree(package, target / package.name, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return target
 
 
 def check_settings(settings: dict[str, Any], where: str) -> None:
