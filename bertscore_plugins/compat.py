@@ -42,6 +42,14 @@ def _config(
     rescale_with_baseline: bool, baseline_path: str | None,
 ) -> ScoreConfig:
     settings: dict[str, Any] = {"rescale": bool(rescale_with_baseline), "idf": idf_from_upstream(idf)}
+    if model_type is None and (lang or "en").lower() == "en":
+        warnings.warn(
+            "bertscore_plugins.compat: lang='en' scores with the packaged all-MiniLM-L6-v2 (layer 4), not "
+            "bert_score's roberta-large (layer 17): numbers differ from upstream's. Pass "
+            "model_type='roberta-large' (or a local folder of it) for upstream's numbers",
+            UserWarning,
+            stacklevel=3,
+        )
     if model_type is not None:
         settings["model"] = model_type
     if num_layers is not None:

@@ -11,7 +11,8 @@ import torch
 from eval_data import written_pairs
 
 from bertscore_plugins import ModelLoadError, ScoreConfig, get_scorer, score
-from bertscore_plugins.compat import BERTScorer, score as compat_score
+from bertscore_plugins.compat import BERTScorer
+from bertscore_plugins.compat import score as compat_score
 from bertscore_plugins.models import resolve_model
 
 bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
@@ -59,7 +60,8 @@ def test_all_layers_and_rescaling_as_upstream(tmp_path):
     assert_same(ours, theirs)
     baseline = tmp_path / "baseline.tsv"
     baseline.write_text("LAYER,P,R,F\n" + "".join(f"{i},0.{40 + i},0.{41 + i},0.{42 + i}\n" for i in range(7)))
-    kwargs = dict(model_type=MODEL_DIR, num_layers=4, lang="en", rescale_with_baseline=True, baseline_path=str(baseline))
+    kwargs = {"model_type": MODEL_DIR, "num_layers": 4, "lang": "en", "rescale_with_baseline": True,
+              "baseline_path": str(baseline)}
     assert_same(compat_score(CANDIDATES, REFERENCES, **kwargs), bert_score.score(CANDIDATES, REFERENCES, **kwargs))
 
 
@@ -67,7 +69,7 @@ def test_bertscorer_has_upstreams_constructor_methods_and_properties():
     ours = BERTScorer(model_type=MODEL_DIR, num_layers=4, idf=True, idf_sents=REFERENCES, batch_size=8)
     theirs = bert_score.BERTScorer(model_type=MODEL_DIR, num_layers=4, idf=True, idf_sents=REFERENCES, batch_size=8)
     assert_same(ours.score(CANDIDATES, REFERENCES), theirs.score(CANDIDATES, REFERENCES))
-    (_, _, F), signature = ours.score(CANDIDATES, GROUPS, return_hash=True)
+    _, signature = ours.score(CANDIDATES, GROUPS, return_hash=True)
     assert signature == ours.hash and "idf:table@" in signature
     assert (ours.idf, ours.num_layers, ours.model_type, ours.lang) == (True, 4, MODEL_DIR, "en")
     with pytest.warns(UserWarning, match="Overwriting the previous importance weights"):
@@ -135,3 +137,9 @@ def test_a_sentence_transformer_object_and_the_old_folder_layout(tmp_path):
                                       '"type": "sentence_transformers.models.Transformer"}]')
     np.testing.assert_allclose(get_scorer(model=str(old), layer=4).score(CANDIDATES, REFERENCES).f1, expected,
                                atol=1e-6, rtol=0)
+
+
+def test_lang_en_says_it_is_not_roberta_large():
+    with pytest.warns(UserWarning, match=r"lang='en' scores with the packaged all-MiniLM-L6-v2.*model_type='roberta-large'"):
+        P, _, _ = compat_score(CANDIDATES[:2], REFERENCES[:2], lang="en")
+    np.testing.assert_allclose(P.numpy(), get_scorer().score(CANDIDATES[:2], REFERENCES[:2]).precision, atol=1e-7)

@@ -89,8 +89,9 @@ def test_space_folder_requirements_install_from_pypi_packages(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--dry-run",
                     "-q", "-r", str(space / "requirements.txt")], check=True, env=CLEAN_ENV)
     # and the Space's loading script finds the metric from the copied source, as it would on the Hub
-    run = subprocess.run([str(python), "-c", "import bert_score_plugins, bertscore_plugins; "
-                          "print(bert_score_plugins.BERTScorePlugins.__name__, bertscore_plugins.__file__)"],
+    script = ("import bert_score_plugins, bertscore_plugins; "
+              "print(bert_score_plugins.BERTScorePlugins.__name__, bertscore_plugins.__file__)")
+    run = subprocess.run([str(python), "-c", script],
                          check=True, capture_output=True, text=True, cwd=space, env={**os.environ, "PYTHONPATH": ""})
     name, origin = run.stdout.split()
     assert name == "BERTScorePlugins" and origin.startswith(str(space))

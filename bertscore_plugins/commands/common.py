@@ -82,7 +82,7 @@ def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
 
 def _did_you_mean(flag: str) -> type[argparse.Action]:
     class DidYouMean(argparse.Action):
-        def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001
+        def __call__(self, parser, namespace, values, option_string=None):
             parser.error(f"unrecognized argument {option_string}; did you mean {flag}?")
 
     return DidYouMean
