@@ -19,12 +19,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Headless Chromium (Debian package) for the tests that check the report and dashboard render;
-# best effort: without it those tests skip and say why.
+# Headless Chromium (Debian package) for the tests that check the report and dashboard render.
+# Opt-in (it installs a system package as root): without it those tests skip and say why; CI runs it.
 browser:
 	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; } || true
 
-test: install browser
+test: install
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # Starts Phoenix (its own venv, loopback only), runs recipes/disagreement.py on the demo data with the

@@ -11,8 +11,9 @@ ray ([ray]).
 
 from bertscore_plugins.baseline import BaselineNotFoundError
 from bertscore_plugins.comparison import compare_systems
-from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, setting_names
+from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, SettingError, setting_names
 from bertscore_plugins.explain import Explanation, TokenMatch
+from bertscore_plugins.files import FileFormatError
 from bertscore_plugins.idf import IdfTable
 from bertscore_plugins.inputs import InputError
 from bertscore_plugins.models import ModelLoadError
@@ -23,10 +24,12 @@ from bertscore_plugins.scorer import (
     IdfFallbackWarning,
     Scores,
     TruncationWarning,
+    UnknownTokenWarning,
     fit_idf,
     get_scorer,
     score,
 )
+from bertscore_plugins.signature import Signature, SignatureMismatch
 from bertscore_plugins.stats import bootstrap_interval, corpus_intervals, paired_test
 
 __version__ = "0.1.0"
@@ -37,14 +40,19 @@ __all__ = [
     "BaselineNotFoundError",
     "EmptyTextWarning",
     "Explanation",
+    "FileFormatError",
     "IdfFallbackWarning",
     "IdfTable",
     "InputError",
     "ModelLoadError",
     "ScoreConfig",
     "Scores",
+    "SettingError",
+    "Signature",
+    "SignatureMismatch",
     "TokenMatch",
     "TruncationWarning",
+    "UnknownTokenWarning",
     "bootstrap_interval",
     "compare_systems",
     "corpus_intervals",

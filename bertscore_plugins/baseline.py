@@ -6,12 +6,24 @@ layer (0 = embeddings). A requested baseline that cannot be found is an error, n
 
 from __future__ import annotations
 
-import csv
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from bertscore_plugins.files import (
+    FileFormatError,
+    decode,
+    parse_number,
+    read_bytes,
+    split_lines,
+    write_atomically,
+)
+
+#: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32
+_LARGEST_BASELINE = 1 - 1e-6
 
 
 class BaselineNotFoundError(FileNotFoundError):
@@ -26,6 +38,12 @@ class Baseline:
     source: str  # e.g. "en/all-MiniLM-L6-v2" or a file name
     digest: str  # sha256 of the file (first 8 hex digits)
 
+    def __post_init__(self) -> None:
+        for column in ("precision", "recall", "f1"):
+            value = getattr(self, column)
+            if not _valid(value):
+                raise ValueError(f"baseline {column} must be a finite number in [-1, 1), got {value!r}")
+
     def rescale(self, values: np.ndarray, column: str) -> np.ndarray:
         b = {"precision": self.precision, "recall": self.recall, "f1": self.f1}[column]
         return ((values - b) / (1 - b)).astype(np.float32)
@@ -35,23 +53,47 @@ class Baseline:
         return f"{self.source}@{self.digest}"
 
 
+def _valid(value: float) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and -1 <= value <= _LARGEST_BASELINE
+
+
 def read_baseline(path: str | Path, layer: int, source: str | None = None) -> Baseline:
-    """Read one layer's (b_P, b_R, b_F) from a bert_score-format file."""
+    """Read one layer's (b_P, b_R, b_F) from a bert_score-format file.
+
+    Raises:
+        BaselineNotFoundError: no such file, or no row for `layer`.
+        FileFormatError: a malformed file, naming the file and line: a wrong header, a row without four
+            cells, a value that is not a finite number in [-1, 1) (nan, inf, 1 and 1.5 would give NaN,
+            infinite or reversed scores), a layer given twice.
+    """
     path = Path(path)
     if not path.is_file():
-        raise BaselineNotFoundError(f"baseline file {path} does not exist")
-    data = path.read_bytes()
-    rows = list(csv.reader(data.decode().splitlines()))
-    header = [cell.strip() for cell in rows[0]]
-    if header[:4] != ["LAYER", "P", "R", "F"]:
-        raise ValueError(f"baseline file {path} must start with the header LAYER,P,R,F (got {rows[0]})")
-    for row in rows[1:]:
-        if row and int(float(row[0])) == layer:
-            return Baseline(
-                float(row[1]), float(row[2]), float(row[3]), source or path.name,
-                hashlib.sha256(data).hexdigest()[:8],
-            )
-    raise BaselineNotFoundError(f"baseline file {path} has no row for layer {layer}")
+        raise BaselineNotFoundError(f"baseline file {path} does not exist" + (" (it is a folder)" if path.exists() else ""))
+    data = read_bytes(path, "baseline file")
+    lines = split_lines(decode(data, path))
+    if not lines or [cell.strip() for cell in lines[0].split(",")][:4] != ["LAYER", "P", "R", "F"]:
+        got = lines[0][:60] if lines else "an empty file"
+        raise FileFormatError(path, f"a baseline file must start with the header LAYER,P,R,F (got {got!r})", 1)
+    found: dict[int, tuple[float, float, float]] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split(",")
+        if len(cells) < 4:
+            raise FileFormatError(path, f"expected 4 comma-separated cells LAYER,P,R,F, got {len(cells)}", number)
+        row_layer = parse_number(path, number, "LAYER", cells[0], lambda v: v >= 0 and v == int(v),
+                                 "a non-negative integer")
+        values = tuple(
+            parse_number(path, number, name, cell, _valid, "a finite number in [-1, 1)")
+            for name, cell in zip("PRF", cells[1:4])
+        )
+        if int(row_layer) in found:
+            raise FileFormatError(path, f"layer {int(row_layer)} is given twice", number)
+        found[int(row_layer)] = values  # type: ignore[assignment]
+    if layer not in found:
+        raise BaselineNotFoundError(f"baseline file {path} has no row for layer {layer}")
+    precision, recall, f1 = found[layer]
+    return Baseline(precision, recall, f1, source or path.name, hashlib.sha256(data).hexdigest()[:8])
 
 
 def installed_bert_score_baseline(lang: str, model_name: str) -> Path | None:
@@ -86,4 +128,4 @@ def find_baseline(
 def write_baseline(path: str | Path, rows: list[tuple[int, float, float, float]]) -> None:
     """Write per-layer means in bert_score's format."""
     lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
-    Path(path).write_text("\n".join(lines) + "\n")
+    write_atomically(path, "\n".join(lines) + "\n")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from bertscore_plugins.scorer import resolve_scorer
+from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import (
     DEFAULT_SEED,
     SCORE_NAMES,
@@ -53,7 +54,7 @@ class SystemComparison:
     intervals_a: dict[str, Interval]
     intervals_b: dict[str, Interval]
     moved: tuple[MovedRow, ...]
-    signature: str
+    signature: Signature
     scores_a: np.ndarray
     scores_b: np.ndarray
 
@@ -97,6 +98,7 @@ def compare_systems(
     candidates_b: Sequence[str],
     references: Sequence[str] | Sequence[Sequence[str]],
     scorer: Any = None,
+    *,
     metric: str = "f1",
     method: str = "bootstrap",
     resamples: int | None = None,
@@ -122,6 +124,8 @@ def compare_systems(
 
     Raises:
         InputError / ValueError: the systems do not have one output per reference row, or a bad setting.
+        SignatureMismatch (a ValueError): the two systems' scores were made with different settings
+            (the message names them), so their difference would not be the systems'.
     """
     from bertscore_plugins import InputError
 
@@ -136,6 +140,7 @@ def compare_systems(
     scorer = resolve_scorer(scorer, settings)
     result_a = scorer.score(list(candidates_a), references)
     result_b = scorer.score(list(candidates_b), references)
+    result_a.signature.require_same(result_b.signature, "system A's and system B's scores")
     scores_a = np.asarray(getattr(result_a, metric), dtype=np.float64)
     scores_b = np.asarray(getattr(result_b, metric), dtype=np.float64)
     test = paired_test(
@@ -159,7 +164,7 @@ def compare_systems(
         corpus_intervals(result_a, confidence=confidence, seed=seed),
         corpus_intervals(result_b, confidence=confidence, seed=seed),
         moved,
-        str(result_a.signature),
+        result_a.signature,
         scores_a,
         scores_b,
     )

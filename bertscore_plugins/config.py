@@ -6,8 +6,12 @@ Integrations accept the same keyword names and pass them through; they never re-
 from __future__ import annotations
 
 import dataclasses
+import numbers
+import os
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from bertscore_plugins.idf import IdfTable
 
@@ -40,7 +44,8 @@ class ScoreConfig:
             is not "en", bert_score's model for that language.
         max_length: tokens per window including special tokens; None = the model's limit.
         long_text: "truncate" (count and warn) or "window" (overlapping windows, every token used).
-        window_stride: tokens between window starts in "window" mode; None = half a window.
+        window_stride: tokens between window starts in "window" mode; None = 7/8 of a window (windows
+            overlap by 1/8).
         multi_ref: "max" (bert_score: per-column max over references) or "best_f1" (P, R, F of the
             reference with the best F1).
         dtype: "float32" (exact), "bfloat16" or "float16": faster on GPUs; "bfloat16" is also the fast
@@ -105,41 +110,83 @@ def setting_names() -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(ScoreConfig) if not f.name.startswith("_"))
 
 
+class SettingError(TypeError, ValueError):
+    """A setting has the wrong type or is out of range; `setting` names it and the message says why.
+
+    Both a TypeError and a ValueError, so callers catching either keep working.
+    """
+
+    def __init__(self, setting: str, message: str) -> None:
+        self.setting = setting
+        super().__init__(message)
+
+
 def check_config(config: ScoreConfig) -> None:
-    """Raise ValueError/TypeError naming the bad argument."""
-    if not isinstance(config.model, str) or not config.model.strip():
-        raise TypeError(f"model must be a non-empty string, got {config.model!r}")
-    if config.layer is not None and (
-        isinstance(config.layer, bool) or not isinstance(config.layer, int) or config.layer < 0
-    ):
-        raise ValueError(f"layer must be a non-negative integer or None, got {config.layer!r}")
+    """Check every setting once, strictly; raise SettingError naming the bad one.
+
+    Types are exact: a bool is a bool (``"false"``, ``0`` or ``np.bool_`` are not: a safety flag such as
+    `allow_pickle_weights` must never be switched on by a truthy string), an int is not a bool
+    (``batch_tokens=True`` is refused), and numbers are finite and in range. numpy integers are taken
+    as the ints they are.
+    """
+    _flag(config, "rescale")
+    _flag(config, "allow_pickle_weights")
+    _text(config, "model")
+    _text(config, "lang")
     if not isinstance(config.idf, (bool, IdfTable)):
-        raise TypeError(
+        raise SettingError(
+            "idf",
             f"idf must be False, True (fit on the references) or an IdfTable, got {type(config.idf).__name__}; "
-            "build a table with bertscore_plugins.fit_idf(references, model=...)"
+            "build a table with bertscore_plugins.fit_idf(references, model=...)",
         )
-    if config.long_text not in LONG_TEXT_POLICIES:
-        raise ValueError(f"long_text must be one of {LONG_TEXT_POLICIES}, got {config.long_text!r}")
-    if config.multi_ref not in MULTI_REF_RULES:
-        raise ValueError(f"multi_ref must be one of {MULTI_REF_RULES}, got {config.multi_ref!r}")
-    if config.dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, got {config.dtype!r}")
-    if config.max_length is not None and (not isinstance(config.max_length, int) or config.max_length < 3):
-        raise ValueError(f"max_length must be an integer >= 3 or None, got {config.max_length!r}")
-    if config.window_stride is not None and (
-        not isinstance(config.window_stride, int) or config.window_stride < 1
-    ):
-        raise ValueError(f"window_stride must be a positive integer or None, got {config.window_stride!r}")
-    if config.batch_tokens is not None and (not isinstance(config.batch_tokens, int) or config.batch_tokens < 1):
-        raise ValueError(f"batch_tokens must be a positive integer or None, got {config.batch_tokens!r}")
-    if not isinstance(config.chunk_pairs, int) or config.chunk_pairs < 1:
-        raise ValueError(f"chunk_pairs must be a positive integer, got {config.chunk_pairs!r}")
-    if config.quantize not in (None, "int8"):
-        raise ValueError(f"quantize must be None or 'int8', got {config.quantize!r}")
-    if config.baseline_path is not None and not isinstance(config.baseline_path, str):
-        raise TypeError(f"baseline_path must be a string path or None, got {config.baseline_path!r}")
-    if config.device is not None and not isinstance(config.device, str):
-        raise TypeError(f"device must be a string such as 'cpu' or 'cuda:0', got {config.device!r}")
+    _whole(config, "layer", 0, "a non-negative integer or None", optional=True)
+    _whole(config, "max_length", 3, "an integer >= 3 or None", optional=True)
+    _whole(config, "window_stride", 1, "a positive integer or None", optional=True)
+    _whole(config, "batch_tokens", 1, "a positive integer or None", optional=True)
+    _whole(config, "chunk_pairs", 1, "a positive integer", optional=False)
+    _choice(config, "long_text", LONG_TEXT_POLICIES)
+    _choice(config, "multi_ref", MULTI_REF_RULES)
+    _choice(config, "dtype", DTYPES)
+    _choice(config, "quantize", (None, *QUANTIZE_MODES))
+    if config.baseline_path is not None:
+        if isinstance(config.baseline_path, os.PathLike):
+            object.__setattr__(config, "baseline_path", os.fspath(config.baseline_path))
+        if not isinstance(config.baseline_path, str) or not config.baseline_path.strip():
+            raise SettingError(
+                "baseline_path", f"baseline_path must be a path (str) or None, got {config.baseline_path!r}"
+            )
+    if config.device is not None and (not isinstance(config.device, str) or not config.device.strip()):
+        raise SettingError("device", f"device must be a string such as 'cpu' or 'cuda:0', got {config.device!r}")
+
+
+def _flag(config: ScoreConfig, name: str) -> None:
+    value = getattr(config, name)
+    if type(value) is not bool:
+        raise SettingError(name, f"{name} must be True or False, got {type(value).__name__} {value!r}")
+
+
+def _text(config: ScoreConfig, name: str) -> None:
+    value = getattr(config, name)
+    if not isinstance(value, str) or not value.strip():
+        raise SettingError(name, f"{name} must be a non-empty string, got {value!r}")
+
+
+def _whole(config: ScoreConfig, name: str, smallest: int, expected: str, optional: bool) -> None:
+    value = getattr(config, name)
+    if value is None and optional:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {value!r}")
+    if value < smallest:
+        raise SettingError(name, f"{name} must be {expected}, got {value!r}")
+    if type(value) is not int:  # a numpy integer: keep the plain int (hashing, signatures, JSON)
+        object.__setattr__(config, name, int(value))
+
+
+def _choice(config: ScoreConfig, name: str, choices: tuple) -> None:
+    value = getattr(config, name)
+    if not (value is None or isinstance(value, str)) or value not in choices:
+        raise SettingError(name, f"{name} must be one of {choices}, got {value!r}")
 
 
 # ------------------------------------------------------------------------------------------------------

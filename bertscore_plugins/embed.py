@@ -22,6 +22,45 @@ from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
 BATCH_COST = {"cpu": 1 / 64, "other": 1 / 16}
 
 
+def plan_batches(lengths: Sequence[int], batch_tokens: int, overhead: float) -> list[tuple[int, int]]:
+    """Cut lengths (sorted longest first) into [first, last) batches of at most `batch_tokens` padded
+    positions (a longer text goes alone), minimising padded positions plus `overhead` per batch.
+
+    Small calls (e.g. 256 rows from `datasets.map`) have few texts of each length: a fixed padding rule
+    either pads a lot or makes many tiny batches; this plan weighs the two. An exact dynamic programme
+    over the sorted lengths: cost(i..j) = overhead + (j - i) * lengths[i].
+    """
+    count = len(lengths)
+    best = np.zeros(count + 1)
+    cut = np.zeros(count, dtype=np.int64)
+    for first in range(count - 1, -1, -1):
+        longest = lengths[first]
+        most = min(max(1, batch_tokens // max(longest, 1)), count - first)
+        sizes = np.arange(1, most + 1)
+        totals = overhead + sizes * longest + best[first + 1 : first + most + 1]
+        choice = int(np.argmin(totals))
+        best[first], cut[first] = totals[choice], first + choice + 1
+    plan, first = [], 0
+    while first < count:
+        plan.append((first, int(cut[first])))
+        first = int(cut[first])
+    return plan
+
+
+def owned_spans(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The [start, end) content tokens each window supplies when stitching overlapping windows.
+
+    Each window owns the tokens up to the middle of its overlap with the next one, so every token keeps
+    the embedding from the window where it has the most context on both sides.
+    """
+    spans, owned_from = [], 0
+    for position, (_, end) in enumerate(windows):
+        owned_to = end if position == len(windows) - 1 else (windows[position + 1][0] + end) // 2
+        spans.append((owned_from, owned_to))
+        owned_from = owned_to
+    return spans
+
+
 class Embedder:
     """Runs the (truncated) encoder over token sequences."""
 
@@ -41,13 +80,10 @@ class Embedder:
         self.pad_id = 0 if pad is None else pad
 
     def embed(
-        self, texts: Sequence[TokenizedText], on_batch: Callable[[int], None] | None = None,
-        layers: Sequence[int] | None = None,
+        self, texts: Sequence[TokenizedText], layers: Sequence[int], on_batch: Callable[[int], None] | None = None
     ) -> list[torch.Tensor]:
-        """One (tokens, hidden) float32 tensor per text, unit-norm rows, on the model's device.
-
-        With `layers`, one (layers, tokens, hidden) tensor per text from a single forward pass.
-        """
+        """One (layers, tokens, hidden) float32 tensor per text from one forward pass, unit-norm rows, on
+        the model's device (`layers`: hidden-state indices, 0 = the embedding layer)."""
         sequences: list[list[int]] = []
         # per text: its sequence index, or its windows as (sequence, start, end)
         plans: list[int | list[tuple[int, int, int]]] = []
@@ -65,11 +101,11 @@ class Embedder:
                 sequences.append(prefix + body[start:end] + suffix)
             plans.append(windows)
 
-        outputs = self._run(sequences, on_batch, list(layers) if layers is not None else None)
+        outputs = self._run(sequences, list(layers), on_batch)
         return [outputs[plan] if isinstance(plan, int) else self._stitch(plan, outputs) for plan in plans]
 
     def _run(
-        self, sequences: list[list[int]], on_batch: Callable[[int], None] | None, layers: list[int] | None
+        self, sequences: list[list[int]], layers: list[int], on_batch: Callable[[int], None] | None
     ) -> list[torch.Tensor]:
         order = sorted(range(len(sequences)), key=lambda index: len(sequences[index]), reverse=True)
         results: list[torch.Tensor | None] = [None] * len(sequences)
@@ -91,13 +127,13 @@ class Embedder:
             )
             mask = torch.from_numpy(real).to(device)
             hidden = self._forward(torch.from_numpy(input_ids).to(device), mask.long(), layers)
-            packed = hidden[..., mask, :].float()  # real tokens only, batch order
+            packed = hidden[:, mask, :].float()  # (layers, real tokens, hidden), batch order
             packed = packed / packed.norm(dim=-1, keepdim=True)
-            if store is None:  # (tokens, hidden), or (layers, tokens, hidden) for several layers
-                store = packed.new_empty((*packed.shape[:-2], total, packed.shape[-1]))
-            store[..., filled : filled + packed.shape[-2], :] = packed
+            if store is None:
+                store = packed.new_empty((len(layers), total, packed.shape[-1]))
+            store[:, filled : filled + packed.shape[1], :] = packed
             for index, length in zip(batch, lengths.tolist()):
-                results[index] = store[..., filled : filled + length, :]
+                results[index] = store[:, filled : filled + length, :]
                 filled += length
             del hidden, packed
             if on_batch is not None:
@@ -105,53 +141,26 @@ class Embedder:
         return results  # type: ignore[return-value]
 
     def _plan_batches(self, lengths: list[int]) -> list[tuple[int, int]]:
-        """Cut lengths (sorted longest first) into batches of at most `batch_tokens` padded positions,
-        minimising padded positions plus a fixed cost per batch (BATCH_COST of the budget).
-
-        Small calls (e.g. 256 rows from `datasets.map`) have few texts of each length: a fixed
-        padding rule either pads a lot or makes many tiny batches; this plan weighs the two. An
-        exact dynamic programme over the sorted lengths: cost(i..j) = overhead + (j - i) * lengths[i].
-        """
-        count = len(lengths)
         overhead = self.batch_tokens * BATCH_COST["cpu" if self.model.device.type == "cpu" else "other"]
-        best = np.zeros(count + 1)
-        cut = np.zeros(count, dtype=np.int64)
-        for first in range(count - 1, -1, -1):
-            longest = lengths[first]
-            most = min(max(1, self.batch_tokens // max(longest, 1)), count - first)
-            sizes = np.arange(1, most + 1)
-            totals = overhead + sizes * longest + best[first + 1 : first + most + 1]
-            choice = int(np.argmin(totals))
-            best[first], cut[first] = totals[choice], first + choice + 1
-        plan, first = [], 0
-        while first < count:
-            plan.append((first, int(cut[first])))
-            first = int(cut[first])
-        return plan
+        return plan_batches(lengths, self.batch_tokens, overhead)
 
     @torch.inference_mode()
-    def _forward(
-        self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int] | None = None
-    ) -> torch.Tensor:
+    def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int]) -> torch.Tensor:
+        """(layers, texts, tokens, hidden) hidden states."""
         encoder = self.model.encoder
-        if layers is not None:
-            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
-            return torch.stack([out.hidden_states[layer] for layer in layers])
-        if self.model.uses_hidden_states:
-            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
-            return out.hidden_states[self.model.layer]
-        return encoder(input_ids=input_ids, attention_mask=attention)[0]
+        if layers == [self.model.layer] and not self.model.uses_hidden_states:
+            # the encoder is truncated at that layer: its output is the layer, and keeping no other
+            # hidden states saves their memory
+            return encoder(input_ids=input_ids, attention_mask=attention)[0][None]
+        out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
+        return torch.stack([out.hidden_states[layer] for layer in layers])
 
     def _stitch(self, plan: list[tuple[int, int, int]], outputs: list[torch.Tensor]) -> torch.Tensor:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
         rows = [outputs[plan[0][0]][..., :prefix, :]]
-        # each window owns the tokens up to the middle of its overlap with the next one, so every
-        # token keeps the embedding from the window where it has the most context on both sides
-        owned_from = 0
-        for position, (sequence, start, end) in enumerate(plan):
-            owned_to = end if position == len(plan) - 1 else (plan[position + 1][1] + end) // 2
+        spans = owned_spans([(start, end) for _, start, end in plan])
+        for (sequence, start, _), (owned_from, owned_to) in zip(plan, spans):
             rows.append(outputs[sequence][..., prefix + owned_from - start : prefix + owned_to - start, :])
-            owned_from = owned_to
         last = outputs[plan[-1][0]]
         tokens = last.shape[-2]
         rows.append(last[..., tokens - suffix :, :] if suffix else last[..., :0, :])

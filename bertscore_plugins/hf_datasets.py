@@ -49,24 +49,15 @@ _IMPORTING_PID = os.getpid()
 
 
 def _package_version() -> str:
-    try:
-        from bertscore_plugins import __version__
-    except ImportError:  # the core may not define it; the installed metadata always does
-        from importlib.metadata import PackageNotFoundError, version
+    from bertscore_plugins import __version__
 
-        try:
-            return version("bertscore-plugins")
-        except PackageNotFoundError:
-            return "unknown"
     return __version__
 
 
 def model_identity(config: ScoreConfig) -> str:
     """The model's identity (repo@revision or a content hash of a local folder) without loading weights."""
-    try:
-        from bertscore_plugins.models import resolve_model
-    except ImportError:  # fall back to the public API (loads the model once)
-        return get_scorer(config).model_identity
+    from bertscore_plugins.models import resolve_model
+
     return resolve_model(config.model, config.lang).identity
 
 

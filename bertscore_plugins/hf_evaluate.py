@@ -193,15 +193,16 @@ class BERTScorePlugins(evaluate.Metric):
         if not self.per_row:
             return {name: _mean(values) for name, values in self._rows(scorer, predictions, references, progress)}
         scores = scorer.score(list(predictions), list(references), progress=progress)
+        means = scores.means()
         return {
             "precision": scores.precision.tolist(),
             "recall": scores.recall.tolist(),
             "f1": scores.f1.tolist(),
-            "precision_mean": _mean(scores.precision),
-            "recall_mean": _mean(scores.recall),
-            "f1_mean": _mean(scores.f1),
-            "signature": str(scores.signature),
-            "hashcode": str(scores.signature),
+            "precision_mean": means["precision"],
+            "recall_mean": means["recall"],
+            "f1_mean": means["f1"],
+            "signature": scores.signature,
+            "hashcode": scores.signature,
         }
 
     def _rows(self, scorer: Any, predictions: list[str], references: list, progress: bool | None):

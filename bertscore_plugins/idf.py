@@ -28,8 +28,8 @@ class IdfTable:
         num_documents: int | None = None,
         model_identity: str | None = None,
     ) -> None:
-        self._weights = {int(k): float(v) for k, v in weights.items()}
-        self.unseen_weight = float(unseen_weight)
+        self._weights = {int(k): _weight(v, f"weight of token id {k}") for k, v in weights.items()}
+        self.unseen_weight = _weight(unseen_weight, "unseen_weight")
         self.num_documents = num_documents
         self.model_identity = model_identity
         content = repr((sorted(self._weights.items()), self.unseen_weight, model_identity)).encode()
@@ -63,6 +63,17 @@ class IdfTable:
 
     def __setstate__(self, state) -> None:
         (self._weights, self.unseen_weight, self.num_documents, self.model_identity, self.digest) = state
+
+
+def _weight(value: object, name: str) -> float:
+    """A finite, non-negative weight, or ValueError naming it: a NaN or infinite weight would make
+    every score of a text holding that token NaN, a negative one could cancel a text's total weight."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"IdfTable {name} must be a number, got {type(value).__name__}")
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"IdfTable {name} must be a finite number >= 0, got {number!r}")
+    return number
 
 
 def idf_from_token_ids(documents: Iterable[Sequence[int]], model_identity: str | None = None) -> IdfTable:

@@ -1,9 +1,18 @@
-"""Input checks shared by every entry point: each error names the row and the problem."""
+"""Input checks shared by every entry point: each error names the row and the problem.
+
+The only accepted shapes are: a sequence of str per side (list, tuple, pandas Series, 1-d numpy array,
+Arrow array, or a generator/iterator of them), and for references also a sequence of sequences of str
+(several references per row). Everything else is refused with the row named, never guessed at:
+a mapping would be scored by its keys, a set in arbitrary order, a 0-d numpy string split per character,
+bytes would need a decoding we cannot know. A text must be encodable as UTF-8 (lone surrogates such as
+"\\ud800" are refused, naming the row and the character position).
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 
@@ -12,27 +21,63 @@ class InputError(ValueError):
 
 
 def _describe(value: Any) -> str | None:
-    """What is wrong with one text item, or None if it is a string."""
+    """What is wrong with one text item, or None if it is a usable string."""
     if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return (f"holds a lone surrogate {value[error.start]!r} at character {error.start}, which is not "
+                    "valid Unicode text (decode the source with errors='replace' or fix the data)")
         return None
     if value is None:
         return "is None (a missing value?)"
     if isinstance(value, float) and math.isnan(value):
         return "is NaN (a missing value?)"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"is {type(value).__name__}, expected str (decode it first, e.g. value.decode('utf-8'))"
     return f"is {type(value).__name__} {value!r:.40}, expected str"
 
 
-def _as_list(values: Any, name: str) -> list:
-    if isinstance(values, (str, bytes)):
-        raise InputError(f"{name} must be a list of strings, got a single {type(values).__name__}")
-    try:
-        return list(values)
-    except TypeError:
-        raise InputError(f"{name} must be a list, got {type(values).__name__}") from None
+def text_problem(value: Any) -> str | None:
+    """What is wrong with one text ("is None (a missing value?)", "holds a lone surrogate ..."), or None."""
+    return _describe(value)
+
+
+def _shape_problem(values: Any) -> str | None:
+    """Why a container cannot be read as rows, or None when it can."""
+    if isinstance(values, (str, bytes, bytearray, memoryview)):
+        return f"a single {type(values).__name__}, not one per row"
+    if isinstance(values, Mapping):
+        return f"a mapping ({type(values).__name__}); its keys would be scored, pass a list of its values"
+    if isinstance(values, AbstractSet):
+        return f"a {type(values).__name__}, whose order is arbitrary; pass a list"
+    if hasattr(values, "columns") and hasattr(values, "iloc"):
+        return "a DataFrame; pass one column, e.g. frame['candidate']"
+    if getattr(values, "ndim", None) == 0:
+        return f"a 0-d array ({type(values).__name__}), not one item per row"
+    if not isinstance(values, Iterable):
+        return f"{type(values).__name__}, not a list"
+    return None
+
+
+def _rows(values: Any, name: str) -> list:
+    problem = _shape_problem(values)
+    if problem:
+        raise InputError(f"{name} must be a list of strings (one per row), got {problem}")
+    return _plain_list(values)
+
+
+def _plain_list(values: Any) -> list:
+    if hasattr(values, "to_pylist"):  # Arrow arrays: plain Python values, not Arrow scalars
+        return values.to_pylist()
+    if hasattr(values, "tolist") and hasattr(values, "dtype"):  # numpy arrays, pandas Series: plain str
+        return values.tolist()
+    return list(values)
 
 
 def check_candidates(candidates: Any) -> list[str]:
-    items = _as_list(candidates, "candidates")
+    """Candidates as a list of str; raises InputError naming the first bad row."""
+    items = _rows(candidates, "candidates")
     for row, item in enumerate(items):
         problem = _describe(item)
         if problem:
@@ -41,8 +86,12 @@ def check_candidates(candidates: Any) -> list[str]:
 
 
 def check_references(references: Any, expected_rows: int | None = None) -> list[list[str]]:
-    """References as one list of strings per row (a plain string becomes a one-item list)."""
-    rows = _as_list(references, "references")
+    """References as one list of strings per row (a plain string becomes a one-item list).
+
+    Raises InputError naming the row (and the position within a row's group) that is not a str, or a
+    row count that differs from `expected_rows`.
+    """
+    rows = _rows(references, "references")
     if expected_rows is not None and len(rows) != expected_rows:
         raise InputError(
             f"candidates and references differ in length: {expected_rows} candidates, {len(rows)} references"
@@ -50,13 +99,17 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
     groups = []
     for row, item in enumerate(rows):
         if isinstance(item, str):
+            problem = _describe(item)
+            if problem:
+                raise InputError(f"references[{row}] {problem}")
             groups.append([item])
             continue
-        if item is None or (isinstance(item, float) and math.isnan(item)):
-            raise InputError(f"references[{row}] {_describe(item)}")
-        if not isinstance(item, Sequence) and not hasattr(item, "tolist"):
-            raise InputError(f"references[{row}] {_describe(item)} or a list of str")
-        group = list(item.tolist() if hasattr(item, "tolist") else item)
+        problem = _describe(item) if item is None or isinstance(item, (float, bytes, bytearray)) else None
+        if problem is None and _shape_problem(item) is not None:
+            problem = f"is {_shape_problem(item)}; expected a str or a list of str"
+        if problem:
+            raise InputError(f"references[{row}] {problem}")
+        group = _plain_list(item)
         if not group:
             raise InputError(f"references[{row}] is an empty list: each candidate needs at least one reference")
         for position, text in enumerate(group):
@@ -68,6 +121,6 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
 
 
 def check_pairs(candidates: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    """Validate and normalise a scoring call's inputs."""
+    """Validate and normalise a scoring call's inputs (see the module docstring for accepted shapes)."""
     cands = check_candidates(candidates)
     return cands, check_references(references, expected_rows=len(cands))

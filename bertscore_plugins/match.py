@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 #: similarity cells (pairs x cand tokens x ref tokens) per matching step; bounds memory
@@ -19,13 +20,44 @@ MATCH_PAIRS = 512
 MATCH_VALUES = 1 << 24
 
 
+def match_pairs(
+    candidate_embeddings: Sequence[torch.Tensor],
+    candidate_weights: Sequence[torch.Tensor],
+    reference_embeddings: Sequence[torch.Tensor],
+    reference_weights: Sequence[torch.Tensor],
+) -> np.ndarray:
+    """P, R, F1 of aligned pairs at every layer: float32 (precision/recall/f1, layers, pairs).
+
+    Embeddings are (layers, tokens, hidden) with unit-norm rows, weights (tokens,) summing to 1. A pair
+    with an empty side (no tokens) scores 0.
+    """
+    count = len(candidate_embeddings)
+    depth = candidate_embeddings[0].shape[0] if count else 1
+    scores = np.zeros((3, depth, count), dtype=np.float32)
+    scored = [
+        i for i in range(count) if candidate_embeddings[i].shape[-2] and reference_embeddings[i].shape[-2]
+    ]
+    if not scored:
+        return scores
+    cand_weights = [candidate_weights[i] for i in scored]
+    ref_weights = [reference_weights[i] for i in scored]
+    for layer in range(depth):
+        precision, recall, f1 = greedy_match(
+            [candidate_embeddings[i][layer] for i in scored], cand_weights,
+            [reference_embeddings[i][layer] for i in scored], ref_weights,
+        )
+        scores[:, layer, scored] = torch.stack((precision, recall, f1)).numpy()
+    return scores
+
+
 def greedy_match(
     candidate_embeddings: Sequence[torch.Tensor],
     candidate_weights: Sequence[torch.Tensor],
     reference_embeddings: Sequence[torch.Tensor],
     reference_weights: Sequence[torch.Tensor],
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """P, R, F1 (float32, CPU) for aligned pairs of unit-norm embeddings and normalised weights."""
+    """P, R, F1 (float32, CPU) for aligned pairs of (tokens, hidden) unit-norm embeddings and normalised
+    weights (every side non-empty)."""
     count = len(candidate_embeddings)
     precision = torch.zeros(count, dtype=torch.float32)
     recall = torch.zeros(count, dtype=torch.float32)

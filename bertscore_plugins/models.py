@@ -13,17 +13,20 @@ import re
 import threading
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-logger = logging.getLogger(__name__)
+from bertscore_plugins import presets
+from bertscore_plugins.config import SettingError
 
-#: incremented on every real model load; tests use it to prove that models are reused
-LOAD_COUNT = 0
+if TYPE_CHECKING:
+    from bertscore_plugins.config import ScoreConfig
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL_REPO = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
@@ -144,11 +147,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
         identity = f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}"
         return ModelSource("all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER)
 
-    try:
-        from bertscore_plugins import presets
-    except ImportError:  # the preset module is optional
-        presets = None
-    if presets is not None and model in presets.PRESET_NAMES:
+    if model in presets.PRESET_NAMES:
         info = presets.resolve_preset(model)
         return ModelSource(model, str(info.path), info.identity, info.default_layer, info.baseline_file)
 
@@ -167,10 +166,36 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
             default_layer_table().get(folder.name),
         )
 
-    if model.startswith((".", "/", "~")) or model.count("/") > 1:
-        raise ModelLoadError(f"model folder {model!r} does not exist")
+    if folder.exists():
+        raise ModelLoadError(f"model {model!r} is a file, not a model folder (or a preset or hub id)")
+    if _looks_like_a_path(model):
+        raise ModelLoadError(
+            f"model folder {model!r} does not exist (looked in {folder.resolve()}); it is not taken for a hub id "
+            "because it looks like a local path"
+        )
+    if not _HUB_ID.fullmatch(model):
+        raise ModelLoadError(
+            f"model {model!r} is neither a preset ({', '.join(_preset_names())}), an existing local folder, "
+            "nor a valid Hugging Face hub id (owner/name)"
+        )
     # a hub id: transformers downloads it when the user is online (never in this project's tests)
     return ModelSource(model.split("/")[-1], model, model, default_layer_table().get(model))
+
+
+#: what the hub accepts as a repository id: "name" or "owner/name"
+_HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
+
+
+def _looks_like_a_path(model: str) -> bool:
+    """A missing local folder must fail fast, not be retried as a hub id for a minute."""
+    if model.startswith((".", "/", "~")) or "\\" in model or model.count("/") > 1 or model.endswith("/"):
+        return True
+    # "models/m": when ./models exists here, the user means a folder inside it
+    return "/" in model and Path(model).expanduser().parent.is_dir()
+
+
+def _preset_names() -> tuple[str, ...]:
+    return presets.PRESET_NAMES
 
 
 def sentence_transformers_module_folder(folder: Path) -> Path:
@@ -214,19 +239,19 @@ def resolve_device(device: str | None) -> torch.device:
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise ValueError(f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')") from error
+        raise SettingError("device", f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')") from error
     if parsed.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(f"device {device!r} requested but CUDA is not available on this machine")
+            raise SettingError("device", f"device {device!r} requested but CUDA is not available on this machine")
         if parsed.index is not None and parsed.index >= torch.cuda.device_count():
-            raise ValueError(
-                f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            raise SettingError(
+                "device", f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)"
             )
     elif parsed.type == "mps":
         if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
-            raise ValueError(f"device {device!r} requested but MPS is not available on this machine")
+            raise SettingError("device", f"device {device!r} requested but MPS is not available on this machine")
     elif parsed.type != "cpu":
-        raise ValueError(f"device {device!r} is not supported; use 'cpu', 'cuda[:N]' or 'mps'")
+        raise SettingError("device", f"device {device!r} is not supported; use 'cpu', 'cuda[:N]' or 'mps'")
     return parsed
 
 
@@ -298,22 +323,58 @@ def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -
             f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "
             "pass allow_pickle_weights=True to accept pytorch_model.bin"
         ) from error
+    except Exception as error:
+        if type(error).__name__ != "SafetensorError":
+            raise
+        # a truncated or corrupted weights file: say which file, not the bare safetensors message
+        weights = sorted(Path(source.location).glob("*.safetensors")) if Path(source.location).is_dir() else []
+        named = ", ".join(str(path) for path in weights) or source.location
+        raise ModelLoadError(
+            f"the weights of model {source.location!r} are damaged ({named}: {error}); "
+            "replace the file (download it again or restore it)"
+        ) from error
     # encoder-decoder models: keep the encoder, as bert_score does
     if getattr(config, "is_encoder_decoder", False) and hasattr(model, "get_encoder"):
         model = model.get_encoder()
     return model
 
 
-def load_model(
-    model: str, layer: int | None, dtype: str, device: str | None, lang: str = "en",
-    allow_pickle_weights: bool = False, quantize: str | None = None,
-) -> LoadedModel:
-    """Load tokenizer and encoder, truncated to `layer` (resolved from the table when None)."""
-    global LOAD_COUNT
+@dataclass(frozen=True)
+class ModelSpec:
+    """The settings that decide which loaded model a configuration needs: the model cache's key.
+
+    `identity` (the weights digest, memoised by mtime) is part of it, so a checkpoint rewritten into the
+    same folder is loaded again instead of silently reusing the old weights.
+    """
+
+    model: str
+    identity: str
+    layer: int | None
+    dtype: str
+    device: str | None
+    # lang only chooses the model, which `identity` names: configs differing in lang share the load
+    lang: str = field(default="en", compare=False)
+    allow_pickle_weights: bool = False
+    quantize: str | None = None
+
+    @classmethod
+    def from_config(cls, config: ScoreConfig) -> ModelSpec:
+        """The spec of a `ScoreConfig` (resolves the model's identity; loads no weights)."""
+        return cls(
+            model=config.model, identity=resolve_model(config.model, config.lang).identity, layer=config.layer,
+            dtype=config.dtype, device=config.device, lang=config.lang,
+            allow_pickle_weights=config.allow_pickle_weights, quantize=config.quantize,
+        )
+
+
+def load_model(spec: ModelSpec) -> LoadedModel:
+    """Load tokenizer and encoder, truncated to `spec.layer` (resolved from the table when None)."""
     from transformers import AutoTokenizer
 
     from bertscore_plugins import model_objects
 
+    model, layer, dtype, device, lang = spec.model, spec.layer, spec.dtype, spec.device, spec.lang
+    allow_pickle_weights, quantize = spec.allow_pickle_weights, spec.quantize
     source = resolve_model(model, lang)
     if model_objects.is_in_memory(model):
         return _use_in_memory(source, layer, dtype, device)
@@ -327,7 +388,6 @@ def load_model(
             raise ModelLoadError(_lang_model_message(source, str(error))) from error
         raise ModelLoadError(f"could not load the tokenizer of {source.location!r}: {error}") from error
     encoder = _load_encoder(source, dtype, allow_pickle_weights)
-    LOAD_COUNT += 1
     encoder.eval()
     revision = getattr(encoder.config, "_commit_hash", None)
     return _truncate(source, tokenizer, encoder, layer, dtype, torch_device, quantize, revision)
@@ -388,7 +448,7 @@ def _truncate(
                 stacklevel=3,
             )
     if layer > num_layers:
-        raise ValueError(f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
+        raise SettingError("layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
     if found and shared:
         encoder = _shallow_truncated(encoder, layer)
     elif found:
@@ -449,23 +509,16 @@ def _quantize_int8(encoder: torch.nn.Module) -> torch.nn.Module:
     return quantize_dynamic(encoder, spec, dtype=torch.qint8)
 
 
-_MODEL_CACHE: dict[tuple, LoadedModel] = {}
+_MODEL_CACHE: dict[ModelSpec, LoadedModel] = {}
 _MODEL_LOCK = threading.Lock()
 
 
-def get_model(
-    model: str, layer: int | None, dtype: str, device: str | None, lang: str = "en",
-    allow_pickle_weights: bool = False, quantize: str | None = None,
-) -> LoadedModel:
-    """A process-wide cache of loaded models, so every configuration on one model shares it."""
-    # the identity (weights digest, memoised by mtime) is in the key, so a checkpoint rewritten into the
-    # same folder is loaded again instead of silently reusing the old weights
-    identity = resolve_model(model, lang).identity
-    key = (model, identity, layer, dtype, device, allow_pickle_weights, quantize)
+def get_model(spec: ModelSpec) -> LoadedModel:
+    """A process-wide cache of loaded models, so every configuration with the same spec shares one."""
     with _MODEL_LOCK:
-        if key not in _MODEL_CACHE:
-            _MODEL_CACHE[key] = load_model(model, layer, dtype, device, lang, allow_pickle_weights, quantize)
-        return _MODEL_CACHE[key]
+        if spec not in _MODEL_CACHE:
+            _MODEL_CACHE[spec] = load_model(spec)
+        return _MODEL_CACHE[spec]
 
 
 def clear_model_cache() -> None:

@@ -1,8 +1,9 @@
 """The scorer: one object holding the model, tokenizer and caches; every integration calls it.
 
 Data path per chunk of rows: unique texts -> tokens (tokenize.py) -> embeddings (embed.py) ->
-greedy matches (match.py) -> P/R/F1 -> multi-reference rule -> baseline rescaling (baseline.py).
-Chunks bound memory; output order always equals input order.
+greedy matches (match.py) -> P/R/F1 -> multi-reference rule (multi_reference.py) -> baseline
+rescaling (baseline.py) -> signature (signature.py). `BERTScorer._score` runs these steps in this
+order. Chunks bound memory; output order always equals input order.
 """
 
 from __future__ import annotations
@@ -10,25 +11,30 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from bertscore_plugins.baseline import Baseline, find_baseline
-from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.inputs import check_pairs, check_references
-from bertscore_plugins.match import greedy_match
-from bertscore_plugins.models import get_model, resolve_model, shipped_baseline
+from bertscore_plugins.match import match_pairs
+from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shipped_baseline
+from bertscore_plugins.multi_reference import reduce_over_references
 from bertscore_plugins.progress import progress_bar as _progress_bar
 from bertscore_plugins.reference_cache import ReferenceCache
-from bertscore_plugins.signature import build_signature, idf_label
-from bertscore_plugins.tokenize import TextTokenizer, TokenizedText
+from bertscore_plugins.signature import Signature, idf_label
+from bertscore_plugins.tokenize import TextTokenizer, TokenizedText, position_limit
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: embedding values (tokens x hidden x layers) a chunk may hold: 256 MiB in float32. With MiniLM
 #: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs. Budgeting values, not rows,
@@ -45,12 +51,30 @@ class Scores:
     precision: np.ndarray
     recall: np.ndarray
     f1: np.ndarray
-    signature: str
+    signature: Signature
     rescaled: bool
     explanations: list[Explanation] | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        self.signature = Signature(self.signature)  # a plain string from elsewhere becomes a value too
+
     def __len__(self) -> int:
         return len(self.f1)
+
+    def means(self) -> dict[str, float]:
+        """Corpus-level precision, recall and F1: the row means, accumulated in float64.
+
+        The one mean every report uses (CLI, evaluate, baselines, comparisons): a float32 sum over many
+        rows drifts in the last digits.
+
+        Raises:
+            ValueError: there are no rows.
+        """
+        if not len(self):
+            raise ValueError("no rows: the mean of an empty result is undefined")
+        columns = {"precision": self.precision, "recall": self.recall, "f1": self.f1}
+        # widened first, then summed: the same summation order as stats' float64 columns, to the last bit
+        return {name: float(values.astype(np.float64).mean()) for name, values in columns.items()}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,10 +103,16 @@ class BERTScorer:
         config = config or ScoreConfig()
         self.config = config.replace(**settings) if settings else config
         cfg = self.config
-        self._model = get_model(
-            cfg.model, cfg.layer, cfg.dtype, cfg.device, cfg.lang, cfg.allow_pickle_weights, cfg.quantize
-        )
+        self._model = get_model(ModelSpec.from_config(cfg))
         self.layer = self._model.layer
+        positions = position_limit(self._model.encoder.config)
+        if cfg.max_length is not None and positions is not None and cfg.max_length > positions:
+            # checked here, not mid-score: the position embeddings would fail on the first long batch
+            raise SettingError(
+                "max_length",
+                f"max_length={cfg.max_length} is beyond model {self._model.source.name!r}'s {positions} position "
+                f"embeddings; use max_length <= {positions} (or None for the model's limit)",
+            )
         self.tokenizer = TextTokenizer(self._model.tokenizer, cfg.max_length, self._model.encoder.config)
         self.embedder = Embedder(self._model, self.tokenizer, cfg.batch_tokens, cfg.window_stride)
         source = self._model.source
@@ -97,18 +127,9 @@ class BERTScorer:
 
     # ----------------------------------------------------------------------------------- public
     @property
-    def signature(self) -> str:
-        """The signature of the scores this scorer produces."""
-        return self._signature(idf_label(self.config.idf))
-
-    def _signature(self, idf: str, layer: int | None = None, baseline: Baseline | None = None) -> str:
-        """Signature at this scorer's layer and baseline, or at another layer's (score_layers)."""
-        if layer is None:
-            layer, baseline = self.layer, self.baseline
-        return build_signature(
-            self.config, self.model_identity, layer, self.tokenizer.max_length, idf,
-            baseline.label if baseline else None,
-        )
+    def signature(self) -> Signature:
+        """The signature of the scores this scorer produces (idf fitted per call shows as "refs")."""
+        return self._signature(idf_label(self.config.idf), self.layer, self.baseline)
 
     def with_config(self, **changes: Any) -> BERTScorer:
         """A scorer for a changed configuration, sharing the loaded model where possible."""
@@ -118,9 +139,6 @@ class BERTScorer:
         """idf over the flattened references (duplicates counted), bert_score's formula."""
         groups = check_references(references)
         texts = [text for group in groups for text in group]
-        return self._fit_idf(texts)
-
-    def _fit_idf(self, texts: list[str]) -> IdfTable:
         truncate = self.config.long_text == "truncate"
         documents = (tokenized.ids for tokenized in self.tokenizer.encode(texts, truncate=truncate))
         return idf_from_token_ids(documents, self.model_identity)
@@ -136,10 +154,8 @@ class BERTScorer:
         Re-scoring new candidates against the same references then skips re-encoding them.
         `max_bytes` bounds the memory part (least recently used references leave first).
         """
-        key_text = "|".join(
-            [self.model_identity, str(self.layer), self.config.dtype, str(self.tokenizer.max_length),
-             self.config.long_text, str(self.config.window_stride), str(self.config.quantize)]
-        )
+        # keyed by the signature's embedding fields: a new model, layer or library version re-encodes
+        key_text = self.signature.embedding_key()
         self._reference_cache = ReferenceCache(
             hashlib.sha256(key_text.encode()).hexdigest()[:16], disk_dir, max_bytes
         )
@@ -149,7 +165,7 @@ class BERTScorer:
         """Worst-matched tokens and the similarity matrix of one pair."""
         return self.score([candidate], [reference], explain=True).explanations[0]  # type: ignore[index]
 
-    def plot_example(self, candidate: str, reference: str, path: str | None = None):
+    def plot_example(self, candidate: str, reference: str, path: str | None = None) -> Figure:
         """A similarity heatmap of one pair (a matplotlib Figure; saved to `path` when given).
 
         Leaves matplotlib's global state alone: no backend switch, no pyplot figure left open."""
@@ -177,7 +193,7 @@ class BERTScorer:
         """
         cands, groups = check_pairs(candidates, references)
         with self._lock:  # the tokenizer and model are shared; keep one call at a time
-            return self._score(cands, groups, progress, explain)
+            return self._score(cands, groups, [self.layer], progress=progress, explain=explain)[0]
 
     def score_layers(
         self,
@@ -191,57 +207,78 @@ class BERTScorer:
         Equal to scoring with `layer=k` for each k. Models with a norm after the layer stack (T5,
         mBART, PEGASUS) would differ from bert_score's truncated model, so they are scored per layer.
         """
+        wanted = self._check_layers(layers)
         cands, groups = check_pairs(candidates, references)
-        wanted = sorted(set(layers)) if layers is not None else list(range(self._model.num_layers + 1))
         model_type = str(getattr(self._model.encoder.config, "model_type", ""))
         if model_type in _FINAL_NORM_MODELS or self._model.uses_hidden_states:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
         deepest = self if self.layer == wanted[-1] else self.with_config(layer=wanted[-1])
         with deepest._lock:
-            return deepest._score(cands, groups, progress, False, layers=wanted)  # type: ignore[return-value]
+            return dict(zip(wanted, deepest._score(cands, groups, wanted, progress=progress)))
+
+    def _check_layers(self, layers: Sequence[int] | None) -> list[int]:
+        """score_layers' `layers` as a sorted list, or SettingError naming what is wrong."""
+        deepest = self._model.num_layers
+        if layers is None:
+            return list(range(deepest + 1))
+        if isinstance(layers, (str, bytes)) or not hasattr(layers, "__iter__"):
+            raise SettingError("layers", f"layers must be a list of layer numbers, got {layers!r}")
+        wanted = list(layers)
+        if not wanted:
+            raise SettingError("layers", f"layers is empty: pass at least one of 0..{deepest}, or None for all")
+        for layer in wanted:
+            if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= deepest:
+                raise SettingError("layers", f"layers must hold layer numbers 0..{deepest} of model "
+                                             f"{self._model.source.name!r}, got {layer!r}")
+        return sorted({int(layer) for layer in wanted})
 
     # -------------------------------------------------------------------------------- internals
-    def _score(
-        self, cands: list[str], groups: list[list[str]], progress: bool | None, explain: bool,
-        layers: list[int] | None = None,
-    ) -> Scores | dict[int, Scores]:
-        cfg = self.config
-        idf_table: IdfTable | None = None
-        idf_text = idf_label(cfg.idf)
-        if isinstance(cfg.idf, IdfTable):
-            idf_table = cfg.idf
-        elif cfg.idf:
-            idf_table = self._fit_idf([text for group in groups for text in group])
-            idf_text = idf_label(True, idf_table.digest)
+    # The data path, top to bottom: plan chunks -> embed -> weigh -> match pairs -> reduce over
+    # references -> explain (only when asked) -> rescale and sign. Every step returns arrays; the
+    # layer list is the only thing that differs between score() and score_layers().
 
-        rows, depth = len(cands), len(layers) if layers else 1
-        # one row of results per requested layer (a single row in the usual one-layer case)
-        precision = np.zeros((depth, rows), dtype=np.float32)
-        recall = np.zeros((depth, rows), dtype=np.float32)
-        f1 = np.zeros((depth, rows), dtype=np.float32)
-        explanations: list[Explanation] | None = [None] * rows if explain else None  # type: ignore[list-item]
+    def _score(
+        self, candidates: list[str], groups: list[list[str]], layers: list[int], *,
+        progress: bool | None = None, explain: bool = False,
+    ) -> list[Scores]:
+        """One Scores per layer in `layers` (each equal to scoring with layer=k) from one encoder pass."""
         report = _Report()
-        bar = _progress_bar(rows, progress)
-        for start, end, encoded in self._chunks(cands, groups, depth):
-            self._score_chunk(
-                cands, groups, start, end, encoded, idf_table, precision, recall, f1, explanations, report, layers
+        chunks: Iterable[_Chunk] = self._plan(candidates, groups, layers)
+        idf_table = self.config.idf if isinstance(self.config.idf, IdfTable) else None
+        if self.config.idf is True:
+            chunks = list(chunks)  # idf needs every reference before any row is scored
+            idf_table = _fit_idf_on_chunks(chunks, self.model_identity)
+        idf_text = idf_label(self.config.idf, idf_table.digest if idf_table is not None else None)
+
+        values: list[np.ndarray] = []  # per chunk: (precision/recall/f1, layers, rows)
+        explanations: list[list[Explanation]] = [[] for _ in layers]
+        bar = _progress_bar(len(candidates), progress)
+        for planned in chunks:
+            report.note(planned, self.tokenizer)
+            # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
+            chunk = replace(
+                planned, embeddings=self._embed(planned, layers), weights=self._weigh(planned, idf_table, report)
             )
+            pair_values = self._match(chunk)
+            row_values, best = reduce_over_references(pair_values, chunk.reference_counts, self.config.multi_ref)
+            values.append(row_values)
+            if explain:
+                for depth, layer_explanations in enumerate(explanations):
+                    layer_explanations += self._explain(chunk, depth, best[depth])
             if bar is not None:
-                bar.update(end - start)
+                bar.update(len(chunk.rows))
         if bar is not None:
             bar.close()
-        report.warn()
+        report.warn(rescaled=self.baseline is not None)
+        scores = np.concatenate(values, axis=-1)
+        return [
+            self._finish(scores[:, depth], layer, idf_text, explanations[depth] if explain else None)
+            for depth, layer in enumerate(layers)
+        ]
 
-        if layers is None:
-            return self._finish(precision[0], recall[0], f1[0], self.layer, idf_text, explanations)
-        return {
-            layer: self._finish(precision[i], recall[i], f1[i], layer, idf_text, None)
-            for i, layer in enumerate(layers)
-        }
-
-    def _chunks(self, cands: list[str], groups: list[list[str]], depth: int):
-        """(start, end, tokens) per chunk: row ranges of at most `chunk_pairs` pairs whose unique texts'
-        embeddings fit CHUNK_VALUES, with those texts' tokenization (done once, here).
+    def _plan(self, candidates: list[str], groups: list[list[str]], layers: list[int]) -> Iterator[_Chunk]:
+        """Chunks of consecutive rows: at most `chunk_pairs` pairs whose unique texts' embeddings fit
+        CHUNK_VALUES, each text tokenized once, here.
 
         A chunk's embeddings are all held until its pairs are matched, so peak memory is one chunk's:
         budgeting tokens (not rows) keeps it flat when some rows are long or tokenize into many pieces
@@ -249,40 +286,95 @@ class BERTScorer:
         never split; a row alone over the budget is its own chunk.
         """
         truncate = self.config.long_text == "truncate"
-        budget = max(CHUNK_VALUES // (self._hidden_size() * depth), 1)
+        budget = max(CHUNK_VALUES // (self._hidden_size() * len(layers)), 1)
         start, pairs, tokens, chunk = 0, 0, 0, {}
         for block in range(0, len(groups), _COUNT_BLOCK):
             rows = range(block, min(block + _COUNT_BLOCK, len(groups)))
-            block_texts = list(dict.fromkeys(text for row in rows for text in (cands[row], *groups[row])))
+            block_texts = list(dict.fromkeys(text for row in rows for text in (candidates[row], *groups[row])))
             encoded = dict(zip(block_texts, self.tokenizer.encode(block_texts, truncate=truncate)))
             for row in rows:
-                row_texts = dict.fromkeys((cands[row], *groups[row]))
+                row_texts = dict.fromkeys((candidates[row], *groups[row]))
                 new = [text for text in row_texts if text not in chunk]
                 row_tokens = sum(len(encoded[text].ids) for text in new)
                 if pairs and (pairs + len(groups[row]) > self.config.chunk_pairs or tokens + row_tokens > budget):
-                    yield start, row, chunk
+                    yield _Chunk.of(candidates, groups, range(start, row), chunk)
                     start, pairs, tokens, chunk = row, 0, 0, {}
                     new, row_tokens = list(row_texts), sum(len(encoded[text].ids) for text in row_texts)
                 chunk.update((text, encoded[text]) for text in new)
                 pairs += len(groups[row])
                 tokens += row_tokens
-        if start < len(groups) or not groups:
-            yield start, len(groups), chunk
+        if start < len(groups):
+            yield _Chunk.of(candidates, groups, range(start, len(groups)), chunk)
 
-    def _hidden_size(self) -> int:
-        config = self._model.encoder.config
-        return int(getattr(config, "hidden_size", None) or getattr(config, "d_model", None) or 1024)
+    def _embed(self, chunk: _Chunk, layers: list[int]) -> list[torch.Tensor]:
+        """Per unique text: (layers, tokens, hidden) unit-norm embeddings; (layers, 0, hidden) when empty.
 
-    def _finish(self, precision, recall, f1, layer, idf_text, explanations) -> Scores:
-        baseline = self.baseline
-        if baseline is not None and layer != self.layer:  # score_layers: each layer has its own row
-            baseline = self._baseline_for(layer)
+        References come from the reference cache when it holds them (it holds this scorer's layer).
+        """
+        cache = self._reference_cache if layers == [self.layer] else None
+        references = chunk.reference_texts if cache is not None else set()
+        embeddings: list[torch.Tensor | None] = [None] * len(chunk.texts)
+        for i, text in enumerate(chunk.texts):
+            if text in references:
+                hit = cache.get(text, self._model.device)  # type: ignore[union-attr]
+                if hit is not None:
+                    embeddings[i] = hit[1][None]
+        missing = [i for i, embedding in enumerate(embeddings) if embedding is None]
+        to_embed = [i for i in missing if not chunk.tokens[i].is_empty]
+        fresh = self.embedder.embed([chunk.tokens[i] for i in to_embed], layers) if to_embed else []
+        for i, embedding in zip(to_embed, fresh):
+            embeddings[i] = embedding
+            if chunk.texts[i] in references:
+                cache.put(chunk.texts[i], chunk.tokens[i], embedding[0])  # type: ignore[union-attr]
+        empty = torch.empty((len(layers), 0, self._hidden_size()), device=self._model.device)
+        return [empty if embedding is None else embedding for embedding in embeddings]
+
+    def _weigh(self, chunk: _Chunk, idf_table: IdfTable | None, report: _Report) -> list[torch.Tensor]:
+        """Per unique text: token weights summing to 1 (idf or uniform; special tokens 0 without idf)."""
+        return [self._weights(tokens, idf_table, report) for tokens in chunk.tokens]
+
+    def _match(self, chunk: _Chunk) -> np.ndarray:
+        """(precision/recall/f1, layers, pairs) float32 for the chunk's pairs, row by row."""
+        candidates, references = chunk.pair_texts()
+        return match_pairs(
+            [chunk.embeddings[i] for i in candidates], [chunk.weights[i] for i in candidates],
+            [chunk.embeddings[i] for i in references], [chunk.weights[i] for i in references],
+        )
+
+    def _explain(self, chunk: _Chunk, depth: int, best: np.ndarray) -> list[Explanation]:
+        """Per row: the explanation of its best-F1 pair at the `depth`-th layer (`best`: pair per row)."""
+        candidates, references = chunk.pair_texts()
+        prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
+        return [
+            explain_pair(
+                chunk.tokens[candidates[pair]], chunk.embeddings[candidates[pair]][depth],
+                chunk.tokens[references[pair]], chunk.embeddings[references[pair]][depth], prefix, suffix,
+            )
+            for pair in best.tolist()
+        ]
+
+    def _finish(
+        self, values: np.ndarray, layer: int, idf_text: str, explanations: list[Explanation] | None
+    ) -> Scores:
+        """Scores at one layer from (precision/recall/f1, rows) values: rescaled when asked, signed."""
+        baseline = self.baseline if layer == self.layer else self._baseline_for(layer) if self.config.rescale else None
+        precision, recall, f1 = values
         if baseline is not None:
             precision = baseline.rescale(precision, "precision")
             recall = baseline.rescale(recall, "recall")
             f1 = baseline.rescale(f1, "f1")
+        for name, column in (("precision", precision), ("recall", recall), ("f1", f1)):
+            bad = np.flatnonzero(~np.isfinite(column))
+            if bad.size:  # never hand out NaN/inf: say which rows instead (should be unreachable)
+                raise FloatingPointError(f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}")
         signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
+
+    def _signature(self, idf_text: str, layer: int, baseline: Baseline | None) -> Signature:
+        return Signature.build(
+            self.config, model=self.model_identity, layer=layer, max_length=self.tokenizer.max_length,
+            idf=idf_text, baseline=baseline.label if baseline else None,
+        )
 
     def _baseline_for(self, layer: int) -> Baseline:
         # the model cache is shared across languages, so the shipped file is looked up per config
@@ -290,94 +382,9 @@ class BERTScorer:
         shipped = shipped_baseline(cfg.lang, source.name) or (source.baseline_file if cfg.lang == "en" else None)
         return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
 
-    def _score_chunk(
-        self, cands, groups, start, end, encoded, idf_table, precision, recall, f1, explanations, report,
-        layers=None,
-    ):
-        # unique texts, as the planner tokenized them: a string used several times (or on both
-        # sides) is embedded once
-        texts = list(encoded)
-        index = {text: i for i, text in enumerate(texts)}
-        reference_texts = {text for row in range(start, end) for text in groups[row]}
-        tokenized, embeddings = self._embed_texts(texts, encoded, reference_texts, layers)
-
-        for text, tokens in zip(texts, tokenized):
-            if tokens.truncated:
-                report.truncated.add(text)
-        weights = [self._weights(tokens, idf_table, report) for tokens in tokenized]
-
-        pairs = [(row, index[cands[row]], index[ref]) for row in range(start, end) for ref in groups[row]]
-        # a pair with an empty side scores (0, 0, 0)
-        keep = np.array([not tokenized[c].is_empty and not tokenized[x].is_empty for _, c, x in pairs], dtype=bool)
-        scored = [pair for pair, kept in zip(pairs, keep) if kept]
-        for row in range(start, end):
-            if tokenized[index[cands[row]]].is_empty:
-                report.empty_candidates.append(row)
-            if any(tokenized[index[text]].is_empty for text in groups[row]):
-                report.empty_references.append(row)
-
-        for depth in range(precision.shape[0]):
-            def at_layer(i, depth=depth):
-                return embeddings[i] if layers is None else embeddings[i][depth]
-
-            pair_p = np.zeros(len(pairs), dtype=np.float32)
-            pair_r = np.zeros(len(pairs), dtype=np.float32)
-            pair_f = np.zeros(len(pairs), dtype=np.float32)
-            if scored:
-                p, r, f = greedy_match(
-                    [at_layer(c) for _, c, _ in scored], [weights[c] for _, c, _ in scored],
-                    [at_layer(x) for _, _, x in scored], [weights[x] for _, _, x in scored],
-                )
-                pair_p[keep], pair_r[keep], pair_f[keep] = p.numpy(), r.numpy(), f.numpy()
-            self._reduce(cands, groups, start, end, index, tokenized, embeddings, pair_p, pair_r, pair_f,
-                         precision[depth], recall[depth], f1[depth], explanations if layers is None else None)
-
-    def _reduce(self, cands, groups, start, end, index, tokenized, embeddings, pair_p, pair_r, pair_f,
-                precision, recall, f1, explanations):
-        """Per-row reduction over its references (and the explanation of the best reference)."""
-        position = 0
-        for row in range(start, end):
-            count = len(groups[row])
-            span = slice(position, position + count)
-            rp, rr, rf = pair_p[span], pair_r[span], pair_f[span]
-            best = int(np.argmax(rf))
-            if self.config.multi_ref == "max":
-                precision[row], recall[row], f1[row] = rp.max(), rr.max(), rf.max()
-            else:  # "best_f1": the whole triple of the reference with the best F1
-                precision[row], recall[row], f1[row] = rp[best], rr[best], rf[best]
-            if explanations is not None:
-                cand_index, ref_index = index[cands[row]], index[groups[row][best]]
-                explanations[row] = explain_pair(
-                    tokenized[cand_index], embeddings[cand_index], tokenized[ref_index], embeddings[ref_index],
-                    len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids),
-                )
-            position += count
-
-    def _embed_texts(
-        self, texts: list[str], encoded: dict[str, TokenizedText], reference_texts: set[str],
-        layers: list[int] | None = None,
-    ):
-        cache = self._reference_cache if layers is None else None
-        tokenized: list[TokenizedText | None] = [None] * len(texts)
-        embeddings: list[torch.Tensor | None] = [None] * len(texts)
-        missing = []
-        for i, text in enumerate(texts):
-            hit = cache.get(text, self._model.device) if cache is not None and text in reference_texts else None
-            if hit is not None:
-                tokenized[i], embeddings[i] = hit
-            else:
-                missing.append(i)
-        if missing:
-            fresh_tokens = [encoded[texts[i]] for i in missing]
-            to_embed = [i for i, tokens in zip(missing, fresh_tokens) if not tokens.is_empty]
-            for i, tokens in zip(missing, fresh_tokens):
-                tokenized[i] = tokens
-            fresh = self.embedder.embed([tokenized[i] for i in to_embed], layers=layers) if to_embed else []
-            for i, embedding in zip(to_embed, fresh):
-                embeddings[i] = embedding
-                if cache is not None and texts[i] in reference_texts:
-                    cache.put(texts[i], tokenized[i], embedding)
-        return tokenized, embeddings
+    def _hidden_size(self) -> int:
+        config = self._model.encoder.config
+        return int(getattr(config, "hidden_size", None) or getattr(config, "d_model", None) or 1024)
 
     def _weights(self, tokens: TokenizedText, idf_table: IdfTable | None, report: _Report) -> torch.Tensor:
         if tokens.is_empty:
@@ -401,6 +408,55 @@ class BERTScorer:
         return (weights / total).to(self._model.device)
 
 
+@dataclass
+class _Chunk:
+    """Consecutive rows and their unique texts: each text is tokenized, embedded and weighed once."""
+
+    rows: range  # positions in the call's input
+    candidates: list[str]  # one per row
+    references: list[list[str]]  # one non-empty list per row
+    texts: list[str]  # the unique texts of these rows, first use first
+    tokens: list[TokenizedText]  # per text, from the planner
+    embeddings: list[torch.Tensor] = field(default_factory=list)  # per text: (layers, tokens, hidden)
+    weights: list[torch.Tensor] = field(default_factory=list)  # per text: (tokens,), summing to 1
+
+    @classmethod
+    def of(
+        cls, candidates: list[str], groups: list[list[str]], rows: range, tokens: dict[str, TokenizedText]
+    ) -> _Chunk:
+        return cls(rows, candidates[rows.start : rows.stop], groups[rows.start : rows.stop], list(tokens),
+                   list(tokens.values()))
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Text -> its position in `texts`."""
+        return {text: i for i, text in enumerate(self.texts)}
+
+    @cached_property
+    def reference_texts(self) -> set[str]:
+        return {text for group in self.references for text in group}
+
+    @property
+    def reference_counts(self) -> np.ndarray:
+        """References per row: each row has that many consecutive pairs."""
+        return np.array([len(group) for group in self.references], dtype=np.int64)
+
+    def pair_texts(self) -> tuple[list[int], list[int]]:
+        """Candidate and reference text positions of every (row, reference) pair, row by row."""
+        index = self.index
+        candidates = [index[cand] for cand, group in zip(self.candidates, self.references) for _ in group]
+        references = [index[ref] for group in self.references for ref in group]
+        return candidates, references
+
+
+def _fit_idf_on_chunks(chunks: list[_Chunk], model_identity: str) -> IdfTable:
+    """idf over every reference of the call (duplicates counted), from the planner's tokens."""
+    documents = (
+        chunk.tokens[chunk.index[reference]].ids for chunk in chunks for group in chunk.references for reference in group
+    )
+    return idf_from_token_ids(documents, model_identity)
+
+
 #: encoders whose output passes a final norm: hidden_states[k] != the k-layer truncated model's output
 _FINAL_NORM_MODELS = {"t5", "mt5", "umt5", "mbart", "pegasus", "led"}
 
@@ -413,14 +469,45 @@ class _Report:
         self.empty_references: list[int] = []
         self.truncated: set[str] = set()
         self.idf_fallback: set[str] = set()
+        self.unknown_only: set[str] = set()
 
-    def warn(self) -> None:
+    def note(self, chunk: _Chunk, tokenizer: TextTokenizer) -> None:
+        """Record the chunk's truncated texts, texts made only of the unknown token, and rows with an
+        empty side."""
+        self.truncated.update(text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.truncated)
+        unknown = tokenizer.tokenizer.unk_token_id
+        if unknown is not None:
+            self.unknown_only.update(
+                text for text, tokens in zip(chunk.texts, chunk.tokens) if _only_unknown(tokens, unknown, tokenizer)
+            )
+        empty = {text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.is_empty}
+        if not empty:
+            return
+        for row, candidate, group in zip(chunk.rows, chunk.candidates, chunk.references):
+            if candidate in empty:
+                self.empty_candidates.append(row)
+            if any(text in empty for text in group):
+                self.empty_references.append(row)
+
+    def warn(self, rescaled: bool = False) -> None:
         if self.empty_candidates or self.empty_references:
+            # bert_score's convention: the raw score is 0 and is rescaled like any other, so that an empty
+            # pair still ranks below every real match; the message says which number the user gets
+            value = "0 before rescaling, i.e. (0 - b) / (1 - b) with the baseline b," if rescaled else "0"
             warnings.warn(
                 f"{len(self.empty_candidates)} empty candidate(s) and {len(self.empty_references)} row(s) with an "
-                f"empty reference scored 0 for precision, recall and F1 against that reference "
+                f"empty reference scored {value} for precision, recall and F1 against that reference "
                 f"(candidate rows {_rows(self.empty_candidates)}; reference rows {_rows(self.empty_references)})",
                 EmptyTextWarning,
+                stacklevel=4,
+            )
+        if self.unknown_only:
+            warnings.warn(
+                f"{len(self.unknown_only)} text(s) are made only of the model's unknown token (e.g. a script its "
+                "vocabulary lacks); they are scored as bert_score does, by that token's embedding, so two such "
+                "texts score about 1.0 against each other whatever they say. Use a model whose vocabulary "
+                "covers them",
+                UnknownTokenWarning,
                 stacklevel=4,
             )
         if self.truncated:
@@ -441,6 +528,15 @@ class _Report:
 
 class EmptyTextWarning(UserWarning):
     """Empty or whitespace-only texts scored 0."""
+
+
+class UnknownTokenWarning(UserWarning):
+    """Texts made only of the unknown token were scored (their scores say nothing about their content)."""
+
+
+def _only_unknown(tokens: TokenizedText, unknown: int, tokenizer: TextTokenizer) -> bool:
+    content = tokens.ids[len(tokenizer.prefix_ids) : len(tokens.ids) - len(tokenizer.suffix_ids)]
+    return bool(content) and all(token_id == unknown for token_id in content)
 
 
 class TruncationWarning(UserWarning):

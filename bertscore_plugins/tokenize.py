@@ -93,28 +93,41 @@ class TextTokenizer:
 
     def windows(self, content_length: int, stride: int | None) -> list[tuple[int, int]]:
         """Overlapping [start, end) content windows covering every token."""
-        size = self.max_content
-        step = stride or max(size - size // 8, 1)
-        step = min(step, size)
-        starts = list(range(0, max(content_length - size, 0) + 1, step))
-        if starts[-1] + size < content_length:
-            starts.append(content_length - size)
-        return [(start, min(start + size, content_length)) for start in starts]
+        return content_windows(content_length, self.max_content, stride)
+
+
+def content_windows(content_length: int, size: int, stride: int | None) -> list[tuple[int, int]]:
+    """Overlapping [start, end) windows of at most `size` tokens covering `content_length` tokens.
+
+    Windows start every `stride` tokens (None: 7/8 of a window, so neighbours overlap by 1/8); the last
+    one ends at the last token.
+    """
+    step = stride or max(size - size // 8, 1)
+    step = min(step, size)
+    starts = list(range(0, max(content_length - size, 0) + 1, step))
+    if starts[-1] + size < content_length:
+        starts.append(content_length - size)
+    return [(start, min(start + size, content_length)) for start in starts]
 
 
 def model_limit(tokenizer: Any, model_config: Any = None) -> int:
     """The real maximum sequence length, capping "no limit" sentinels at the position embeddings."""
     limit = getattr(tokenizer, "model_max_length", None)
     if limit is None or limit > _SENTINEL_LENGTH:
-        positions = getattr(model_config, "max_position_embeddings", None) if model_config else None
-        if positions:
-            # RoBERTa-style models reserve padding_idx + 1 positions
-            offset = (getattr(model_config, "pad_token_id", 0) or 0) + 1 if "roberta" in str(
-                getattr(model_config, "model_type", "")
-            ) else 0
-            return int(positions) - offset
-        return 512
+        return position_limit(model_config) or 512
     return int(limit)
+
+
+def position_limit(model_config: Any) -> int | None:
+    """Tokens the model's position embeddings can index, or None when it has none (relative positions)."""
+    positions = getattr(model_config, "max_position_embeddings", None) if model_config else None
+    if not positions:
+        return None
+    # RoBERTa-style models reserve padding_idx + 1 positions
+    offset = (getattr(model_config, "pad_token_id", 0) or 0) + 1 if "roberta" in str(
+        getattr(model_config, "model_type", "")
+    ) else 0
+    return int(positions) - offset
 
 
 def _private_backend(tokenizer: Any) -> Any:

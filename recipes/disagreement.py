@@ -35,7 +35,7 @@ import pandas as pd
 
 from recipes import phoenix_logging, report
 from recipes.rows import TEXT_COLUMNS, ColumnNames, InputTableError, normalise_rows, read_table
-from recipes.run_state import OutputFolder, RunState, input_digest, now
+from recipes.run_state import DamagedRunFolder, OutputFolder, RunState, input_digest, now
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_PHOENIX, EXIT_JUDGE = 0, 2, 3, 4
 DEFAULT_PROJECT = "bertscore-disagreement"
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return Recipe(args).run()
-    except (InputTableError, SettingsChanged) as error:
+    except (InputTableError, SettingsChanged, DamagedRunFolder) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as error:
@@ -126,9 +126,9 @@ class Recipe:
         if state is not None and (state.input_digest, state.settings) != (digest, settings):
             raise SettingsChanged(
                 f"{self.folder.path} holds scores of a different input or different settings "
-                f"(saved {state.settings}, now {settings}); pass --rescore to replace them or use another --out")
+                f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out")
         if state is not None and self.folder.table_path(state.table_format).exists():
-            table = self.folder.load_table(state.table_format)
+            table = self.folder.load_table(state.table_format, rows=state.rows)
             print(f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
                   f"(scored {state.scored_at}); nothing is scored again.")
             if state.judge_failed_rows and llm is not None:
@@ -153,11 +153,16 @@ class Recipe:
         return EXIT_OK
 
     def settings(self, llm: Any) -> dict[str, Any]:
-        """Everything that changes a stored number (a re-run with other settings must rescore)."""
+        """Everything that changes a stored number (a re-run with other settings must rescore).
+
+        The core's signature covers the model's weights and the library versions, so an upgrade that
+        could move a score is caught too.
+        """
         args = self.args
         judge = None if llm is None else {"provider": getattr(llm, "provider", None),
                                           "model": getattr(llm, "model", None)}
-        return {"model": args.model, "similarity_threshold": args.similarity_threshold,
+        return {"model": args.model, "signature": str(self.scorer().signature),
+                "similarity_threshold": args.similarity_threshold,
                 "faithfulness_threshold": args.faithfulness_threshold,
                 "thresholds_from_data": args.thresholds_from_data, "judge": judge}
 
@@ -194,6 +199,8 @@ class Recipe:
         started = time.perf_counter()
         print(f"Scoring {len(rows)} rows (similarity, groundedness"
               + (", LLM faithfulness judge)" if llm is not None else ")") + " ...", flush=True)
+        if llm is not None:
+            return self.score_then_judge(rows, llm, digest, settings, started)
         table = evaluate_rows(rows, llm=llm, judge_concurrency=args.judge_concurrency, scorer=self.scorer(),
                               **options)
         if args.thresholds_from_data:
@@ -214,6 +221,30 @@ class Recipe:
         self.folder.save_state(state)
         print(f"Scored {len(table)} rows in {time.perf_counter() - started:.1f} s; saved to {path}")
         return state, table
+
+    def score_then_judge(self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any],
+                         started: float) -> tuple[RunState, pd.DataFrame]:
+        """Similarity and groundedness first, saved to disk, then the judge (which may be slow or die).
+
+        The saved state lists every row as awaiting the judge, so a run killed while judging resumes with
+        the judge only: nothing BERTScore computed is lost or computed again.
+        """
+        from bertscore_plugins.phoenix import FAITHFULNESS, evaluate_rows
+
+        args = self.args
+        options: dict[str, Any] = {}
+        if args.similarity_threshold is not None:
+            options["similarity_threshold"] = args.similarity_threshold
+        table = evaluate_rows(rows, llm=None, scorer=self.scorer(), **options)
+        state = RunState(input_digest=digest, table_format=args.table_format, settings=settings,
+                         rows=len(table), faithfulness_signal=FAITHFULNESS,
+                         judge_failed_rows=[str(row_id) for row_id in table["row_id"]])
+        state.scored_at = now()
+        path = self.folder.save_table(table, state.table_format)
+        self.folder.save_state(state)
+        print(f"Scored {len(table)} rows (similarity, groundedness) in {time.perf_counter() - started:.1f} s; "
+              f"saved to {path}", flush=True)
+        return state, self.retry_judge(table, state, llm, first=True)
 
     @staticmethod
     def thresholds_of(table: pd.DataFrame) -> dict[str, Any]:
@@ -239,8 +270,8 @@ class Recipe:
         return [row_id for row_id, detail, cell in zip(table["row_id"], details, scores)
                 if not isinstance(cell, dict) or (isinstance(detail, dict) and detail.get("status") == "FAILED")]
 
-    def retry_judge(self, table: pd.DataFrame, state: RunState, llm: Any) -> pd.DataFrame:
-        """Ask the judge again for the rows it failed on, then redo the (cheap) disagreement step."""
+    def retry_judge(self, table: pd.DataFrame, state: RunState, llm: Any, first: bool = False) -> pd.DataFrame:
+        """Ask the judge for the rows it has no answer for, then redo the (cheap) disagreement step."""
         from bertscore_plugins.phoenix import (
             DISAGREEMENT,
             FAITHFULNESS,
@@ -250,8 +281,13 @@ class Recipe:
             run_judge,
         )
 
-        positions = [i for i, row_id in enumerate(table["row_id"]) if row_id in set(state.judge_failed_rows)]
-        print(f"Asking the judge again for the {len(positions)} rows it failed on (no BERTScore rescoring) ...")
+        waiting = {str(row_id) for row_id in state.judge_failed_rows}
+        positions = [i for i, row_id in enumerate(table["row_id"]) if str(row_id) in waiting]
+        if first:
+            print(f"Asking the judge about {len(positions)} rows ...", flush=True)
+        else:
+            print(f"Asking the judge again for the {len(positions)} rows it has no answer for "
+                  "(no BERTScore rescoring) ...", flush=True)
         slim = pd.DataFrame({"input": [table["input"][i] for i in positions],
                              "output": [table["output"][i] for i in positions],
                              "context": [report._text(table["context"][i]) for i in positions]})
@@ -266,10 +302,17 @@ class Recipe:
                                          faithfulness=state.thresholds["faithfulness"],
                                          source=state.thresholds.get("source", "fixed"))
         else:
+            cut = self.args.faithfulness_threshold
             thresholds = "quantile" if self.args.thresholds_from_data else Thresholds(
-                similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5)
-        table = add_disagreement(table, thresholds, similarity=SIMILARITY, faithfulness=FAITHFULNESS,
-                                 name=DISAGREEMENT)
+                similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5 if cut is None else cut)
+        try:
+            table = add_disagreement(table, thresholds, similarity=SIMILARITY, faithfulness=FAITHFULNESS,
+                                     name=DISAGREEMENT)
+        except ValueError as error:  # e.g. the judge failed on every row: keep the fixed cuts for now
+            print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
+            table = add_disagreement(table, Thresholds(similarity=self.args.similarity_threshold or 0.9,
+                                                       faithfulness=0.5), similarity=SIMILARITY,
+                                     faithfulness=FAITHFULNESS, name=DISAGREEMENT)
         state.thresholds = self.thresholds_of(table)
         state.judge_failed_rows = self.failed_judge_rows(table, FAITHFULNESS)
         state.judge_tries += 1
@@ -406,18 +449,23 @@ class Recipe:
                   flush=True)
             step = "dataset"
             if "dataset" not in state.logged:
-                dataset = create_dataset(client, table, name=f"{project}-{state.run_key[:8]}",
-                                         span_id_column="span_id",
-                                         description=f"rows of {Path(self.args.input).name} (recipes.disagreement)")
+                name = f"{project}-{state.run_key[:8]}"
+                # a run stopped right after creating it: the server has it, the state file does not yet
+                dataset = _existing_dataset(client, name) or create_dataset(
+                    client, table, name=name, span_id_column="span_id",
+                    description=f"rows of {Path(self.args.input).name} (recipes.disagreement)")
                 done("dataset", {"id": _get(dataset, "id"), "name": _get(dataset, "name")})
             step = "experiment"
             if "experiment" not in state.logged:
-                dataset = client.datasets.get_dataset(dataset=state.logged["dataset"]["id"], timeout=30)
+                dataset_id = state.logged["dataset"]["id"]
+                _drop_earlier_experiments(client, dataset_id, state.run_key)
+                dataset = client.datasets.get_dataset(dataset=dataset_id, timeout=30)
                 _, experiment = log_experiment(
                     client, table, dataset_name=state.logged["dataset"]["name"], dataset=dataset,
                     experiment_name=f"bertscore-vs-{state.faithfulness_signal}",
                     experiment_metadata={"thresholds": state.thresholds, "model": self.args.model,
-                                         "faithfulness_signal": state.faithfulness_signal})
+                                         "faithfulness_signal": state.faithfulness_signal,
+                                         "run_key": state.run_key})
                 done("experiment", {"id": _get(experiment, "experiment_id"), "at": now()})
             print("  dataset and experiment: on the server", flush=True)
         except Exception as error:
@@ -441,6 +489,23 @@ class Recipe:
         return urls
 
 
+def _existing_dataset(client: Any, name: str) -> Any:
+    """The dataset called `name` on the server, or None."""
+    try:
+        return client.datasets.get_dataset(dataset=name, timeout=30)
+    except Exception:  # noqa: BLE001 - phoenix.client raises its HTTP error (404) for an unknown name
+        return None
+
+
+def _drop_earlier_experiments(client: Any, dataset_id: str, run_key: str) -> None:
+    """Delete experiments an interrupted earlier attempt of this run left on its dataset (killed after
+    the server created them, before the state file recorded them), so a re-run never adds a duplicate.
+    One made by an attempt that was killed may lack runs or evaluations, so none is reused."""
+    for experiment in client.experiments.list(dataset_id=dataset_id):
+        if (experiment.get("metadata") or {}).get("run_key") == run_key:
+            client.experiments.delete(experiment_id=experiment["id"])
+
+
 def _cut(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
@@ -449,6 +514,22 @@ def _get(obj: Any, key: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(key)
     return getattr(obj, key, None)
+
+
+def _what_changed(state: RunState, digest: str, settings: dict[str, Any]) -> str:
+    """The differences in words: the input, the signature's settings, the recipe's settings."""
+    from bertscore_plugins.signature import Signature
+
+    changes = [] if state.input_digest == digest else ["the input rows changed"]
+    saved = dict(state.settings)
+    saved_signature, signature = saved.pop("signature", None), settings.get("signature")
+    if saved_signature is None:
+        changes.append("the saved run has no signature (made by an older version)")
+    elif saved_signature != signature:
+        changes.append(Signature.parse(saved_signature).describe_diff(signature))
+    changes += [f"{name} {saved.get(name)!r} -> {value!r}" for name, value in settings.items()
+                if name != "signature" and saved.get(name) != value]
+    return "; ".join(changes)
 
 
 def _filters(state: RunState) -> dict[str, str]:

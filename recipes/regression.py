@@ -7,8 +7,11 @@ The everyday use of BERTScore in CI: the references stay fixed while the system 
 scores both output files against the references (one line per row), runs a paired significance test on
 the difference (seeded, so a re-run prints the same p-value), and writes `regression.json` and
 `regression.md` into `--out`: the verdict, both corpus-level scores with intervals, and the rows that
-moved most. Reference embeddings are kept in `--cache-dir` (keyed by model, layer and text), so the next
-run against the same references does not encode them again.
+moved most. Reference embeddings are kept in `--cache-dir`, keyed by the signature's embedding settings
+(model weights, layer, length policy, dtype, library versions) and the text, so the next run against
+the same references does not encode them again, and an upgrade that could move a number encodes them
+afresh. When `--out` holds a report made with other settings, the run says which ones changed: its
+numbers are not comparable with the new ones.
 
 Exit codes: 0 no significant regression (improved, or no significant change), 1 significant regression
 (B worse than A at --alpha by more than --tolerance), 2 bad input or arguments.
@@ -22,6 +25,7 @@ import sys
 from pathlib import Path
 
 from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import DEFAULT_SEED
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
@@ -80,6 +84,18 @@ def markdown(report: dict, text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _changed_since_last_report(out: str | None, signature: Signature) -> str:
+    """The settings that differ from the report already in `out` ("" when none differ or there is none)."""
+    path = Path(out) / "regression.json" if out else None
+    if path is None or not path.is_file():
+        return ""
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))["signature"]
+        return Signature.parse(previous).describe_diff(signature)
+    except (ValueError, KeyError, TypeError):  # an older or foreign report: nothing to compare with
+        return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the check; returns the exit code (see the module docstring)."""
     from bertscore_plugins import BERTScorer
@@ -119,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
+    changed = _changed_since_last_report(args.out, comparison.signature)
+    if changed:
+        print(f"note: the previous report in {args.out} was made with other settings ({changed}); "
+              "its numbers are not comparable with these", file=sys.stderr)
     status = status_of(comparison.test.difference, comparison.test.p_value, args.alpha, args.tolerance)
     text = format_comparison(comparison, args.baseline, args.candidate, alpha=args.alpha)
     report = {
@@ -131,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         "references": args.references,
         "rows": len(baseline),
         "reference_cache": {"folder": str(args.cache_dir), "hits": cache.hits, "misses": cache.misses},
+        "signature": comparison.signature,
         "comparison": comparison.to_dict(),
     }
     print(f"{status.upper()}: {text}")

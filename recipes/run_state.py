@@ -2,15 +2,17 @@
 
 The scored table is written before anything talks to Phoenix, so a server or judge outage never loses a
 score; the state file lets a re-run pick up where the last one stopped without scoring again.
-Both files are replaced atomically (write to a temporary file, then rename).
+Both files are replaced atomically (write to a temporary file, then rename) and checked when read back:
+a damaged file (truncated, edited, from another version) raises DamagedRunFolder naming the file and
+line, and the way on (``--rescore`` scores again into the same folder).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
-import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -20,10 +22,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bertscore_plugins.files import read_text, split_lines, write_atomically
+
 STATE_FILE = "state.json"
 TABLE_FILES = {"jsonl": "scores.jsonl", "parquet": "scores.parquet"}
 STATE_VERSION = 1
 JSON_COLUMNS_KEY = b"bertscore_plugins.json_columns"
+RESCORE_HINT = "run the same command with --rescore to score again into this folder, or use another --out"
+
+
+class DamagedRunFolder(ValueError):
+    """A state or table file in the output folder cannot be read back; the message names it and the way on."""
+
+    def __init__(self, path: Path, problem: str, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where} is damaged ({problem}); {RESCORE_HINT}")
 
 
 @dataclass
@@ -48,11 +61,26 @@ class RunState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunState:
+        """Raises ValueError when `data` is not a state of this version (wrong keys or types)."""
+        if not isinstance(data, dict):
+            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
         data = dict(data)
         version = data.pop("version", None)
         if version != STATE_VERSION:
-            raise ValueError(f"state file version {version!r} is not {STATE_VERSION}; use a new --out folder")
-        return cls(**data)
+            raise ValueError(f"state file version {version!r} is not {STATE_VERSION}")
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown or not isinstance(data.get("input_digest"), str):
+            raise ValueError(f"unexpected or missing keys ({', '.join(unknown) or 'input_digest'})")
+        state = cls(**data)
+        kinds = {"rows": int, "judge_tries": int, "logging_attempts": int, "settings": dict, "thresholds": dict,
+                 "logged": dict, "judge_failed_rows": list, "table_format": str, "run_key": str}
+        for name, kind in kinds.items():
+            if not isinstance(getattr(state, name), kind):
+                raise TypeError(f"{name} is {type(getattr(state, name)).__name__}, expected {kind.__name__}")
+        if state.table_format not in TABLE_FILES:
+            raise ValueError(f"table_format {state.table_format!r} is not one of {sorted(TABLE_FILES)}")
+        return state
 
 
 class OutputFolder:
@@ -70,10 +98,16 @@ class OutputFolder:
         return self.path / TABLE_FILES[table_format]
 
     def load_state(self) -> RunState | None:
-        """The saved state, or None when the folder has none yet."""
+        """The saved state, or None when the folder has none yet; DamagedRunFolder when unreadable."""
         if not self.state_path.exists():
             return None
-        return RunState.from_json(json.loads(self.state_path.read_text(encoding="utf-8")))
+        try:
+            text = read_text(self.state_path, "state file")
+            return RunState.from_json(json.loads(text))
+        except json.JSONDecodeError as error:
+            raise DamagedRunFolder(self.state_path, f"not valid JSON: {error.msg}", error.lineno) from None
+        except (ValueError, TypeError) as error:  # FileFormatError (invalid UTF-8) included
+            raise DamagedRunFolder(self.state_path, str(error)) from None
 
     def save_state(self, state: RunState) -> None:
         _write_atomically(self.state_path, json.dumps(state.to_json(), indent=2, default=_plain) + "\n")
@@ -86,7 +120,7 @@ class OutputFolder:
                    for row in table.to_dict(orient="records")]
         if table_format == "jsonl":
             text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-            _write_atomically(path, text)
+            write_atomically(path, text)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -97,25 +131,56 @@ class OutputFolder:
             arrow = pa.Table.from_pandas(flat, preserve_index=False)
             arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}),
                                                    JSON_COLUMNS_KEY: json.dumps(nested).encode()})
-            tmp = path.with_suffix(".tmp")
-            pq.write_table(arrow, tmp)
-            os.replace(tmp, path)
+            write_atomically(path, lambda temporary: pq.write_table(arrow, temporary))
         return path
 
-    def load_table(self, table_format: str) -> pd.DataFrame:
-        """Read the scored table back with its nested cells as Python objects."""
+    def load_table(self, table_format: str, rows: int | None = None) -> pd.DataFrame:
+        """Read the scored table back with its nested cells as Python objects.
+
+        Raises DamagedRunFolder naming the file (and line) when it cannot be parsed, a line is not a JSON
+        object, or it does not hold `rows` rows.
+        """
         path = self.table_path(table_format)
         if table_format == "jsonl":
-            with path.open(encoding="utf-8") as fh:
-                return pd.DataFrame([json.loads(line) for line in fh if line.strip()])
+            try:
+                lines = split_lines(read_text(path, "scored table"))
+            except ValueError as error:  # invalid UTF-8, named by file and line
+                raise DamagedRunFolder(path, str(error)) from None
+            records = []
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise DamagedRunFolder(path, f"not valid JSON: {error.msg}", number) from None
+                if not isinstance(record, dict):
+                    raise DamagedRunFolder(path, "a line is not a JSON object", number)
+                records.append(record)
+            table = pd.DataFrame(records)
+            _check_rows(path, table, rows)
+            return table
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        arrow = pq.read_table(path)
+        try:
+            arrow = pq.read_table(path)
+        except (OSError, pa.ArrowException) as error:
+            raise DamagedRunFolder(path, f"not a readable parquet file: {error}") from None
         nested = json.loads((arrow.schema.metadata or {}).get(JSON_COLUMNS_KEY, b"[]"))
         table = arrow.to_pandas()
         for column in nested:
             table[column] = [None if v is None else json.loads(v) for v in table[column]]
-        return table.astype(object).where(table.notna(), None)
+        table = table.astype(object).where(table.notna(), None)
+        _check_rows(path, table, rows)
+        return table
+
+
+def _check_rows(path: Path, table: pd.DataFrame, rows: int | None) -> None:
+    if rows is not None and len(table) != rows:
+        raise DamagedRunFolder(path, f"it holds {len(table)} rows, the state file says {rows}")
+    if rows and "row_id" not in table.columns:
+        raise DamagedRunFolder(path, "it has no row_id column")
 
 
 def input_digest(rows: pd.DataFrame, columns: tuple[str, ...]) -> str:
@@ -146,7 +211,4 @@ def _plain(value: Any) -> Any:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomically(path, text)

@@ -104,7 +104,7 @@ def test_long_text_window_uses_every_token():
         (["a", "b"], ["a", []], r"references\[1\] is an empty list"),
         (["a", "b"], ["a", ["x", None]], r"references\[1\]\[1\] is None"),
         (["a"], [math.nan], r"references\[0\] is NaN"),
-        ("a single string", ["a"], "candidates must be a list of strings, got a single str"),
+        ("a single string", ["a"], "candidates must be a list of strings \\(one per row\\), got a single str"),
     ],
 )
 def test_bad_input_names_the_row(scorer, candidates, references, message):

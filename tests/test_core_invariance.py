@@ -71,16 +71,15 @@ def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
     hidden = scorer._hidden_size()
     monkeypatch.setattr(scorer_module, "CHUNK_VALUES", 100 * hidden)
     groups = [[reference] for reference in REFERENCES]
-    chunks = list(scorer._chunks(CANDIDATES, groups, 1))
-    assert [start for start, _, _ in chunks] == [0] + [end for _, end, _ in chunks[:-1]]
-    # the texts hold several budgets' worth of tokens, so at least that many chunks
-    unique = dict.fromkeys(t for pair in zip(CANDIDATES, REFERENCES) for t in pair)
-    total = sum(len(tokens.ids) for tokens in scorer.tokenizer.encode(list(unique)))
-    assert chunks[-1][1] == len(CANDIDATES) and len(chunks) >= -(-total // 100) >= 5
-    for start, end, tokens in chunks:
-        texts = list(dict.fromkeys(t for row in range(start, end) for t in (CANDIDATES[row], REFERENCES[row])))
-        assert list(tokens) == texts  # each chunk's texts tokenized once, by the planner
-        assert end - start == 1 or sum(len(tokens[text].ids) for text in texts) <= 100
+    chunks = list(scorer._plan(CANDIDATES, groups, [scorer.layer]))
+    assert [chunk.rows.start for chunk in chunks] == [0] + [chunk.rows.stop for chunk in chunks[:-1]]
+    total = sum(len(tokens.ids) for chunk in chunks for tokens in chunk.tokens)
+    assert chunks[-1].rows.stop == len(CANDIDATES) and len(chunks) >= max(total // 100, 5)
+    for chunk in chunks:
+        rows = chunk.rows
+        texts = list(dict.fromkeys(t for row in rows for t in (CANDIDATES[row], REFERENCES[row])))
+        assert chunk.texts == texts  # each chunk's texts tokenized once, by the planner
+        assert len(rows) == 1 or sum(len(tokens.ids) for tokens in chunk.tokens) <= 100
     scores = scorer.score(CANDIDATES, REFERENCES)
     np.testing.assert_allclose(scores.f1, baseline_scores.f1, atol=TOLERANCE, rtol=0)
 

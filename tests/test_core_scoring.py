@@ -88,13 +88,10 @@ def test_reference_cache_in_memory_and_on_disk(tmp_path):
 
 
 def test_second_scorer_for_the_same_model_does_not_reload():
-    from bertscore_plugins import models
-
-    get_scorer()
-    loads = models.LOAD_COUNT
-    get_scorer(ScoreConfig(idf=True)).score(["a"], ["a"])
-    get_scorer(ScoreConfig(rescale=True)).score(["a"], ["a"])
-    assert models.LOAD_COUNT == loads
+    loaded = get_scorer()._model
+    assert get_scorer(ScoreConfig(idf=True))._model is loaded
+    assert get_scorer(ScoreConfig(rescale=True, multi_ref="best_f1"))._model is loaded
+    assert get_scorer(ScoreConfig(layer=3))._model is not loaded  # another truncation
 
 
 def test_plot_example_writes_a_heatmap(tmp_path):

@@ -168,7 +168,7 @@ try:
                 marker.write_text(str(os.getpid()))
                 os._exit(1)  # no cleanup, like a SIGKILL or an OOM kill
             return super().__call__(batch)
-except ImportError:  # Ray or the core missing: the Ray tests skip in the fixture
+except ImportError:  # Ray missing (the [ray] extra): the Ray tests skip in the fixture
     pass
 
 

@@ -53,15 +53,16 @@ def sha256(path: Path) -> str:
 
 
 class ScoringCalls:
-    """Counts every way the recipe could score again: the core scorer, the pipeline and the judge."""
+    """Counts every way the recipe could score again: a model load, the core scorer, the pipeline, the judge."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         import bertscore_plugins
+        import bertscore_plugins.models
         import bertscore_plugins.phoenix as integration
 
         self.calls: list[str] = []
-        for owner, name in ((bertscore_plugins.BERTScorer, "score"), (integration, "evaluate_rows"),
-                            (integration, "run_judge")):
+        for owner, name in ((bertscore_plugins.models, "load_model"), (bertscore_plugins.BERTScorer, "score"),
+                            (integration, "evaluate_rows"), (integration, "run_judge")):
             original = getattr(owner, name)
             monkeypatch.setattr(owner, name, self._counted(name, original))
 
@@ -346,7 +347,6 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
         tmp_path, monkeypatch, stub_judge, capsys):
     from phoenix.client import Client
 
-    import bertscore_plugins.models
     import bertscore_plugins.phoenix as integration
     from bertscore_plugins.phoenix.server import PhoenixServer
 
@@ -381,14 +381,12 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
 
         monkeypatch.setattr(integration, "log_span_annotations", real_log)
         second = PhoenixServer(workdir=workdir).start()  # the same database, a new port
-        loads_before = bertscore_plugins.models.LOAD_COUNT
         judge_requests_before = len(stub_judge.log.bodies)
         calls = ScoringCalls(monkeypatch)
         code = disagreement.main([*args, "--phoenix-url", second.base_url])
         captured = capsys.readouterr()
         assert code == disagreement.EXIT_OK, captured.err
-        assert calls.calls == []  # nothing scored again, the judge not asked again
-        assert bertscore_plugins.models.LOAD_COUNT == loads_before
+        assert calls.calls == []  # no model loaded, nothing scored again, the judge not asked again
         assert len(stub_judge.log.bodies) == judge_requests_before
         assert sha256(table_path) == digest_before
         assert "traces: 0 sent, 12 already on the server" in captured.out  # they survived the kill

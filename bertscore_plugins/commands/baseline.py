@@ -15,7 +15,8 @@ import random
 import sys
 from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.files import decode, read_bytes, split_lines
 
 
 def register(subparsers) -> None:
@@ -40,8 +41,8 @@ def register(subparsers) -> None:
 def read_corpus(spec: str) -> tuple[list[str], dict]:
     """Sentences from one --corpus spec, and its provenance record."""
     path, _, columns = spec.partition(":") if spec.count(":") == 1 and not Path(spec).exists() else (spec, "", "")
-    data = Path(path).read_bytes()
-    lines = data.decode("utf-8").splitlines()
+    data = read_bytes(path, "--corpus file")
+    lines = split_lines(decode(data, path))
     if columns:
         wanted = [int(c) for c in columns.split(",")]
         rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
@@ -64,20 +65,23 @@ def sentence_pairs(sentences: list[str], pairs: int, seed: int) -> tuple[list[st
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.baseline import write_baseline
+    from bertscore_plugins.files import write_atomically
 
+    check_output_path(args.out, "--out")
+    config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)
     sentences, sources = [], []
     for spec in args.corpus:
         found, record = read_corpus(spec)
         sentences += found
         sources.append(record)
     candidates, references = sentence_pairs(sentences, args.pairs, args.seed)
-    config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)
     scorer = get_scorer(config)
     layers = [int(x) for x in args.layers.split(",")] if args.layers else None
     by_layer = scorer.score_layers(candidates, references, layers=layers)  # one encoder pass, all layers
     rows = []
     for layer, scores in sorted(by_layer.items()):
-        rows.append((layer, float(scores.precision.mean()), float(scores.recall.mean()), float(scores.f1.mean())))
+        means = scores.means()
+        rows.append((layer, means["precision"], means["recall"], means["f1"]))
         print(f"layer {layer}: P {rows[-1][1]:.6f} R {rows[-1][2]:.6f} F {rows[-1][3]:.6f}", file=sys.stderr)
     layers = [row[0] for row in rows]
     write_baseline(args.out, rows)
@@ -92,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
         "signature": scorer.with_config(layer=layers[-1]).signature,
         "command": "bertscore-plugins baseline " + " ".join(sys.argv[2:]),
     }
-    Path(args.out).with_suffix(".provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
+    write_atomically(Path(args.out).with_suffix(".provenance.json"), json.dumps(provenance, indent=2) + "\n")
     print(f"wrote {args.out} ({len(candidates)} pairs, layers {layers[0]}..{layers[-1]})", file=sys.stderr)
     return 0

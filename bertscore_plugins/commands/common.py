@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from bertscore_plugins.config import (
@@ -95,3 +98,45 @@ def config_from_args(args: argparse.Namespace) -> ScoreConfig:
         "dtype": args.dtype, "device": args.device, "batch_tokens": args.batch_tokens, "quantize": args.quantize,
     }
     return ScoreConfig(**settings)
+
+
+def read_lines(path: str, what: str = "input file") -> list[str]:
+    """One row per line of a UTF-8 text file, split on "\\n" (and "\\r\\n") only, the last newline optional.
+
+    A form feed, \\x85 or U+2028 inside a line stays in that line's row: the row count is the line count
+    whatever the text holds. Raises FileNotFoundError / IsADirectoryError / FileFormatError (invalid
+    UTF-8, naming the file and line).
+    """
+    from bertscore_plugins.files import decode, split_lines
+    from bertscore_plugins.files import read_lines as read_file_lines
+
+    if path == STDIN:  # "-": standard input, with the same line rule
+        return split_lines(decode(sys.stdin.buffer.read(), "<stdin>"))
+    return read_file_lines(path, what)
+
+
+def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
+    """Lines of `first` (flag, path) and of each of `others`, which must have as many lines.
+
+    Raises ValueError naming both files and their line counts when they differ.
+    """
+    rows = read_lines(first[1], f"{first[0]} file")
+    columns = [read_lines(path, f"{flag} file") for flag, path in others]
+    for (_, path), column in zip(others, columns):
+        if len(column) != len(rows):
+            raise ValueError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
+    return rows, columns
+
+
+def check_output_path(path: str | None, flag: str) -> None:
+    """Fail before any work when an output file cannot be created (missing folder, a folder given)."""
+    if path is None or path == "-":
+        return
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise IsADirectoryError(f"{flag} {path} is a folder; give a file name")
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{flag} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(f"{flag} {path}: folder {folder} is not writable")

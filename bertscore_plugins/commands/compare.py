@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import (
+    add_model_arguments,
+    check_output_path,
+    config_from_args,
+    read_lines,
+)
+from bertscore_plugins.files import write_atomically
 from bertscore_plugins.stats import DEFAULT_SEED
 
 
@@ -59,17 +64,18 @@ def register(subparsers) -> None:
 
 
 def _read_lines(path: str) -> list[str]:
-    return Path(path).read_text(encoding="utf-8").splitlines()
+    return read_lines(path)
 
 
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import BERTScorer
     from bertscore_plugins.comparison import compare_systems, format_comparison
 
+    check_output_path(args.json, "--json")
     try:
         system_a, system_b = _read_lines(args.system_a), _read_lines(args.system_b)
         columns = [_read_lines(path) for path in args.references]
-    except OSError as error:
+    except (OSError, ValueError) as error:  # missing, a folder, invalid UTF-8 (file and line named)
         print(f"error: {error}", file=sys.stderr)
         return 2
     for path, lines in [(args.system_b, system_b)] + list(zip(args.references, columns)):
@@ -102,5 +108,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha))
     if args.json:
-        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_atomically(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")
     return 0

@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from bertscore_plugins.commands.common import STDIN, add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import (
+    STDIN,
+    add_model_arguments,
+    check_output_path,
+    config_from_args,
+    read_aligned,
+)
 
 
 def register(subparsers) -> None:
@@ -37,60 +42,53 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _read_lines(path: str) -> list[str]:
-    if path == STDIN:
-        return sys.stdin.buffer.read().decode("utf-8").splitlines()
-    return Path(path).read_text(encoding="utf-8").splitlines()
-
-
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
+    from bertscore_plugins.files import write_atomically
 
     if [args.candidates, *args.references].count(STDIN) > 1:
-        print("error: only one of -c/-r can read standard input ('-')", file=sys.stderr)
-        return 2
-    candidates = _read_lines(args.candidates)
-    columns = [_read_lines(path) for path in args.references]
-    for path, column in zip(args.references, columns):
-        if len(column) != len(candidates):
-            print(f"error: {path} has {len(column)} lines but {args.candidates} has {len(candidates)}",
-                  file=sys.stderr)
-            return 2
+        raise ValueError("only one of -c/--candidates and -r/--references can read standard input ('-')")
+    # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
+    config = config_from_args(args)
+    check_output_path(args.output, "-o/--output")
+    check_output_path(args.summary, "--summary")
+    candidates, columns = read_aligned(("-c/--candidates", args.candidates),
+                                       [("-r/--references", path) for path in args.references])
     references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
-    scorer = get_scorer(config_from_args(args))
-    progress = True if args.verbose and args.progress is None else args.progress
+    scorer = get_scorer(config)
+    progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)
 
-    out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
-    try:
+    lines = []
+    if args.format == "tsv":
+        lines.append("row\tprecision\trecall\tf1" + ("\tworst_matches" if args.explain else ""))
+    for row in range(len(scores)):
+        values = (float(scores.precision[row]), float(scores.recall[row]), float(scores.f1[row]))
+        explanation = scores.explanations[row].summary() if args.explain else None
         if args.format == "tsv":
-            out.write("row\tprecision\trecall\tf1" + ("\tworst_matches" if args.explain else "") + "\n")
-        for row in range(len(scores)):
-            values = (float(scores.precision[row]), float(scores.recall[row]), float(scores.f1[row]))
-            explanation = scores.explanations[row].summary() if args.explain else None
-            if args.format == "tsv":
-                line = f"{row}\t{values[0]:.6f}\t{values[1]:.6f}\t{values[2]:.6f}"
-                out.write(line + (f"\t{explanation}" if args.explain else "") + "\n")
-            else:
-                record = {"row": row, "precision": values[0], "recall": values[1], "f1": values[2]}
-                if args.explain:
-                    record["worst_matches"] = explanation
-                out.write(json.dumps(record) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
+            line = f"{row}\t{values[0]:.6f}\t{values[1]:.6f}\t{values[2]:.6f}"
+            lines.append(line + (f"\t{explanation}" if args.explain else ""))
+        else:
+            record = {"row": row, "precision": values[0], "recall": values[1], "f1": values[2]}
+            if args.explain:
+                record["worst_matches"] = explanation
+            lines.append(json.dumps(record))
+    rows_text = "".join(line + "\n" for line in lines)
 
     summary = {
         "rows": len(scores),
-        "precision": float(scores.precision.mean()) if len(scores) else None,
-        "recall": float(scores.recall.mean()) if len(scores) else None,
-        "f1": float(scores.f1.mean()) if len(scores) else None,
+        **scores.means(),
         "rescaled": scores.rescaled,
         "signature": scores.signature,
     }
-    text = json.dumps(summary, indent=2)
+    summary_text = json.dumps(summary, indent=2)
+    # files first (they can still fail), stdout last
     if args.summary:
-        Path(args.summary).write_text(text + "\n")
+        write_atomically(args.summary, summary_text + "\n")
+    if args.output == "-":
+        sys.stdout.write(rows_text)
     else:
-        print(text, file=sys.stderr)
+        write_atomically(args.output, rows_text)
+    if not args.summary:
+        print(summary_text, file=sys.stderr)
     return 0

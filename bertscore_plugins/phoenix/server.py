@@ -5,6 +5,8 @@ to ``$HOME``. So it lives in its own virtual environment (``.phoenix-venv`` at t
 ``$BERTSCORE_PHOENIX_VENV``), created on first use, and runs as a child process:
 
 - HTTP (UI, REST, GraphQL, OTLP/HTTP) on 127.0.0.1, OTLP gRPC on 127.0.0.1 too (see ``_loopback_serve``);
+- nothing else listens: inherited variables that open listeners or move them (``PHOENIX_ENABLE_PROMETHEUS``,
+  any ``PHOENIX_*HOST*``/``*PORT*``) are dropped, and the wrapper rebinds any other socket to loopback;
 - SQLite in a working folder by default (``PHOENIX_WORKING_DIR``), PostgreSQL by ``database_url``;
 - ``stop()`` sends SIGTERM to its pid, waits, and removes both PID files (ours and Phoenix's).
 """
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import ipaddress
 import logging
 import os
 import shutil
@@ -53,6 +54,12 @@ _INHERITED_PHOENIX_SETTINGS = (
     "PHOENIX_GRPC_PORT",
     "PHOENIX_HOST_ROOT_PATH",
 )
+
+
+#: inherited variable names holding these words could move a listener or open one: never passed on
+_LISTENER_WORDS = ("HOST", "PORT", "PROMETHEUS", "BIND", "LISTEN")
+#: ...unless they configure an outgoing connection (a mail, LDAP or trace server Phoenix talks to)
+_OUTGOING_WORDS = ("LDAP", "SMTP", "COLLECTOR")
 
 
 class PhoenixServerError(RuntimeError):
@@ -181,12 +188,9 @@ def _check_port_free(host: str, port: int, what: str) -> None:
 
 
 def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    from bertscore_plugins.phoenix._loopback_serve import is_loopback
+
+    return isinstance(host, str) and bool(host.strip()) and is_loopback(host)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -285,8 +289,14 @@ class PhoenixServer:
     # -- lifecycle --------------------------------------------------------------------------------
 
     def _child_env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _INHERITED_PHOENIX_SETTINGS}
+        env = {
+            k: v for k, v in os.environ.items()
+            if k not in _INHERITED_PHOENIX_SETTINGS
+            and not (k.startswith("PHOENIX_") and any(word in k for word in _LISTENER_WORDS)
+                     and not any(word in k for word in _OUTGOING_WORDS))
+        }
         env.update(
+            PHOENIX_ENABLE_PROMETHEUS="false",
             PHOENIX_HOST=self.host,
             PHOENIX_PORT=str(self.port),
             PHOENIX_GRPC_PORT=str(self.grpc_port),

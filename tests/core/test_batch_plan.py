@@ -1,0 +1,38 @@
+"""The encoder's batch plan: the cheapest cut of length-sorted texts under a token budget (no model)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bertscore_plugins.embed import plan_batches
+
+
+def _cost(lengths: list[int], cuts: list[int], budget: int, overhead: float) -> float:
+    bounds = [0, *cuts, len(lengths)]
+    batches = list(zip(bounds, bounds[1:]))
+    if any(end - start > 1 and (end - start) * lengths[start] > budget for start, end in batches):
+        return float("inf")
+    return sum(overhead + (end - start) * lengths[start] for start, end in batches)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=8), st.integers(10, 120))
+def test_the_plan_is_the_cheapest_cut(lengths, budget):
+    lengths = sorted(lengths, reverse=True)
+    overhead = budget / 64
+    plan = plan_batches(lengths, budget, overhead)
+    assert [start for start, _ in plan] == [0] + [end for _, end in plan[:-1]] and plan[-1][1] == len(lengths)
+    best = min(
+        _cost(lengths, list(cuts), budget, overhead)
+        for size in range(len(lengths))
+        for cuts in combinations(range(1, len(lengths)), size)
+    )
+    assert _cost(lengths, [start for start, _ in plan[1:]], budget, overhead) == pytest.approx(best)
+
+
+def test_a_text_longer_than_the_budget_goes_alone():
+    assert plan_batches([50, 3, 3], 20, 1.0) == [(0, 1), (1, 3)]

@@ -1,0 +1,36 @@
+"""idf weights: bert_score's formula, duplicates counted, digests that name the content (no model)."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import pytest
+
+from bertscore_plugins.idf import IdfTable, idf_from_token_ids
+
+
+def test_idf_is_log_of_documents_plus_one_over_frequency_plus_one():
+    table = idf_from_token_ids([[101, 7, 8, 102], [101, 7, 7, 102], [101, 9, 102]])
+    assert table.num_documents == 3
+    assert table.weight(7) == pytest.approx(math.log(4 / 3))  # in 2 documents (counted once in the 2nd)
+    assert table.weight(9) == pytest.approx(math.log(4 / 2))
+    assert table.weight(101) == pytest.approx(0.0)  # in every document
+    assert table.weight(555) == pytest.approx(math.log(4))  # never seen
+    assert table.weights_for([7, 555]) == [table.weight(7), math.log(4)]
+
+
+def test_duplicate_documents_are_counted():
+    once = idf_from_token_ids([[1, 2], [1, 3]])
+    twice = idf_from_token_ids([[1, 2], [1, 2], [1, 3]])
+    assert twice.num_documents == 3 and twice.weight(2) != once.weight(2)
+
+
+def test_the_digest_follows_content_and_model_and_survives_pickling():
+    table = idf_from_token_ids([[1, 2], [1, 3]], "model-a")
+    same = idf_from_token_ids([[1, 3], [1, 2]], "model-a")
+    assert table == same and hash(table) == hash(same)
+    assert table.digest != idf_from_token_ids([[1, 2], [1, 3]], "model-b").digest
+    assert table.digest != idf_from_token_ids([[1, 2], [1, 2]], "model-a").digest
+    restored = pickle.loads(pickle.dumps(table))
+    assert restored == table and restored.as_dict() == table.as_dict() and isinstance(restored, IdfTable)
