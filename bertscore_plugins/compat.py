@@ -38,7 +38,7 @@ Triple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 def _config(
-    model_type: str | None, num_layers: int | None, lang: str | None, idf: Any, device: str | None,
+    model_type: str | None, num_layers: int | None, lang: str | None, *, idf: Any, device: str | None,
     rescale_with_baseline: bool, baseline_path: str | None,
 ) -> ScoreConfig:
     settings: dict[str, Any] = {"rescale": bool(rescale_with_baseline), "idf": idf_from_upstream(idf)}
@@ -120,7 +120,8 @@ def score(
         InputError, ModelLoadError, BaselineNotFoundError, ValueError: as the core does.
     """
     del batch_size, nthreads, use_fast_tokenizer  # no effect here
-    config = _config(model_type, num_layers, lang, idf, device, rescale_with_baseline, baseline_path)
+    config = _config(model_type, num_layers, lang, idf=idf, device=device,
+                     rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path)
     triple, signature = _score(get_scorer(config), cands, refs, verbose, all_layers)
     return (triple, signature) if return_hash else triple
 
@@ -152,7 +153,8 @@ class BERTScorer:
         self.all_layers = all_layers
         self._idf = bool(idf)
         self._use_fast_tokenizer = use_fast_tokenizer
-        self._config = _config(model_type, num_layers, lang, False, device, rescale_with_baseline, baseline_path)
+        self._config = _config(model_type, num_layers, lang, idf=False, device=device,
+                               rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path)
         self._scorer = get_scorer(self._config)
         self._idf_table: IdfTable | None = None
         self._baseline_path = baseline_path
@@ -253,5 +255,6 @@ def plot_example(
 ):
     """bert_score.plot_example: a similarity heatmap of one pair (a matplotlib Figure)."""
     del use_fast_tokenizer
-    config = _config(model_type, num_layers, lang, False, None, rescale_with_baseline, baseline_path)
+    config = _config(model_type, num_layers, lang, idf=False, device=None,
+                     rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path)
     return get_scorer(config).plot_example(candidate, reference, path=fname or None)

@@ -390,7 +390,8 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     encoder = _load_encoder(source, dtype, allow_pickle_weights)
     encoder.eval()
     revision = getattr(encoder.config, "_commit_hash", None)
-    return _truncate(source, tokenizer, encoder, layer, dtype, torch_device, quantize, revision)
+    return _truncate(source, tokenizer, encoder, layer, dtype=dtype, torch_device=torch_device, quantize=quantize,
+                     revision=revision)
 
 
 def _lang_model_message(source: ModelSource, reason: str) -> str:
@@ -429,11 +430,12 @@ def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: s
     held_device = parameter.device if parameter is not None else torch.device("cpu")
     torch_device = resolve_device(device) if device is not None else held_device
     encoder.eval()
-    return _truncate(source, tokenizer, encoder, layer, dtype, torch_device, None, None, shared=True)
+    return _truncate(source, tokenizer, encoder, layer, dtype=dtype, torch_device=torch_device, quantize=None,
+                     revision=None, shared=True)
 
 
 def _truncate(
-    source: ModelSource, tokenizer: Any, encoder: torch.nn.Module, layer: int | None, dtype: str,
+    source: ModelSource, tokenizer: Any, encoder: torch.nn.Module, layer: int | None, *, dtype: str,
     torch_device: torch.device, quantize: str | None, revision: str | None, shared: bool = False,
 ) -> LoadedModel:
     found = _find_layer_list(encoder)

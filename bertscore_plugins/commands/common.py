@@ -71,10 +71,12 @@ def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
         group.add_argument(*flags, dest=f"upstream_{name}", default=None, help=f"no effect: {why}", **kind)
     by_setting = {action.dest: action for action in parser._actions}
     for upstream, setting in UPSTREAM_RENAMES.items():  # --num_layers = --layer, ...
-        flag = f"--{upstream}"
-        if setting in by_setting and flag not in parser._option_string_actions:
-            by_setting[setting].option_strings.append(flag)
-            parser._option_string_actions[flag] = by_setting[setting]
+        flag, ours = f"--{upstream}", by_setting.get(setting)
+        if ours is None or flag in parser._option_string_actions:
+            continue
+        kind = {"action": "store_true"} if isinstance(ours, argparse._StoreTrueAction) else {"type": ours.type}
+        # a hidden twin writing the same setting; SUPPRESS keeps the default of our own flag
+        parser.add_argument(flag, dest=setting, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kind)
     known = {flag for action in parser._actions for flag in action.option_strings}
     for flag in sorted(flag for action in parser._actions for flag in action.option_strings if "-" in flag[2:]):
         underscored = "--" + flag[2:].replace("-", "_")
