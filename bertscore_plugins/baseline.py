@@ -13,7 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bertscore_plugins.files import FileFormatError, decode, parse_number, read_bytes, split_lines, write_atomically
+from bertscore_plugins.files import (
+    FileFormatError,
+    decode,
+    parse_number,
+    read_bytes,
+    split_lines,
+    write_atomically,
+)
 
 #: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32
 _LARGEST_BASELINE = 1 - 1e-6

@@ -14,7 +14,7 @@ import sys
 from typing import NoReturn
 
 #: subcommand modules under bertscore_plugins.commands, each with register(subparsers) and run(args)
-COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare")
+COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare", "faithfulness")
 
 EXIT_USER_ERROR = 2
 

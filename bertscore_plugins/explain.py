@@ -5,6 +5,7 @@ This turns a number into something a reviewer can act on; it is what a Phoenix a
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -12,7 +13,7 @@ import torch
 
 from bertscore_plugins.tokenize import TokenizedText
 
-_WORD = re.compile(r"\w")
+_WORD_RUN = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -29,13 +30,38 @@ class TokenMatch:
 
 @dataclass
 class Explanation:
-    """Token-level view of one candidate/reference pair."""
+    """Token-level view of one candidate/reference pair.
+
+    ``candidate_matches`` / ``reference_matches`` (every token's best counterpart) are built on first
+    use: most callers read only the similarity matrix or the worst few, and building a TokenMatch per
+    token of a long context costs more than the matching itself.
+    """
 
     candidate_tokens: list[str]
     reference_tokens: list[str]
     similarity: torch.Tensor  # candidate content tokens x reference content tokens
-    candidate_matches: list[TokenMatch] = field(default_factory=list)
-    reference_matches: list[TokenMatch] = field(default_factory=list)
+    # character span of the whole word each content token belongs to, in the stripped text: lets the
+    # fact check (facts/) map its own words onto this alignment
+    candidate_spans: list[tuple[int, int]] = field(default_factory=list)
+    reference_spans: list[tuple[int, int]] = field(default_factory=list)
+    candidate_text: str = ""  # the stripped texts those spans point into
+    reference_text: str = ""
+    _candidate_matches: list[TokenMatch] | None = field(default=None, repr=False)
+    _reference_matches: list[TokenMatch] | None = field(default=None, repr=False)
+
+    @property
+    def candidate_matches(self) -> list[TokenMatch]:
+        """Each candidate token, its best reference token and their similarity."""
+        if self._candidate_matches is None:
+            self._candidate_matches = _best_matches(self.similarity, self.candidate_tokens, self.reference_tokens)
+        return self._candidate_matches
+
+    @property
+    def reference_matches(self) -> list[TokenMatch]:
+        """Each reference token, its best candidate token and their similarity."""
+        if self._reference_matches is None:
+            self._reference_matches = _best_matches(self.similarity.T, self.reference_tokens, self.candidate_tokens)
+        return self._reference_matches
 
     def worst(self, k: int = 3) -> list[TokenMatch]:
         """The k candidate words that matched worst (one entry per distinct word)."""
@@ -55,24 +81,41 @@ class Explanation:
         return "; ".join(str(match) for match in worst) if worst else "(empty text)"
 
 
-def _word_at(text: str, span: tuple[int, int], fallback: str) -> str:
-    """The whole word around a word piece, as written in the original text."""
-    start, end = span
-    if end <= start:
-        return fallback
-    if not _WORD.match(text[start:end][:1] or " "):
-        return text[start:end]
-    while start > 0 and _WORD.match(text[start - 1]):
-        start -= 1
-    while end < len(text) and _WORD.match(text[end]):
-        end += 1
-    return text[start:end]
+def _best_matches(similarity: torch.Tensor, tokens: list[str], others: list[str]) -> list[TokenMatch]:
+    if similarity.numel() == 0:
+        return []
+    best, index = similarity.max(dim=1)
+    return [TokenMatch(token, others[j], value) for token, j, value in zip(tokens, index.tolist(), best.tolist())]
 
 
-def _content(tokenized: TokenizedText, prefix: int, suffix: int) -> tuple[slice, list[str]]:
+def _word_spans(tokenized: TokenizedText) -> list[tuple[int, int]]:
+    """The whole-word character span of every token (cached on the tokenized text: a context shared by
+    many rows is scanned once). A piece inside a word takes the word's span; other pieces keep theirs."""
+    cached = getattr(tokenized, "_word_spans", None)
+    if cached is not None:
+        return cached
+    text = tokenized.text
+    starts, ends = [], []
+    for match in _WORD_RUN.finditer(text):
+        starts.append(match.start())
+        ends.append(match.end())
+    spans = []
+    for start, end in tokenized.offsets:
+        i = bisect.bisect_right(starts, start) - 1
+        if end > start and i >= 0 and start < ends[i]:
+            spans.append((starts[i], ends[i]))
+        else:
+            spans.append((start, end))
+    tokenized._word_spans = spans  # type: ignore[attr-defined]
+    return spans
+
+
+def _content(tokenized: TokenizedText, prefix: int, suffix: int) -> tuple[slice, list[str], list[tuple[int, int]]]:
     end = len(tokenized.ids) - suffix
-    words = [_word_at(tokenized.text, span, "?") for span in tokenized.offsets[prefix:end]]
-    return slice(prefix, end), words
+    spans = _word_spans(tokenized)[prefix:end]
+    text = tokenized.text
+    words = [text[a:b] if b > a else "?" for a, b in spans]
+    return slice(prefix, end), words, spans
 
 
 def explain_pair(
@@ -84,25 +127,14 @@ def explain_pair(
     suffix: int,
 ) -> Explanation:
     """Best match of every content token on both sides (special tokens left out of the view)."""
-    cand_slice, cand_words = _content(candidate, prefix, suffix)
-    ref_slice, ref_words = _content(reference, prefix, suffix)
+    cand_slice, cand_words, cand_spans = _content(candidate, prefix, suffix)
+    ref_slice, ref_words, ref_spans = _content(reference, prefix, suffix)
     if candidate_embedding is None or reference_embedding is None:  # an empty side
-        return Explanation(cand_words, ref_words, torch.zeros(len(cand_words), len(ref_words)))
-    similarity = (candidate_embedding[cand_slice] @ reference_embedding[ref_slice].T).float().cpu()
-    explanation = Explanation(cand_words, ref_words, similarity)
-    if similarity.numel() == 0:
-        return explanation
-    best_ref, best_ref_index = similarity.max(dim=1)
-    best_cand, best_cand_index = similarity.max(dim=0)
-    explanation.candidate_matches = [
-        TokenMatch(cand_words[i], ref_words[int(best_ref_index[i])], float(best_ref[i]))
-        for i in range(len(cand_words))
-    ]
-    explanation.reference_matches = [
-        TokenMatch(ref_words[j], cand_words[int(best_cand_index[j])], float(best_cand[j]))
-        for j in range(len(ref_words))
-    ]
-    return explanation
+        similarity = torch.zeros(len(cand_words), len(ref_words))
+    else:
+        similarity = (candidate_embedding[cand_slice] @ reference_embedding[ref_slice].T).float().cpu()
+    return Explanation(cand_words, ref_words, similarity, candidate_spans=cand_spans, reference_spans=ref_spans,
+                       candidate_text=candidate.text, reference_text=reference.text)
 
 
 def plot_explanation(explanation: Explanation, title: str = "", path: str | None = None):

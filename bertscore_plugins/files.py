@@ -57,7 +57,7 @@ def decode(data: bytes, path: str | Path) -> str:
         raise FileFormatError(
             path, f"is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})", line
         ) from None
-    return text[1:] if text.startswith("\ufeff") else text
+    return text.removeprefix("\ufeff")
 
 
 def split_lines(text: str) -> list[str]:
@@ -67,7 +67,7 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":  # the newline that ends the last line
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return [line.removesuffix("\r") for line in lines]
 
 
 def read_lines(path: str | Path, what: str = "file") -> list[str]:

@@ -11,7 +11,8 @@ bytes would need a decoding we cannot know. A text must be encodable as UTF-8 (l
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 
@@ -37,13 +38,18 @@ def _describe(value: Any) -> str | None:
     return f"is {type(value).__name__} {value!r:.40}, expected str"
 
 
+def text_problem(value: Any) -> str | None:
+    """What is wrong with one text ("is None (a missing value?)", "holds a lone surrogate ..."), or None."""
+    return _describe(value)
+
+
 def _shape_problem(values: Any) -> str | None:
     """Why a container cannot be read as rows, or None when it can."""
     if isinstance(values, (str, bytes, bytearray, memoryview)):
         return f"a single {type(values).__name__}, not one per row"
     if isinstance(values, Mapping):
         return f"a mapping ({type(values).__name__}); its keys would be scored, pass a list of its values"
-    if isinstance(values, Set):
+    if isinstance(values, AbstractSet):
         return f"a {type(values).__name__}, whose order is arbitrary; pass a list"
     if hasattr(values, "columns") and hasattr(values, "iloc"):
         return "a DataFrame; pass one column, e.g. frame['candidate']"

@@ -5,6 +5,8 @@ score the same whatever their order in the batch, and known-good paraphrases bea
 Known blind spots are shown for what they are: a candidate with a wrong date, a wrong number, a
 negation or swapped entities still scores close to the reference, usually above a correct paraphrase.
 Those rows are "warn": BERTScore measures similarity, not truth, so pair it with a faithfulness check.
+Each blind spot is followed by a "fact check" row showing whether the offline fact check
+(bertscore_plugins.facts, reading this configuration's own alignment) catches that changed fact.
 
 Example:
     >>> report = run_sanity()              # the default configuration
@@ -199,7 +201,8 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
 
     blind_f1 = f1[1 + 2 * len(PARAPHRASES) :]
     paraphrase_median = float(np.median(paraphrase_f1))
-    for (name, _, _), score in zip(BLIND_SPOTS, blind_f1):
+    checks = _fact_checks(scorer)
+    for (name, _, _), score, check in zip(BLIND_SPOTS, blind_f1, checks):
         above = int(np.sum(paraphrase_f1 < score))
         # warn = the metric ranks the factual error at least as close as a typical correct rewording
         blind = score >= paraphrase_median
@@ -212,7 +215,25 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
                 f"scores above {above}/{len(PARAPHRASES)} correct paraphrases: {meaning}",
             )
         )
+        caught = check.label == "unsupported"
+        rows.append(
+            SanityRow(
+                f"fact check: {name}",
+                PASS if caught else WARN,
+                f"{check.score:.3f}",
+                f"caught: {check.explanation}" if caught else "not caught by the offline fact check",
+            )
+        )
     return SanityReport(tuple(rows), str(result.signature))
+
+
+def _fact_checks(scorer: Any) -> list[Any]:
+    """The offline fact check of each blind-spot candidate against its reference (as the context)."""
+    from bertscore_plugins.facts import check_facts
+
+    candidates = [wrong for _, _, wrong in BLIND_SPOTS]
+    references = [reference for _, reference, _ in BLIND_SPOTS]
+    return check_facts(candidates, references, scorer=scorer)
 
 
 def _exact_copy_row(

@@ -6,7 +6,7 @@
 Phoenix runs from its own virtual environment (created on first use, which takes a few minutes) on
 127.0.0.1 only, with its SQLite database in ``runs/demo/phoenix``. With ``BERTSCORE_JUDGE_*`` (or
 ``OPENAI_API_KEY`` + ``BERTSCORE_JUDGE_MODEL``) set, Phoenix's LLM faithfulness judge scores the rows;
-without, groundedness stands in for it. Extra arguments go to ``recipes.disagreement``.
+without, groundedness combined with the fact check stands in for it. Extra arguments go to ``recipes.disagreement``.
 """
 
 from __future__ import annotations

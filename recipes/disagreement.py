@@ -64,6 +64,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--thresholds-from-data", action="store_true",
                         help="set the thresholds at the medians of this data instead")
     parser.add_argument("--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)")
+    parser.add_argument("--judge-rows", choices=("all", "unsettled"), default="all",
+                        help="'unsettled': ask the judge only about rows the offline signals (groundedness and "
+                             "the fact check) cannot settle, and report the calls saved (default: all)")
     parser.add_argument("--phoenix-url", default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
                         help=f"Phoenix server (default $PHOENIX_BASE_URL or {DEFAULT_PHOENIX_URL})")
     parser.add_argument("--project", default=DEFAULT_PROJECT, help=f"Phoenix project (default {DEFAULT_PROJECT})")
@@ -164,7 +167,8 @@ class Recipe:
         return {"model": args.model, "signature": str(self.scorer().signature),
                 "similarity_threshold": args.similarity_threshold,
                 "faithfulness_threshold": args.faithfulness_threshold,
-                "thresholds_from_data": args.thresholds_from_data, "judge": judge}
+                "thresholds_from_data": args.thresholds_from_data, "judge": judge,
+                **({"judge_rows": args.judge_rows} if args.judge_rows != "all" else {})}
 
     def scorer(self) -> Any:
         if self._scorer is None:
@@ -179,7 +183,7 @@ class Recipe:
         from bertscore_plugins.phoenix import (
             DISAGREEMENT,
             FAITHFULNESS,
-            GROUNDEDNESS,
+            OFFLINE_FAITHFULNESS,
             SIMILARITY,
             Thresholds,
             add_disagreement,
@@ -187,7 +191,7 @@ class Recipe:
         )
 
         args = self.args
-        faith_name = FAITHFULNESS if llm is not None else GROUNDEDNESS
+        faith_name = FAITHFULNESS if llm is not None else OFFLINE_FAITHFULNESS
         options: dict[str, Any] = {}
         if args.similarity_threshold is not None:
             options["similarity_threshold"] = args.similarity_threshold
@@ -197,12 +201,16 @@ class Recipe:
             options["thresholds"] = Thresholds(similarity=args.similarity_threshold or 0.9,
                                                faithfulness=args.faithfulness_threshold)
         started = time.perf_counter()
-        print(f"Scoring {len(rows)} rows (similarity, groundedness"
+        print(f"Scoring {len(rows)} rows (similarity, groundedness, fact check"
               + (", LLM faithfulness judge)" if llm is not None else ")") + " ...", flush=True)
         if llm is not None:
             return self.score_then_judge(rows, llm, digest, settings, started)
         table = evaluate_rows(rows, llm=llm, judge_concurrency=args.judge_concurrency, scorer=self.scorer(),
-                              **options)
+                              judge_rows=args.judge_rows, **options)
+        triage = table.attrs.get("judge_triage") or {}
+        if llm is not None and triage.get("mode") == "unsettled":
+            print(f"Judge triage: {triage['judged']} of {triage['rows']} rows sent to the judge; "
+                  f"{triage['saved']} calls saved (the offline signals settled those rows)", flush=True)
         if args.thresholds_from_data:
             try:
                 table = add_disagreement(table, "quantile", similarity=SIMILARITY, faithfulness=faith_name,
@@ -493,7 +501,7 @@ def _existing_dataset(client: Any, name: str) -> Any:
     """The dataset called `name` on the server, or None."""
     try:
         return client.datasets.get_dataset(dataset=name, timeout=30)
-    except Exception:  # phoenix.client raises its HTTP error (404) for an unknown name
+    except Exception:  # noqa: BLE001 - phoenix.client raises its HTTP error (404) for an unknown name
         return None
 
 

@@ -15,9 +15,12 @@ import pandas as pd
 
 QUADRANT_COLOURS = {"agree": "#4c72b0", "high_sim_unfaithful": "#c44e52", "low_sim_faithful": "#dd8452",
                     "not scored": "#999999"}
+OFFLINE = "offline_faithfulness"  # the column holding the fact check (bertscore_plugins.phoenix)
 OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
 SIGNAL_TEXT = {"faithfulness": "Phoenix's LLM faithfulness judge",
-               "groundedness": "BERTScore precision of the answer against its context"}
+               "groundedness": "BERTScore precision of the answer against its context",
+               "offline_faithfulness": "groundedness x fact check: BERTScore precision against the context, "
+                                       "and every number, date, name and negation carried by it"}
 QUADRANT_TEXT = {
     "high_sim_unfaithful": "looks like the reference, not supported by the context",
     "low_sim_faithful": "supported by the context, worded or scoped unlike the reference",
@@ -40,6 +43,7 @@ class ReportRow:
     similarity_explanation: str
     judge_explanation: str
     matches: list[tuple[str, str, float]]
+    fact_check: str = ""  # the offline fact check's verdict ("Thursday: context says Tuesday")
 
 
 def report_rows(table: pd.DataFrame, similarity: str, faithfulness: str, disagreement: str) -> list[ReportRow]:
@@ -62,8 +66,21 @@ def report_rows(table: pd.DataFrame, similarity: str, faithfulness: str, disagre
             similarity_explanation=sim_cell.get("explanation") or "",
             judge_explanation=faith_cell.get("explanation") or "",
             matches=[(str(t), str(m), float(s)) for t, m, s in (record.get("similarity_matches") or [])],
+            fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
         ))
     return rows
+
+
+def _fact_check(cell: Any) -> str:
+    """The offline fact check's verdict from an offline-faithfulness cell ("" when absent)."""
+    if not isinstance(cell, dict):
+        return ""
+    meta = cell.get("metadata") or {}
+    unsupported = meta.get("unsupported_facts") or []
+    if unsupported:
+        return "unsupported: " + "; ".join(str(item) for item in unsupported)
+    facts = meta.get("facts") or []
+    return f"all {len(facts)} facts supported" if facts else "no checkable facts"
 
 
 def _text(value: Any) -> str:
@@ -130,6 +147,7 @@ def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path
     ax.set_ylim(y_low, y_high)
     ax.set_xlabel("similarity to the reference (BERTScore F1)")
     ax.set_ylabel(f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)" if binary_faithfulness
+                  else f"{faithfulness_name} (groundedness x fact check)" if faithfulness_name == OFFLINE
                   else f"{faithfulness_name} (BERTScore precision against the context)")
     ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=8, frameon=False)
@@ -233,6 +251,8 @@ def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str
         if row.judge_explanation:
             parts.append(f"<dt>{html.escape(faithfulness_name)} explanation</dt>"
                          f"<dd>{html.escape(row.judge_explanation)}</dd>")
+        if row.fact_check and faithfulness_name != OFFLINE:
+            parts.append(f"<dt>fact check (offline)</dt><dd class='facts'>{html.escape(row.fact_check)}</dd>")
         parts.append("</dl></div>")
     parts.append(f"<p class='meta'>Thresholds: {html.escape(str(thresholds))}</p></body></html>")
     path.parent.mkdir(parents=True, exist_ok=True)

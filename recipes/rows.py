@@ -43,16 +43,50 @@ def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
     if path.is_dir():
         return _read_saved_dataset(path, split)
     suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    if suffix == ".tsv":
-        return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    try:
+        return _read_file(path, suffix)
+    except InputTableError:
+        raise
+    except (ValueError, OSError) as error:  # FileFormatError names file:line; pandas/Arrow errors get the path
+        message = str(error)
+        raise InputTableError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+
+
+def _read_file(path: Path, suffix: str) -> pd.DataFrame:
+    """Text formats go through the project's reader (UTF-8 errors and bad JSON lines name file:line)."""
+    import io
+    import json
+
+    from bertscore_plugins.files import read_text, split_lines
+
+    if suffix in (".csv", ".tsv"):
+        return pd.read_csv(io.StringIO(read_text(path, "input table")), sep="," if suffix == ".csv" else "\t",
+                           dtype=str, keep_default_na=False)
     if suffix in (".jsonl", ".ndjson"):
-        return pd.read_json(path, lines=True, dtype=False)
+        records = []
+        for number, line in enumerate(split_lines(read_text(path, "input table")), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise InputTableError(f"{path}:{number}: not valid JSON ({error.msg})") from None
+            if not isinstance(record, dict):
+                raise InputTableError(f"{path}:{number}: expected a JSON object per line, got {type(record).__name__}")
+            records.append(record)
+        return pd.DataFrame(records)
     if suffix == ".json":
-        return pd.read_json(path, dtype=False)
+        try:
+            return pd.DataFrame(json.loads(read_text(path, "input table")))
+        except json.JSONDecodeError as error:
+            raise InputTableError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
     if suffix in (".parquet", ".pq"):
-        return pd.read_parquet(path)
+        import pyarrow as pa
+
+        try:
+            return pd.read_parquet(path)
+        except pa.ArrowException as error:
+            raise InputTableError(f"{path}: not a readable parquet file ({error})") from None
     raise InputTableError(f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .jsonl, .json, .parquet "
                           "or a folder written by datasets.Dataset.save_to_disk")
 

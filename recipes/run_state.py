@@ -63,7 +63,7 @@ class RunState:
     def from_json(cls, data: dict[str, Any]) -> RunState:
         """Raises ValueError when `data` is not a state of this version (wrong keys or types)."""
         if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
         data = dict(data)
         version = data.pop("version", None)
         if version != STATE_VERSION:
@@ -77,7 +77,7 @@ class RunState:
                  "logged": dict, "judge_failed_rows": list, "table_format": str, "run_key": str}
         for name, kind in kinds.items():
             if not isinstance(getattr(state, name), kind):
-                raise ValueError(f"{name} is {type(getattr(state, name)).__name__}, expected {kind.__name__}")
+                raise TypeError(f"{name} is {type(getattr(state, name)).__name__}, expected {kind.__name__}")
         if state.table_format not in TABLE_FILES:
             raise ValueError(f"table_format {state.table_format!r} is not one of {sorted(TABLE_FILES)}")
         return state

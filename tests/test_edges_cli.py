@@ -104,15 +104,15 @@ def test_invalid_utf8_names_file_and_line(tmp_path, capsys):
         (["--layer", "-1"], "error: --layer: layer must be a non-negative integer or None, got -1"),
         (["--batch-tokens", "0"], "error: --batch-tokens: batch_tokens must be a positive integer or None, got 0"),
         (["--max-length", "2"], "error: --max-length: max_length must be an integer >= 3 or None, got 2"),
-        (["--max-length", "4096"], "error: --max-length: max_length=4096 is beyond model 'all-MiniLM-L6-v2''s 512 "
-                                   "position embeddings; use max_length <= 512 (or None for the model's limit)"),
+        (["--max-length", "4096"], ("error: --max-length: max_length=4096 is beyond model 'all-MiniLM-L6-v2''s 512 "
+                                   "position embeddings; use max_length <= 512 (or None for the model's limit)")),
         (["--device", "cuda:7"], None),
-        (["--device", "tpu"], "error: --device: device 'tpu' is not a valid torch device (e.g. 'cpu', 'cuda', "
-                              "'cuda:1')"),
-        (["--model", "/nonexistent"], "error: model folder '/nonexistent' does not exist (looked in /nonexistent); "
-                                      "it is not taken for a hub id because it looks like a local path"),
-        (["--layer", "x"], "error: bertscore-plugins score: argument -l/--layer: invalid int value: 'x' "
-                           "(see bertscore-plugins score --help)"),
+        (["--device", "tpu"], ("error: --device: device 'tpu' is not a valid torch device (e.g. 'cpu', 'cuda', "
+                              "'cuda:1')")),
+        (["--model", "/nonexistent"], ("error: model folder '/nonexistent' does not exist (looked in /nonexistent); "
+                                      "it is not taken for a hub id because it looks like a local path")),
+        (["--layer", "x"], ("error: bertscore-plugins score: argument -l/--layer: invalid int value: 'x' "
+                           "(see bertscore-plugins score --help)")),
     ],
 )
 def test_bad_settings_are_one_line_naming_the_flag(tmp_path, capsys, flags, message):
@@ -122,16 +122,6 @@ def test_bad_settings_are_one_line_naming_the_flag(tmp_path, capsys, flags, mess
         assert error.startswith("error: --device: device 'cuda:7' ")
     else:
         assert error == message
-
-
-def test_cuda_without_cuda_is_a_one_line_error(tmp_path, capsys):
-    import torch
-
-    if torch.cuda.is_available():
-        pytest.fail("this check needs a machine without CUDA; the cuda:7 case above covers CUDA machines")
-    c, r = _files(tmp_path, "a\n", "a\n")
-    error = _one_line_error(capsys, ["score", "-c", c, "-r", r, "--device", "cuda"])
-    assert error == "error: --device: device 'cuda' requested but CUDA is not available on this machine"
 
 
 @pytest.mark.parametrize("flag", ["-o", "--summary"])
@@ -181,8 +171,8 @@ def test_an_unknown_flag_is_one_line(capsys):
 # ------------------------------------------------------------------------------ as a real process
 
 
-def _run(*argv: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def _run(*argv: str, **env_changes: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), **env_changes}
     return subprocess.run([sys.executable, "-m", "bertscore_plugins.cli", *argv], capture_output=True, text=True,
                           env=env, cwd=REPO, check=False)
 
@@ -196,3 +186,13 @@ def test_a_mistake_in_a_real_process_is_exit_2_and_one_line_and_debug_shows_the_
     assert debug.returncode == 1 and debug.stdout == ""
     assert "Traceback (most recent call last)" in debug.stderr
     assert debug.stderr.rstrip().endswith(f"FileNotFoundError: -c/--candidates file {missing} does not exist")
+
+
+def test_cuda_on_a_machine_without_cuda_is_one_line(tmp_path):
+    # CUDA hidden from the process: the same answer on a CPU machine and on a GPU machine
+    c, r = _files(tmp_path, "a\n", "a\n")
+    result = _run("score", "-c", c, "-r", r, "--device", "cuda", CUDA_VISIBLE_DEVICES="")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1:] == [
+        "error: --device: device 'cuda' requested but CUDA is not available on this machine"]
+    assert "Traceback" not in result.stderr

@@ -236,6 +236,30 @@ def test_damaged_cache_entries_are_re_encoded_with_one_warning(tmp_path, expecte
     assert len([w for w in caught if issubclass(w.category, CacheEntryWarning)]) == 1
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_any_damage_to_a_cache_entry_never_changes_a_score(expected, data):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        disk = Path(folder)
+        _cached_run(disk)
+        path = _entries(disk)[_digest(REFERENCES[data.draw(st.integers(0, 2))])]
+        original = path.read_bytes()
+        offset = data.draw(st.integers(0, len(original) - 1))
+        damage = data.draw(st.sampled_from(["truncate", "flip", "insert"]))
+        if damage == "truncate":
+            damaged = original[:offset]
+        elif damage == "flip":
+            damaged = original[:offset] + bytes([original[offset] ^ data.draw(st.integers(1, 255))]) + original[offset + 1:]
+        else:
+            damaged = original[:offset] + data.draw(st.binary(min_size=1, max_size=8)) + original[offset:]
+        path.write_bytes(damaged)
+        f1, cache, _ = _cached_run(disk)
+        assert f1 == expected
+        assert cache.hits + cache.damaged == 3 and cache.damaged <= 1
+
+
 def test_an_entry_from_another_model_setting_is_not_used(tmp_path, expected):
     _cached_run(tmp_path)
     other = _fresh_scorer().with_config(layer=2)
@@ -353,7 +377,7 @@ WEIGHT = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=F
 BASELINE = st.floats(min_value=-1, max_value=1 - 1e-6, allow_nan=False)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(TEXTS, TEXTS), min_size=1, max_size=4),
     st.dictionaries(st.integers(0, 30600), WEIGHT, max_size=40),

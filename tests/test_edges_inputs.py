@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bertscore_plugins import InputError, UnknownTokenWarning, get_scorer
+from bertscore_plugins import EmptyTextWarning, InputError, UnknownTokenWarning, get_scorer
 from bertscore_plugins.inputs import check_pairs
 
 
@@ -24,21 +24,21 @@ def scorer():
 @pytest.mark.parametrize(
     ("candidates", "message"),
     [
-        ({"a": "A cat."}, "candidates must be a list of strings (one per row), got a mapping (dict); its keys "
-                          "would be scored, pass a list of its values"),
-        ({"A cat."}, "candidates must be a list of strings (one per row), got a set, whose order is arbitrary; "
-                     "pass a list"),
-        (frozenset({"A cat."}), "candidates must be a list of strings (one per row), got a frozenset, whose order "
-                                "is arbitrary; pass a list"),
+        ({"a": "A cat."}, ("candidates must be a list of strings (one per row), got a mapping (dict); its keys "
+                          "would be scored, pass a list of its values")),
+        ({"A cat."}, ("candidates must be a list of strings (one per row), got a set, whose order is arbitrary; "
+                     "pass a list")),
+        (frozenset({"A cat."}), ("candidates must be a list of strings (one per row), got a frozenset, whose order "
+                                "is arbitrary; pass a list")),
         ("A cat.", "candidates must be a list of strings (one per row), got a single str, not one per row"),
         (b"A cat.", "candidates must be a list of strings (one per row), got a single bytes, not one per row"),
-        (np.array("A cat."), "candidates must be a list of strings (one per row), got a 0-d array (ndarray), "
-                             "not one item per row"),
+        (np.array("A cat."), ("candidates must be a list of strings (one per row), got a 0-d array (ndarray), "
+                             "not one item per row")),
         (np.str_("A cat."), "candidates must be a list of strings (one per row), got a single str_, not one per row"),
         (5, "candidates must be a list of strings (one per row), got int, not a list"),
         (None, "candidates must be a list of strings (one per row), got NoneType, not a list"),
-        (pd.DataFrame({"c": ["A cat."]}), "candidates must be a list of strings (one per row), got a DataFrame; "
-                                          "pass one column, e.g. frame['candidate']"),
+        (pd.DataFrame({"c": ["A cat."]}), ("candidates must be a list of strings (one per row), got a DataFrame; "
+                                          "pass one column, e.g. frame['candidate']")),
     ],
 )
 def test_containers_that_are_not_rows_are_refused(candidates, message):
@@ -50,15 +50,15 @@ def test_containers_that_are_not_rows_are_refused(candidates, message):
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        (np.array("A dog."), "references[1] is a 0-d array (ndarray), not one item per row; expected a str or a "
-                             "list of str"),
+        (np.array("A dog."), ("references[1] is a 0-d array (ndarray), not one item per row; expected a str or a "
+                             "list of str")),
         (np.int64(3), "references[1] is a 0-d array (int64), not one item per row; expected a str or a list of str"),
         (b"A dog.", "references[1] is bytes, expected str (decode it first, e.g. value.decode('utf-8'))"),
-        (bytearray(b"A dog."), "references[1] is bytearray, expected str (decode it first, e.g. "
-                               "value.decode('utf-8'))"),
+        (bytearray(b"A dog."), ("references[1] is bytearray, expected str (decode it first, e.g. "
+                               "value.decode('utf-8'))")),
         ({"A dog."}, "references[1] is a set, whose order is arbitrary; pass a list; expected a str or a list of str"),
-        ({"x": "A dog."}, "references[1] is a mapping (dict); its keys would be scored, pass a list of its values; "
-                          "expected a str or a list of str"),
+        ({"x": "A dog."}, ("references[1] is a mapping (dict); its keys would be scored, pass a list of its values; "
+                          "expected a str or a list of str")),
         (None, "references[1] is None (a missing value?)"),
         (float("nan"), "references[1] is NaN (a missing value?)"),
         (3, "references[1] is int, not a list; expected a str or a list of str"),
@@ -163,3 +163,22 @@ def test_texts_made_only_of_unknown_tokens_are_scored_as_bert_score_does_with_a_
     assert len(found) == 1
     assert str(found[0].message).startswith("2 text(s) are made only of the model's unknown token")
     assert scores.f1[0] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_rescaled_empty_pair_gets_the_rescaled_zero_and_the_warning_says_so():
+    b_p, b_r, b_f = 0.37035200, 0.36927047, 0.36798340  # layer 4 of the shipped baseline file
+    rescaled = get_scorer(rescale=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = rescaled.score(["", "A cat."], ["A cat.", "A cat."])
+    message = str(next(w for w in caught if issubclass(w.category, EmptyTextWarning)).message)
+    assert message.startswith("1 empty candidate(s) and 0 row(s) with an empty reference scored 0 before "
+                              "rescaling, i.e. (0 - b) / (1 - b) with the baseline b, for precision, recall and F1")
+    assert scores.f1[0] == pytest.approx((0 - b_f) / (1 - b_f), abs=1e-6)
+    assert scores.precision[0] == pytest.approx((0 - b_p) / (1 - b_p), abs=1e-6)
+    assert scores.recall[0] == pytest.approx((0 - b_r) / (1 - b_r), abs=1e-6)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        get_scorer().score([""], ["A cat."])
+    plain = str(next(w for w in caught if issubclass(w.category, EmptyTextWarning)).message)
+    assert plain.startswith("1 empty candidate(s) and 0 row(s) with an empty reference scored 0 for precision")

@@ -13,9 +13,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from test_recipe_disagreement import DEMO, ScoringCalls, no_judge, use_judge
+
 from recipes import disagreement
 from recipes.run_state import RESCORE_HINT, DamagedRunFolder, OutputFolder, RunState
-from test_recipe_disagreement import DEMO, ScoringCalls, no_judge, use_judge
 
 
 @pytest.fixture()
@@ -164,3 +165,22 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
     # and a third run changes nothing
     assert disagreement.main(args) == disagreement.EXIT_OK
     assert len(client.experiments.list(dataset_id=dataset_id)) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("in.jsonl", b'{"output": "a"}\n{"output": "b"\n', "{path}:2: not valid JSON (Expecting ',' delimiter)"),
+        ("in.jsonl", b'{"output": "a"}\n[1]\n', "{path}:2: expected a JSON object per line, got list"),
+        ("in.jsonl", b'{"output": "a"}\n{"output": "\xff"}\n', "{path}:2: is not valid UTF-8 (byte 0xff at offset 28)"),
+        ("in.csv", b"output,reference\nok,fine\n\xfe,x\n", "{path}:3: is not valid UTF-8 (byte 0xfe at offset 25)"),
+        ("in.json", b'[{"output": "a"},\n {"output": }]', "{path}:2: not valid JSON (Expecting value)"),
+        ("in.parquet", b"PAR1 not really", "{path}: not a readable parquet file ("),
+    ],
+)
+def test_a_damaged_input_table_is_named_by_file_and_line(tmp_path, capsys, name, data, message):
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert disagreement.main([str(path), "--out", str(tmp_path / "out"), "--no-phoenix"]) == \
+        disagreement.EXIT_BAD_INPUT
+    assert _error(capsys).startswith("error: " + message.format(path=path))

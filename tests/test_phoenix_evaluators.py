@@ -351,6 +351,7 @@ def test_evaluate_rows_with_a_judge(scorer):
     assert kinds == {
         "bertscore": "CODE",
         "groundedness": "CODE",
+        "offline_faithfulness": "CODE",
         "faithfulness": "LLM",
         "sim_faith_disagreement": "CODE",
     }
@@ -360,8 +361,11 @@ def test_evaluate_rows_without_a_judge_uses_groundedness(scorer):
     results = evaluate_rows(ROWS, scorer=scorer)
     assert "faithfulness_score" not in results.columns
     meta = results["sim_faith_disagreement_score"].iloc[0]["metadata"]
-    assert meta["faithfulness_signal"] == "groundedness"
-    assert meta["faithfulness"] == results["groundedness_score"].iloc[0]["score"]
+    # the offline signal is groundedness x the fact check (both from one core call)
+    assert meta["faithfulness_signal"] == "offline_faithfulness"
+    assert meta["faithfulness"] == results["offline_faithfulness_score"].iloc[0]["score"]
+    offline_meta = results["offline_faithfulness_score"].iloc[0]["metadata"]
+    assert offline_meta["groundedness"] == results["groundedness_score"].iloc[0]["score"]
     assert meta["faithfulness_threshold"] == 0.8
     quantiles = evaluate_rows(ROWS, scorer=scorer, thresholds="quantile")
     qmeta = quantiles["sim_faith_disagreement_score"].iloc[0]["metadata"]

@@ -317,12 +317,15 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
     assert disagreement.main([str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "6"]) == 0
     stdout = capsys.readouterr().out
     assert "No LLM judge configured" in stdout and "BERTSCORE_JUDGE_MODEL" in stdout
-    assert "Similarity vs groundedness on 6 rows" in stdout
+    # the offline signal: groundedness combined with the fact check
+    assert "Similarity vs offline_faithfulness on 6 rows" in stdout
     table = OutputFolder(out).load_table("jsonl")
     assert "faithfulness_score" not in table.columns
     meta = table["sim_faith_disagreement_score"][0]["metadata"]
-    assert meta["faithfulness_signal"] == "groundedness"
-    assert meta["faithfulness"] == table["groundedness_score"][0]["score"]
+    assert meta["faithfulness_signal"] == "offline_faithfulness"
+    assert meta["faithfulness"] == table["offline_faithfulness_score"][0]["score"]
+    offline_meta = table["offline_faithfulness_score"][0]["metadata"]
+    assert offline_meta["groundedness"] == table["groundedness_score"][0]["score"]
 
     # No server at the URL: a clear message, exit 3, nothing scored again (the scores are on disk).
     from stub_judge import free_port

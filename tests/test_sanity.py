@@ -18,6 +18,9 @@ MUST_PASS = (
     "paraphrase beats off-topic",
 )
 BLIND_SPOT_CHECKS = tuple(f"blind spot: {name}" for name, _, _ in BLIND_SPOTS)
+# each blind spot is followed by the offline fact check's verdict on the same candidate
+FACT_CHECKS = tuple(f"fact check: {name}" for name, _, _ in BLIND_SPOTS)
+BLIND_SPOT_ROWS = tuple(row for pair in zip(BLIND_SPOT_CHECKS, FACT_CHECKS) for row in pair)
 
 
 def table_rows(output: str) -> dict[str, list[str]]:
@@ -34,7 +37,7 @@ def test_sanity_command_on_the_default_model_prints_the_table(capsys) -> None:
     assert main(["sanity"]) == 0
     output = capsys.readouterr().out
     rows = table_rows(output)
-    assert list(rows) == list(MUST_PASS + BLIND_SPOT_CHECKS)
+    assert list(rows) == list(MUST_PASS + BLIND_SPOT_ROWS)
     for check in MUST_PASS:
         assert rows[check][0] == PASS, (check, rows[check])
     assert rows["exact copy scores 1"][1] == "1.0000"
@@ -48,6 +51,9 @@ def test_sanity_command_on_the_default_model_prints_the_table(capsys) -> None:
         assert status == WARN, (check, rows[check])
         assert float(score) > 0.9
         assert meaning.startswith("scores above 6/6 correct paraphrases")
+    for check in FACT_CHECKS:
+        assert rows[check][0] == PASS and rows[check][2].startswith("caught: "), (check, rows[check])
+    assert rows["fact check: wrong date"][2] == "caught: Thursday: context says Tuesday"
     assert "all checks pass; 4 known blind spot(s) shown as warn" in output
     assert "model:sentence-transformers/all-MiniLM-L6-v2@1110a24" in output
     assert "layer:4" in output
@@ -102,7 +108,7 @@ def test_sanity_runs_on_a_users_own_model_and_reports_what_fails(tmp_path, capsy
         "row order does not change scores",
     ):
         assert rows[check][0] == PASS, (check, rows[check])
-    assert set(rows) == set(MUST_PASS + BLIND_SPOT_CHECKS)
+    assert set(rows) == set(MUST_PASS + BLIND_SPOT_ROWS)
     assert all(status in (PASS, WARN, FAIL) for status, _, _ in rows.values())
     assert code == (1 if any(status == FAIL for status, _, _ in rows.values()) else 0)
 

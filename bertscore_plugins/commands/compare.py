@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args, read_lines
+from bertscore_plugins.commands.common import (
+    add_model_arguments,
+    check_output_path,
+    config_from_args,
+    read_lines,
+)
+from bertscore_plugins.files import write_atomically
 from bertscore_plugins.stats import DEFAULT_SEED
 
 
@@ -103,5 +108,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha))
     if args.json:
-        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_atomically(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")
     return 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,

@@ -38,6 +38,9 @@ Evaluators (``phoenix.evals.Evaluator`` subclasses; usable in ``evaluate_datafra
     grounded = GroundednessEvaluator(threshold=0.8, name="groundedness", ...)
         # inputs: output (str), context (str or list[str], joined); score = BERTScore precision of the
         # output against the context; label "grounded" / "ungrounded"; metadata also has "f1", "recall"
+    offline = OfflineFaithfulnessEvaluator(threshold=0.8, name="offline_faithfulness", ...)
+        # same inputs; score = groundedness x fact check (numbers, dates, names, negations carried by
+        # the context); label "faithful" / "unfaithful"; explanation "Thursday: context says Tuesday"
 
     results = score_dataframe(df, sim, exit_on_error=True, progress=None)
         # one core call for the whole frame (explain=True); honours the evaluator's bound input mapping
@@ -72,7 +75,11 @@ One call::
     results = evaluate_rows(df, llm=None, judge=None, thresholds=None, similarity_threshold=0.9,
                             groundedness_threshold=0.8, input_column="input", output_column="output",
                             context_column="context", reference_column="reference", judge_concurrency=4,
-                            judge_max_retries=1, exit_on_error=True, scorer=None, **core_settings)
+                            judge_max_retries=1, exit_on_error=True, scorer=None, judge_rows="all",
+                            **core_settings)
+        # also groundedness x fact check ("offline_faithfulness", the signal when no judge is given);
+        # judge_rows="unsettled": only rows the offline signals cannot settle go to the judge
+        # (results.attrs["judge_triage"] = {"rows", "judged", "saved", "mode"})
         # similarity + groundedness (batch path) + judge (when llm is given; else groundedness is the
         # faithfulness signal) + disagreement. thresholds: None (fixed defaults), a Thresholds, or
         # "quantile". Returns a copy of df (same index) with the *_score / *_execution_details columns.
@@ -112,12 +119,14 @@ SIMILARITY = "bertscore"
 GROUNDEDNESS = "groundedness"
 FAITHFULNESS = "faithfulness"
 DISAGREEMENT = "sim_faith_disagreement"
+OFFLINE_FAITHFULNESS = "offline_faithfulness"
 
 # Lazy exports: importing the server launcher (or the CLI) must not pull in phoenix.evals / pandas.
 _EXPORTS = {
     "BERTScoreEvaluator": "evaluators",
     "score_dataframe": "evaluators",
     "GroundednessEvaluator": "groundedness",
+    "OfflineFaithfulnessEvaluator": "offline_faithfulness",
     "faithfulness_evaluator": "judge",
     "run_judge": "judge",
     "judge_llm_from_env": "judge",
@@ -146,10 +155,12 @@ __all__ = [
     "FAITHFULNESS",
     "GROUNDEDNESS",
     "JUDGE_SETUP_HINT",
+    "OFFLINE_FAITHFULNESS",
     "SIMILARITY",
     "BERTScoreEvaluator",
     "DisagreementEvaluator",
     "GroundednessEvaluator",
+    "OfflineFaithfulnessEvaluator",
     "PhoenixServer",
     "Thresholds",
     "add_disagreement",

@@ -50,6 +50,7 @@ def annotation_configs(
     groundedness: str = GROUNDEDNESS,
     faithfulness: str = FAITHFULNESS,
     disagreement: str = DISAGREEMENT,
+    offline_faithfulness: str = "offline_faithfulness",
 ) -> list[dict[str, Any]]:
     """The annotation configs that tell the Phoenix UI each result's type, labels and direction."""
     return [
@@ -64,6 +65,12 @@ def annotation_configs(
             "type": "CONTINUOUS",
             "optimization_direction": "MAXIMIZE",
             "description": "BERTScore precision of the output against the context (support by the source)",
+        },
+        {
+            "name": offline_faithfulness,
+            "type": "CONTINUOUS",
+            "optimization_direction": "MAXIMIZE",
+            "description": "Groundedness x fact check: every number, date, name and negation carried by the context",
         },
         {
             "name": faithfulness,

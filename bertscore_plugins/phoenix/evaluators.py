@@ -194,6 +194,10 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
 # -- batch path --------------------------------------------------------------------------------------
 
 
+def _as_texts(reference: Any) -> list[Any]:
+    return list(reference) if isinstance(reference, (list, tuple)) else [reference]
+
+
 def _required_fields(schema: type[BaseModel]) -> set[str]:
     return {name for name, field in schema.model_fields.items() if field.is_required()}
 
@@ -257,6 +261,12 @@ def score_dataframe(
             )
             validated = schema.model_validate(remapped).model_dump()
             candidate, reference = evaluator._pair(validated)
+            # the core's text check, per row: one bad text fails its row, not the whole batch
+            for field, text in ((evaluator.candidate_field, candidate),
+                                *((evaluator.reference_field, ref) for ref in _as_texts(reference))):
+                problem = _core().inputs.text_problem(text)
+                if problem:
+                    raise _input_error(f"{field} {problem}")
         except (ValidationError, ValueError, TypeError) as error:
             problem = f"{_row_label(index, position)}: {type(error).__name__}: {error}"
             if exit_on_error:

@@ -23,8 +23,9 @@ from phoenix.evals.metrics import FaithfulnessEvaluator
 logger = logging.getLogger(__name__)
 
 JUDGE_SETUP_HINT = """\
-No LLM judge configured, so groundedness (BERTScore precision of the output against its context) stands
-in for faithfulness. To use Phoenix's FaithfulnessEvaluator instead, set for example:
+No LLM judge configured, so groundedness (BERTScore precision of the output against its context) combined
+with the fact check (numbers, dates, names and negations carried by the context) stands in for faithfulness.
+To use Phoenix's FaithfulnessEvaluator instead, set for example:
   OpenAI:         BERTSCORE_JUDGE_MODEL=gpt-4o-mini  OPENAI_API_KEY=sk-...
   local server:   BERTSCORE_JUDGE_MODEL=<served name>  BERTSCORE_JUDGE_BASE_URL=http://127.0.0.1:8080/v1
                   (llama.cpp --jinja, vLLM, Ollama /v1, LM Studio: it must support json_schema or tools)

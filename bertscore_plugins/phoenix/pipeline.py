@@ -11,10 +11,17 @@ from .disagreement import Thresholds, add_disagreement
 from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator, score_dataframe
 from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
 from .judge import run_judge
+from .offline_faithfulness import (
+    OfflineFaithfulnessEvaluator,
+    score_offline,
+    settled_judge_cell,
+    settled_label,
+)
 
 logger = logging.getLogger(__name__)
 
 FAITHFUL_CUT = 0.5  # the judge scores 1.0 (faithful) or 0.0 (unfaithful)
+JUDGE_ROWS = ("all", "unsettled")
 
 
 def _joined(value: Any) -> Any:
@@ -40,14 +47,17 @@ def evaluate_rows(
     similarity_name: str = "bertscore",
     groundedness_name: str = "groundedness",
     disagreement_name: str = "sim_faith_disagreement",
+    offline_name: str = "offline_faithfulness",
+    judge_rows: str = "all",
     **core_settings: Any,
 ) -> pd.DataFrame:
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
 
     Similarity (BERTScore F1 of output vs reference) and groundedness (BERTScore precision of output vs
-    context) use the batch path (one core call each). Faithfulness is Phoenix's
+    context) use the batch path (one core call each); the offline faithfulness (groundedness x the fact
+    check, ``<offline_name>_score``) reads the groundedness call's alignment. Faithfulness is Phoenix's
     ``FaithfulnessEvaluator`` with ``llm`` (bounded concurrency; a failing row is marked FAILED and its
-    disagreement cell is None); without ``llm``/``judge``, groundedness is the faithfulness signal.
+    disagreement cell is None); without ``llm``/``judge``, the offline faithfulness is the signal.
 
     Args:
         dataframe: one row per example, any index (keep a ``context.span_id`` index to log annotations).
@@ -61,6 +71,10 @@ def evaluate_rows(
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
         scorer, **core_settings: the core scorer to use, or settings for ``get_scorer``.
         *_name: annotation names (and column prefixes).
+        judge_rows: "all" (judge every row) or "unsettled" (judge only the rows the offline signals
+            cannot settle, see ``offline_faithfulness.settled_label``; the others get a judge-shaped
+            cell marked ``metadata.source == "offline"``). The result's ``attrs["judge_triage"]`` says
+            how many rows were judged and how many calls that saved.
 
     Returns:
         A copy of ``dataframe`` (same index and columns) plus ``<name>_score`` and
@@ -70,6 +84,8 @@ def evaluate_rows(
     if not isinstance(dataframe, pd.DataFrame):
         raise TypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
     use_judge = llm is not None or judge is not None
+    if judge_rows not in JUDGE_ROWS:
+        raise ValueError(f"judge_rows must be one of {JUDGE_ROWS}, got {judge_rows!r}")
     needed = {"output": output_column, "reference": reference_column, "context": context_column}
     if use_judge:
         needed["input"] = input_column
@@ -94,8 +110,10 @@ def evaluate_rows(
         input_mapping={"output": output_column, "reference": reference_column},
         exit_on_error=exit_on_error,
     )
-    result = score_dataframe(
+    offline = OfflineFaithfulnessEvaluator(groundedness_threshold, name=offline_name, scorer=scorer)
+    result = score_offline(
         result,
+        offline,
         groundedness,
         input_mapping={"output": output_column, "context": context_column},
         exit_on_error=exit_on_error,
@@ -103,31 +121,54 @@ def evaluate_rows(
 
     if use_judge:
         # The judge sees a slim frame with Phoenix's field names, so no mapping and no big dict columns.
+        faithfulness_name = judge.name if judge is not None else "faithfulness"
+        offline_cells = list(result[f"{offline_name}_score"])
+        settled = [settled_label(cell) if judge_rows == "unsettled" else None for cell in offline_cells]
+        asked = [position for position, label in enumerate(settled) if label is None]
         slim = pd.DataFrame(
             {
-                "input": list(dataframe[input_column]),
-                "output": list(dataframe[output_column]),
-                "context": [_joined(value) for value in dataframe[context_column]],
+                "input": [dataframe[input_column].iloc[p] for p in asked],
+                "output": [dataframe[output_column].iloc[p] for p in asked],
+                "context": [_joined(dataframe[context_column].iloc[p]) for p in asked],
             }
         )
-        judged = run_judge(
-            slim, llm, judge=judge, concurrency=judge_concurrency, max_retries=judge_max_retries
-        )
-        for column in judged.columns[len(slim.columns) :]:
-            result[column] = list(judged[column])
-        faithfulness_name = judge.name if judge is not None else "faithfulness"
+        if asked:
+            judged = run_judge(
+                slim, llm, judge=judge, concurrency=judge_concurrency, max_retries=judge_max_retries
+            )
+            judge_columns = list(judged.columns[len(slim.columns) :])
+        else:  # every row settled offline: no call at all
+            judged = pd.DataFrame()
+            judge_columns = [f"{faithfulness_name}_execution_details", f"{faithfulness_name}_score"]
+        position_of = {p: i for i, p in enumerate(asked)}
+        for column in judge_columns:
+            values = list(judged[column]) if asked else []
+            cells = []
+            for position, label in enumerate(settled):
+                if label is None:
+                    cells.append(values[position_of[position]])
+                elif column.endswith("_score"):
+                    cells.append(settled_judge_cell(offline_cells[position], label, faithfulness_name))
+                else:
+                    cells.append({"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0})
+            result[column] = cells
+        triage = {"rows": len(settled), "judged": len(asked), "saved": len(settled) - len(asked),
+                  "mode": judge_rows}
         default_faithful_cut = FAITHFUL_CUT
     else:
-        logger.info("no LLM judge given: groundedness stands in for faithfulness")
-        faithfulness_name = groundedness_name
+        logger.info("no LLM judge given: groundedness x fact check stands in for faithfulness")
+        faithfulness_name = offline_name
         default_faithful_cut = groundedness_threshold
+        triage = {"rows": len(result), "judged": 0, "saved": 0, "mode": "none"}
 
     if thresholds is None:
         thresholds = Thresholds(similarity=similarity_threshold, faithfulness=default_faithful_cut)
-    return add_disagreement(
+    result = add_disagreement(
         result,
         thresholds,
         similarity=similarity_name,
         faithfulness=faithfulness_name,
         name=disagreement_name,
     )
+    result.attrs["judge_triage"] = triage
+    return result

@@ -1,0 +1,89 @@
+"""The closed word lists the fact check reads: numbers, calendar words, negation cues, antonyms.
+
+Every list here is small and closed on purpose: a fact is only checked where the words themselves say
+what kind of fact it is, so an open-ended paraphrase is never mistaken for one.
+"""
+
+from __future__ import annotations
+
+UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+        "ninety": 90}
+SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000,
+          "trillion": 1_000_000_000_000, "bn": 1_000_000_000, "m": 1_000_000, "k": 1_000}
+#: words that only scale a number written in digits ("5m", "1.5bn"), never stand alone
+DIGIT_ONLY_SCALES = {"m", "k", "bn"}
+DOZEN = {"dozen": 12}
+
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+    "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70,
+    "eightieth": 80, "ninetieth": 90, "hundredth": 100,
+}
+#: "first" and "second" mostly mean "earlier" and "a moment": only counted inside a date
+AMBIGUOUS_ORDINALS = {"first", "second"}
+
+WEEKDAYS = {"monday": "Monday", "tuesday": "Tuesday", "wednesday": "Wednesday", "thursday": "Thursday",
+            "friday": "Friday", "saturday": "Saturday", "sunday": "Sunday"}
+MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+          "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+          "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+          "oct": 10, "nov": 11, "dec": 12}
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December")
+#: month words that are also everyday words: a month only next to a day number or when capitalised
+AMBIGUOUS_MONTHS = {"may", "march", "jan", "mar", "dec", "sep", "oct", "nov", "aug", "jun", "jul", "apr", "feb"}
+
+#: verbal negation. "no" and "without" are left out: "at no cost" and "without a deposit" are
+#: paraphrases of positive statements far more often than they negate a claim.
+NEGATION_CUES = {"not", "n't", "never", "cannot", "neither", "nor", "nobody", "nothing", "none", "nowhere"}
+NEGATION_PHRASES = (("no", "longer"), ("no", "one"))
+
+#: words that end a clause for the scope of a negation
+CLAUSE_WORDS = {"but", "although", "though", "whereas", "while", "however", "yet", "because", "so"}
+
+#: pairs of words with opposite meaning (stems as stem() returns them); a word aligned to its antonym is
+#: a polarity error just as "not" is.
+ANTONYM_PAIRS = (
+    ("approve", "reject"), ("accept", "reject"), ("accept", "refuse"), ("allow", "forbid"),
+    ("allow", "prohibit"), ("allow", "ban"), ("permit", "forbid"), ("permit", "prohibit"),
+    ("include", "exclude"), ("increase", "decrease"), ("increase", "reduce"), ("rise", "fall"),
+    ("raise", "lower"), ("win", "lose"), ("won", "lost"), ("pass", "fail"), ("succeed", "fail"),
+    ("success", "failure"), ("open", "close"), ("open", "closed"), ("higher", "lower"),
+    ("more", "less"), ("more", "fewer"), ("above", "below"), ("before", "after"), ("maximum", "minimum"),
+    ("true", "false"), ("confirm", "deny"), ("guilty", "innocent"), ("alive", "dead"),
+    ("legal", "illegal"), ("safe", "dangerous"), ("cheap", "expensive"), ("early", "late"),
+    ("earlier", "later"), ("gain", "loss"), ("profit", "loss"), ("buy", "sell"), ("bought", "sold"),
+    ("arrive", "depart"), ("enter", "exit"), ("start", "end"), ("begin", "end"), ("first", "last"),
+    ("support", "oppose"), ("agree", "disagree"), ("mandatory", "optional"),
+    ("required", "optional"), ("public", "private"), ("male", "female"), ("north", "south"),
+    ("east", "west"), ("acquit", "convict"), ("import", "export"),
+)
+#: prefixes that negate the word they are put on ("unavailable" vs "available")
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
+
+#: titles after which a capitalised word is a person's name
+TITLES = {"mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "st", "mt", "gen", "col", "capt",
+          "sgt", "rev", "president", "judge"}
+#: abbreviations whose full stop does not end a sentence
+ABBREVIATIONS = TITLES | {"vs", "etc", "inc", "ltd", "co", "jr", "sr", "no", "fig", "approx", "e.g", "i.e", "u.s"}
+
+#: function words: never a fact's unit, never an entity, never counted when aligning clauses
+_STOPWORD_TEXT = """
+a an the and or but if then else of in on at to for from by with without about into onto over under
+after before between through during above below up down out off than as so such that this these those
+there here where when which who whom whose what why how is are was were be been being am do does did
+done doing have has had having will would shall should can could may might must i me my mine we us our
+ours you your yours he him his she her hers it its they them their theirs one ones some any all each
+every both either no nor not only own same too very just also even still yet again further once more
+most other another much many few less least several per via upon within across along around near off
+since until till unto among amongst whether because while although though however ll re ve 's s t d m 't
+n't mr mrs ms dr please let lets get got gets
+"""
+STOPWORDS = set(_STOPWORD_TEXT.split())

@@ -1,0 +1,479 @@
+"""Does the context carry each of the output's facts? Normalised comparison, guided by the alignment.
+
+The alignment is the core's own greedy matching (``Explanation.similarity``: every output token's most
+similar context token). A similar embedding is never enough: "Thursday" aligns to "Tuesday" at 0.85,
+so a fact counts as supported only when the context carries the same normalised value (the same number
+with a compatible unit, the same date, weekday or name, the same polarity). The alignment decides
+*where* to look: which context clause an output clause restates (for negation and antonyms) and what
+the context says in place of an unsupported fact ("Thursday: context says Tuesday").
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bertscore_plugins.facts import lexicon as lx
+from bertscore_plugins.facts.extract import Fact, TextFacts, extract, stem, tokenize
+
+#: mean similarity of an output clause's content words to their aligned context words at or above which
+#: the clause counts as restating that context clause (so its polarity must agree). Same-meaning
+#: clauses align above ~0.6 with the packaged MiniLM; polite padding ("do not hesitate to ask") sits
+#: well below, and is left to groundedness.
+CLAUSE_ALIGNMENT = 0.55
+#: an output word aligned to its antonym at or above this similarity is a polarity error
+ANTONYM_ALIGNMENT = 0.4
+#: a row with any unsupported fact scores at most this (so it falls below any "faithful" cut)
+UNSUPPORTED_CAP = 0.5
+SUPPORTED, UNSUPPORTED = "supported", "unsupported"
+
+_ANTONYMS = {frozenset((stem(a), stem(b))) for a, b in lx.ANTONYM_PAIRS}
+_BE = {"is", "was", "were", "are", "be", "been", "being", "'s", "'re"}
+_CALENDAR = set(lx.WEEKDAYS) | {w + "s" for w in lx.WEEKDAYS} | set(lx.MONTHS)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One output fact and whether the context carries it (and, if not, what the context says)."""
+
+    kind: str
+    text: str
+    supported: bool
+    context_says: str | None = None
+
+    def __str__(self) -> str:
+        if self.supported:
+            return f"{self.text}: supported"
+        if self.context_says:
+            return f"{self.text}: context says {self.context_says}"
+        return f"{self.text}: not in the context"
+
+
+@dataclass(frozen=True)
+class FactCheck:
+    """The fact check of one output against its context.
+
+    ``score`` in [0, 1], higher = more faithful: 1.0 when every fact is carried (or there is none to
+    check), else the supported fraction, at most ``UNSUPPORTED_CAP``. ``label``: "supported" or
+    "unsupported". ``explanation`` names each unsupported fact and what the context says instead.
+    """
+
+    findings: tuple[Finding, ...]
+
+    @property
+    def unsupported(self) -> list[Finding]:
+        return [finding for finding in self.findings if not finding.supported]
+
+    @property
+    def score(self) -> float:
+        if not self.findings:
+            return 1.0
+        wrong = len(self.unsupported)
+        if not wrong:
+            return 1.0
+        return min(UNSUPPORTED_CAP, (len(self.findings) - wrong) / len(self.findings))
+
+    @property
+    def label(self) -> str:
+        return UNSUPPORTED if self.unsupported else SUPPORTED
+
+    @property
+    def explanation(self) -> str:
+        if not self.findings:
+            return "no checkable facts (numbers, dates, names, negations)"
+        if not self.unsupported:
+            return f"all {len(self.findings)} facts supported by the context"
+        return "; ".join(str(finding) for finding in self.unsupported)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "label": self.label, "explanation": self.explanation,
+                "facts": [{"kind": f.kind, "text": f.text, "supported": f.supported,
+                           "context_says": f.context_says} for f in self.findings]}
+
+
+class Alignment:
+    """The core's token alignment mapped onto the fact check's words.
+
+    ``context_word[k]``: the context word best aligned to output word ``k``; ``similarity[k]``: that
+    cosine similarity; :meth:`closest` compares one output word with chosen context words.
+    """
+
+    def __init__(self, output: TextFacts | None = None, context: TextFacts | None = None,
+                 explanation: Any = None) -> None:
+        self.context_word: dict[int, int] = {}
+        self.similarity: dict[int, float] = {}
+        self._matrix: np.ndarray | None = None
+        self._output_pieces: dict[int, list[int]] = {}
+        self._content: set[int] = set()
+        self._context_pieces: dict[int, list[int]] = {}
+        if output is None or context is None or explanation is None:
+            return
+        if not getattr(explanation, "candidate_spans", None) or explanation.similarity.numel() == 0:
+            return
+        self._content = {k for k, w in enumerate(output.words)
+                         if w.text[:1].isalpha() and w.lower not in lx.STOPWORDS}
+        matrix = explanation.similarity.numpy()
+        self._matrix = matrix
+        for piece, (start, _) in enumerate(explanation.candidate_spans):
+            word = output.word_index_at(start)
+            if word is not None:
+                self._output_pieces.setdefault(word, []).append(piece)
+        for piece, (start, _) in enumerate(explanation.reference_spans):
+            word = context.word_index_at(start)
+            if word is not None:
+                self._context_pieces.setdefault(word, []).append(piece)
+        piece_word = {piece: word for word, pieces in self._context_pieces.items() for piece in pieces}
+        best_index = matrix.argmax(axis=1)
+        best = matrix[np.arange(matrix.shape[0]), best_index]
+        for word, pieces in self._output_pieces.items():
+            top = max(pieces, key=lambda piece: best[piece])
+            target = piece_word.get(int(best_index[top]))
+            if target is not None:
+                self.context_word[word] = target
+                self.similarity[word] = float(best[top])
+
+    def closest(self, output_word: int, context_words: list[int], reach: int = 4) -> int | None:
+        """Of ``context_words``, the one standing in for ``output_word`` (None without an alignment).
+
+        Similarity alone picks "Sunday" for "Thursday" as readily as "Tuesday"; what decides is where
+        the output word's neighbours align: "discharged on Thursday" puts "discharged" two words
+        before the context's "Tuesday". So each candidate scores its similarity plus how well the
+        output word's content neighbours (``reach`` words either side) keep their offsets around it.
+        """
+        if self._matrix is None or output_word not in self._output_pieces:
+            return None
+        rows = self._output_pieces[output_word]
+        neighbours = [(k - output_word, self.context_word[k])
+                      for k in range(output_word - reach, output_word + reach + 1)
+                      if k != output_word and k in self.context_word and k in self._content]
+        scored = []
+        for w in context_words:
+            if w not in self._context_pieces:
+                continue
+            similarity = float(self._matrix[np.ix_(rows, self._context_pieces[w])].max())
+            # nearer neighbours weigh more ("Anna Varga": the surname right after the first name)
+            kept = sum(max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours)
+            weight = sum(1.0 / abs(offset) for offset, _ in neighbours)
+            scored.append((similarity + (kept / weight if weight else 0.0), w))
+        return max(scored)[1] if scored else None
+
+
+def check_pair(output: str, context: str, explanation: Any = None) -> FactCheck:
+    """Check every fact of ``output`` against ``context``.
+
+    Args:
+        output: the generated text.
+        context: the source it must be faithful to.
+        explanation: the core's ``Explanation`` of (output, context) (``scorer.score(..., explain=True)``);
+            without it, number/date/name checks still run and clause polarity falls back to word overlap.
+
+    Returns:
+        A :class:`FactCheck`.
+    """
+    out, ctx = extract(output.strip()), extract(context.strip())
+    alignment = Alignment(out, ctx, explanation)
+    findings: list[Finding] = []
+    taken: set[int] = set()
+    for fact in out.facts:
+        taken.update(fact.words)
+        if fact.kind == "negation":
+            continue  # judged per clause below
+        findings.append(_check_value(fact, ctx, alignment))
+    entities = _entities(out, ctx, taken)
+    findings += [_check_entity(words, out, ctx, alignment) for words in entities]
+    findings += _check_polarity(out, ctx, alignment)
+    findings += _check_order(out, ctx, entities)
+    return FactCheck(tuple(findings))
+
+
+def check_explanation(explanation: Any) -> FactCheck:
+    """The fact check of the pair an ``Explanation`` describes (its texts and alignment in one)."""
+    return check_pair(explanation.candidate_text, explanation.reference_text, explanation)
+
+
+# -- numbers, dates, calendar words ----------------------------------------------------------------------
+
+
+def _same_number(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def _units_agree(output: Fact, context: Fact) -> bool:
+    if output.unit is None or context.unit is None or output.unit == context.unit:
+        return True
+    return output.unit in context.unit_window or context.unit in output.unit_window
+
+
+def _carries(output: Fact, context: Fact) -> bool:
+    """Does this context fact carry this output fact?"""
+    kind = output.kind
+    if kind == "number":
+        return context.kind in ("number", "year") and _same_number(output.value, context.value) and (
+            context.kind == "year" or _units_agree(output, context))
+    if kind == "year":
+        if context.kind in ("year", "number"):
+            return _same_number(output.value, context.value)
+        return context.kind == "date" and any(r[2] == int(output.value) for r in context.value)
+    if kind == "date":
+        return context.kind == "date" and any(
+            o[0] == c[0] and (o[1] is None or o[1] == c[1]) and (o[2] is None or c[2] is None or o[2] == c[2])
+            for o in output.value for c in context.value)
+    if kind == "month":
+        return (context.kind == "month" and context.value == output.value) or (
+            context.kind == "date" and any(c[0] == output.value for c in context.value))
+    return context.kind == kind and context.value == output.value
+
+
+def _comparable(output: Fact, context: Fact) -> bool:
+    """Context facts worth naming in place of an unsupported output fact."""
+    if output.kind in ("date", "month", "year"):
+        return context.kind in ("date", "month", "year")
+    if output.kind == "number":
+        return context.kind == "number"
+    return context.kind == output.kind
+
+
+def _check_value(fact: Fact, ctx: TextFacts, alignment: Alignment) -> Finding:
+    if any(_carries(fact, other) for other in ctx.facts):
+        return Finding(fact.kind, fact.text, True)
+    rivals = [other for other in ctx.facts if _comparable(fact, other)]
+    if fact.kind == "number" and fact.unit is not None:
+        # "3-year warranty" against a context with no durations: nothing to name in its place
+        rivals = [other for other in rivals if other.unit is not None and _units_agree(fact, other)]
+    if not rivals:
+        return Finding(fact.kind, fact.text, False)
+    closest = alignment.closest(fact.head, [other.head for other in rivals])
+    says = next((other for other in rivals if other.head == closest), rivals[0])
+    return Finding(fact.kind, fact.text, False, says.text)
+
+
+# -- names ---------------------------------------------------------------------------------------------
+
+
+def _is_entity_word(out: TextFacts, k: int, ctx: TextFacts) -> bool:
+    word = out.words[k]
+    text, lower = word.text, word.lower.strip("'’")
+    if not text[:1].isalpha() or lower in lx.STOPWORDS or lower in _CALENDAR or lower in lx.TITLES:
+        return False
+    if text.isupper() and (len(text) <= 2 or len(text) > 5):  # "ID", "TV"; "TIMELINE" is a shouted word
+        return False
+    if lower in ctx.proper:  # written as a name in the context: robust to a lower-cased output
+        return True
+    if not text[:1].isupper():
+        return False
+    if not word.sentence_start:
+        return True
+    after_title = k > 0 and out.words[k - 1].lower.rstrip(".") in lx.TITLES
+    return after_title or lower in out.proper
+
+
+def _entities(out: TextFacts, ctx: TextFacts, taken: set[int]) -> list[tuple[int, ...]]:
+    """Runs of consecutive name words ("Clara Holt") that are not part of another fact."""
+    runs: list[list[int]] = []
+    for k in range(len(out.words)):
+        if k in taken or not _is_entity_word(out, k, ctx):
+            continue
+        if runs and runs[-1][-1] == k - 1 and out.words[k].sentence == out.words[k - 1].sentence:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return [tuple(run) for run in runs]
+
+
+def _name_in(lower: str, ctx: TextFacts) -> bool:
+    """Is this (lower-cased) name written in ``ctx``, as it is or as a related form?"""
+    lower = lower.strip("'’")
+    if lower in ctx.forms or stem(lower) in ctx.forms:
+        return True
+    # "German" / "Germany", "Israeli" / "Israel": a shared stem of five letters or more; "Baluchistan" /
+    # "Balochistan": a long name spelled one letter differently
+    return len(lower) >= 5 and any(
+        (len(form) >= 5 and (form.startswith(lower[:-1]) or lower.startswith(form)) and form[:5] == lower[:5])
+        or (len(lower) >= 6 and _one_edit_apart(lower, form))
+        for form in ctx.proper)
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment) -> Finding:
+    text = " ".join(out.words[k].text for k in words)
+    missing = [k for k in words if not _name_in(out.words[k].lower, ctx)]
+    if not missing:
+        return Finding("entity", text, True)
+    named = " ".join(out.words[k].text for k in missing)
+    # what the context says in its place: the context name most similar to the missing one
+    # (a capitalised word at a sentence start counts here too: "Ilse Varga won ...")
+    names = [j for j, w in enumerate(ctx.words) if w.text[:1].isupper() and w.text[:1].isalpha()
+             and w.lower not in lx.STOPWORDS and w.lower not in _CALENDAR and not _name_in(w.lower, out)]
+    closest = alignment.closest(missing[0], names) if names else None
+    return Finding("entity", named, False, ctx.words[closest].text if closest is not None else None)
+
+
+# -- polarity: negation cues and antonyms ----------------------------------------------------------------
+
+
+def _predicate_words(out: TextFacts, ctx: TextFacts, clause: int, after: int = -1) -> list[int]:
+    """The clause's content words after ``after``, names left out: polarity is about what is said of
+    a name, and a name recurs all over a long context."""
+    return [k for k, w in enumerate(out.words) if k > after and w.clause == clause and w.text[:1].isalpha()
+            and w.lower not in lx.STOPWORDS and w.lower not in lx.NEGATION_CUES
+            and w.lower.strip("'’") not in out.proper and w.lower.strip("'’") not in ctx.proper]
+
+
+def _counterparts(out: TextFacts, ctx: TextFacts, words: list[int],
+                  alignment: Alignment) -> list[tuple[int, float]] | None:
+    """(context word, similarity) for each word, when together they restate one context passage."""
+    if not words:
+        return None
+    if alignment.context_word:
+        pairs = [(alignment.context_word[k], alignment.similarity[k]) for k in words if k in alignment.context_word]
+        if not pairs or float(np.mean([similarity for _, similarity in pairs])) < CLAUSE_ALIGNMENT:
+            return None
+        return pairs
+    # no alignment: the context clause sharing the most stems, and the shared words in it
+    stems = {stem(out.words[k].lower) for k in words}
+    by_clause: dict[int, list[int]] = {}
+    for j, w in enumerate(ctx.words):
+        if stem(w.lower) in stems:
+            by_clause.setdefault(w.clause, []).append(j)
+    if not by_clause:
+        return None
+    best = max(by_clause, key=lambda c: len(by_clause[c]))
+    if len(by_clause[best]) < max(1, len(stems) // 2):
+        return None
+    return [(j, 1.0) for j in by_clause[best]]
+
+
+def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_output: bool) -> bool:
+    """Does the context say it negated? Similarity-weighted vote of the aligned context words.
+
+    A word the context repeats may be aligned to any of its occurrences, so each word gives the
+    output the benefit of the doubt: it votes "negated" for a negated output when ANY occurrence of it
+    is in a negation's scope, and "plain" for a plain output when any occurrence is plain.
+    """
+    def negated(j: int) -> bool:
+        occurrences = ctx.positions.get(ctx.words[j].lower, [j])
+        flags = [ctx.negated[i] for i in occurrences]
+        return any(flags) if negated_output else all(flags)
+
+    votes = sum(similarity if negated(j) else -similarity for j, similarity in pairs)
+    return votes > 0
+
+
+def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
+    words = [w for w in facts.words if w.clause == clause]
+    text = facts.text[words[0].start : words[-1].end].strip(" ,;:") if words else ""
+    return "'" + (text if len(text) <= limit else text[: limit - 3].rstrip() + "...") + "'"
+
+
+def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list[Finding]:
+    """Each negation cue's scope must be negated where the context says it, and a plain statement must
+    not restate a negated one. Compared word by word on the aligned words (the cue's scope)."""
+    findings = []
+    cues: dict[int, tuple[int, Fact]] = {}
+    for fact in out.facts:
+        if fact.kind == "negation":
+            cue = next(k for k in fact.words if out.words[k].lower in lx.NEGATION_CUES or out.words[k].lower == "no")
+            cues.setdefault(out.words[cue].clause, (cue, fact))
+    for clause in out.clause_polarity:
+        if clause in cues:
+            cue, fact = cues[clause]
+            pairs = _counterparts(out, ctx, _predicate_words(out, ctx, clause, after=cue), alignment)
+            if pairs is None:
+                continue  # the scope restates nothing in the context: groundedness's case, not polarity's
+            negated_output = out.negated[min(cue + 1, len(out.words) - 1)]
+            agrees = _context_negated(ctx, pairs, negated_output) == negated_output
+            strongest = max(pairs, key=lambda pair: pair[1])[0]
+            findings.append(Finding("negation", fact.text, agrees,
+                                    None if agrees else _clause_text(ctx, ctx.words[strongest].clause)))
+            continue
+        words = _predicate_words(out, ctx, clause)
+        pairs = _counterparts(out, ctx, words, alignment)
+        if pairs is not None and _context_negated(ctx, pairs, False):
+            strongest = max(pairs, key=lambda pair: pair[1])[0]
+            text = " ".join(out.words[k].text for k in words[:4])
+            findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
+    findings += _antonyms(out, ctx, alignment)
+    return findings
+
+
+def _negated_form(word: str, other: str) -> bool:
+    return any(word == prefix + other or other == prefix + word for prefix in lx.NEGATING_PREFIXES) and min(
+        len(word), len(other)) >= 4
+
+
+def _antonyms(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list[Finding]:
+    findings = []
+    for k, target in alignment.context_word.items():
+        word = out.words[k]
+        if not word.text[:1].isalpha() or word.lower in ctx.forms or stem(word.lower) in ctx.forms:
+            continue
+        if alignment.similarity[k] < ANTONYM_ALIGNMENT:
+            continue
+        other = ctx.words[target]
+        a, b = stem(word.lower), stem(other.lower)
+        if frozenset((a, b)) in _ANTONYMS or _negated_form(word.lower, other.lower):
+            findings.append(Finding("negation", word.text, False, other.text))
+    return findings
+
+
+# -- who did what to whom ---------------------------------------------------------------------------------
+
+
+def _passive(words: list, relation: int, second: int) -> bool:
+    """ "X was defeated by Y": a form of "be" before the relation and "by" after it."""
+    before = words[relation - 1].lower if relation > 0 else ""
+    return before in _BE and any(w.lower == "by" for w in words[relation + 1 : second])
+
+
+def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]) -> list[Finding]:
+    """"Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
+    findings = []
+    for first, second in itertools.pairwise(entities):
+        a, b = first[-1], second[0]
+        if out.words[a].sentence != out.words[b].sentence:
+            continue
+        name_a, name_b = out.words[first[0]].lower, out.words[second[0]].lower
+        if name_a == name_b or not _name_in(name_a, ctx) or not _name_in(name_b, ctx):
+            continue
+        relations = [k for k in range(a + 1, b) if out.words[k].text[:1].isalpha()
+                     and out.words[k].lower not in lx.STOPWORDS and stem(out.words[k].lower) in ctx.forms]
+        if not relations:
+            continue
+        relation = relations[0]
+        rel_stem = stem(out.words[relation].lower)
+        out_passive = _passive(out.words, relation, b)
+        verdict = None
+        for sentence in sorted({w.sentence for w in ctx.words}):
+            positions = [k for k, w in enumerate(ctx.words) if w.sentence == sentence]
+            pa = [k for k in positions if ctx.words[k].lower == name_a]
+            pb = [k for k in positions if ctx.words[k].lower == name_b]
+            pr = [k for k in positions if stem(ctx.words[k].lower) == rel_stem]
+            if not (pa and pb and pr):
+                continue
+            ia, ib, ir = pa[0], pb[0], pr[0]
+            flipped = out_passive != _passive(ctx.words, ir, max(ia, ib))
+            if (ia < ir < ib) != flipped and (ia < ir < ib or ib < ir < ia):
+                verdict = True
+                break
+            if ia < ir < ib or ib < ir < ia:
+                verdict = False
+                snippet = ctx.text[ctx.words[min(ia, ib)].start : ctx.words[max(ia, ib)].end]
+        if verdict is None:
+            continue
+        text = out.text[out.words[first[0]].start : out.words[second[-1]].end]
+        findings.append(Finding("order", text, verdict, None if verdict else f"'{snippet}'"))
+    return findings
+
+
+__all__ = ["Alignment", "FactCheck", "Finding", "check_explanation", "check_pair", "tokenize"]
