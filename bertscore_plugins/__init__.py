@@ -25,6 +25,7 @@ from bertscore_plugins.scorer import (
     Scores,
     TruncationWarning,
     UnknownTokenWarning,
+    fit_idf,
     get_scorer,
     score,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "bootstrap_interval",
     "compare_systems",
     "corpus_intervals",
+    "fit_idf",
     "get_scorer",
     "paired_test",
     "run_sanity",

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true",
                         help="on an error, show the full traceback instead of one line (also: BERTSCORE_DEBUG=1)")
+    from bertscore_plugins import __version__
+
+    parser.add_argument("--version", action="version", version=f"bertscore-plugins {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:

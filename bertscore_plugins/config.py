@@ -21,6 +21,7 @@ DEFAULT_MODEL = "default"
 LONG_TEXT_POLICIES = ("truncate", "window")
 MULTI_REF_RULES = ("max", "best_f1")
 DTYPES = ("float32", "bfloat16", "float16")
+QUANTIZE_MODES = ("int8",)
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,10 @@ class ScoreConfig:
     """Settings for one BERTScore configuration.
 
     Args:
-        model: "default" (the packaged all-MiniLM-L6-v2), a preset name ("quality"), a Hugging Face hub
-            id, or a local model directory.
+        model: "default" (the packaged all-MiniLM-L6-v2; with a non-English `lang`, bert_score's model
+            for that language), a preset name ("quality"), a Hugging Face hub id, a local model directory,
+            or a model object: a SentenceTransformer or a (PreTrainedModel, fast tokenizer) pair, used
+            in memory (signature: ``in-memory:...``, no weights digest).
         layer: which hidden layer to use (0 = embeddings). None = the model's default-layer table entry,
             or the last layer with a warning for unknown models.
         idf: False = uniform weights; True = idf fitted on the references of each `score` call
@@ -37,7 +40,8 @@ class ScoreConfig:
         rescale: rescale with a baseline (`baseline_path`, or the shipped/installed file for the model).
         baseline_path: a bert_score-format baseline file (``LAYER,P,R,F``); implies nothing unless
             `rescale` is True.
-        lang: language of the baseline file to look up.
+        lang: language of the texts: picks the baseline file and, when `model` is "default" and `lang`
+            is not "en", bert_score's model for that language.
         max_length: tokens per window including special tokens; None = the model's limit.
         long_text: "truncate" (count and warn) or "window" (overlapping windows, every token used).
         window_stride: tokens between window starts in "window" mode; None = 7/8 of a window (windows
@@ -75,10 +79,19 @@ class ScoreConfig:
     quantize: str | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.model, str) and self.model is not None:  # a model object -> its registry key
+            from bertscore_plugins.model_objects import is_model_object, register
+
+            if is_model_object(self.model):
+                object.__setattr__(self, "model", register(self.model))
         check_config(self)
 
     def replace(self, **changes: Any) -> ScoreConfig:
-        """A copy with some settings changed (unknown names raise TypeError listing the known ones)."""
+        """A copy with some settings changed (unknown names raise TypeError listing the known ones).
+
+        bert_score's names (`model_type`, `num_layers`, ...) are translated: see UPSTREAM_RENAMES.
+        """
+        changes = translate_upstream(changes)
         unknown = sorted(set(changes) - set(setting_names()))
         if unknown:
             raise TypeError(
@@ -134,7 +147,7 @@ def check_config(config: ScoreConfig) -> None:
     _choice(config, "long_text", LONG_TEXT_POLICIES)
     _choice(config, "multi_ref", MULTI_REF_RULES)
     _choice(config, "dtype", DTYPES)
-    _choice(config, "quantize", (None, "int8"))
+    _choice(config, "quantize", (None, *QUANTIZE_MODES))
     if config.baseline_path is not None:
         if isinstance(config.baseline_path, os.PathLike):
             object.__setattr__(config, "baseline_path", os.fspath(config.baseline_path))
@@ -174,3 +187,73 @@ def _choice(config: ScoreConfig, name: str, choices: tuple) -> None:
     value = getattr(config, name)
     if not (value is None or isinstance(value, str)) or value not in choices:
         raise SettingError(name, f"{name} must be one of {choices}, got {value!r}")
+
+
+# ------------------------------------------------------------------------------------------------------
+# Upstream names: bert_score 0.3.13 (score(), BERTScorer, the bert-score CLI) and evaluate's `bertscore`
+# module. This is the one table every entry point reads (ScoreConfig.replace/from_kwargs and so score(),
+# BERTScorer, the evaluate module and the datasets transform; compat.py; the CLI's flag aliases), so code
+# written for upstream runs with its own argument names and upstream's meaning.
+
+#: upstream name -> this project's setting, same meaning
+UPSTREAM_RENAMES = {
+    "model_type": "model",
+    "num_layers": "layer",
+    "rescale_with_baseline": "rescale",
+}
+#: upstream names accepted and ignored because they cannot change a score here, and why
+UPSTREAM_NO_EFFECT = {
+    "batch_size": "upstream's sentences per batch; batches here are cut by a padded-token budget "
+                  "(batch_tokens), and no batch size changes a score",
+    "nthreads": "upstream's processes for counting idf; here idf is counted from one batched tokenizer call",
+    "use_fast_tokenizer": "a fast tokenizer is always used; its token ids equal the slow one's for the "
+                          "tested models (upstream's default is the slow one)",
+}
+#: upstream names that are options of a scoring call rather than settings: where each is accepted
+UPSTREAM_CALL_OPTIONS = {
+    "verbose": "progress=True (accepted as verbose by compat.score, BERTScorer.score and evaluate's compute)",
+    "all_layers": "BERTScorer.score_layers(...), compat.score(all_layers=True) or evaluate's compute(all_layers=True)",
+    "return_hash": "compat.score(return_hash=True); every Scores has .signature",
+    "idf_sents": "compat.BERTScorer(idf_sents=...) or IdfTable = BERTScorer.fit_idf(sentences)",
+}
+
+
+def idf_from_upstream(idf: Any) -> bool | IdfTable:
+    """bert_score's `idf` argument: a bool, or a dict token id -> weight (used as is, as upstream does).
+
+    An empty dict is falsy upstream and means no idf; so it does here. Token ids missing from a plain
+    dict weigh 0 (upstream raises KeyError); a `defaultdict` gives them its default.
+    """
+    if not isinstance(idf, dict):
+        return idf
+    if not idf:
+        return False
+    factory = getattr(idf, "default_factory", None)
+    unseen = float(factory()) if factory is not None else 0.0
+    return IdfTable(dict(idf), unseen)
+
+
+def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Settings with upstream names renamed, upstream's `None` (= default) dropped, idf dicts turned into
+    IdfTables and no-effect names removed. Raises TypeError when a name is given both ways, or for a call
+    option (`verbose`, `all_layers`, ...) that reached a configuration (the message says where it goes)."""
+    settings: dict[str, Any] = {}
+    for name, value in arguments.items():
+        if name in UPSTREAM_CALL_OPTIONS:
+            raise TypeError(f"{name} is an option of a scoring call, not a setting; use {UPSTREAM_CALL_OPTIONS[name]}")
+        if name in UPSTREAM_NO_EFFECT:
+            continue
+        ours = UPSTREAM_RENAMES.get(name, name)
+        if value is None and (ours != name or name == "lang"):  # upstream's None means "the default"
+            continue
+        if ours in settings or (ours != name and arguments.get(ours) is not None):
+            raise TypeError(f"{name} and {ours} both given; they are the same setting ({name} is bert_score's name)")
+        settings[ours] = idf_from_upstream(value) if ours == "idf" else value
+    return settings
+
+
+def split_call_options(arguments: dict[str, Any], accepted: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(settings, call options): the upstream call options named in `accepted` taken out of `arguments`."""
+    settings = {name: value for name, value in arguments.items() if name not in accepted}
+    options = {name: value for name, value in arguments.items() if name in accepted}
+    return settings, options

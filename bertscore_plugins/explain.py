@@ -138,17 +138,19 @@ def explain_pair(
 
 
 def plot_explanation(explanation: Explanation, title: str = "", path: str | None = None):
-    """A token-by-token similarity heatmap (matplotlib Figure), like bert_score's plot_example."""
-    import matplotlib
+    """A token-by-token similarity heatmap (matplotlib Figure), like bert_score's plot_example.
 
-    if path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    The Figure is built without pyplot, so matplotlib's global backend and pyplot's list of open figures
+    are left alone (nothing to close; it is freed with the object). Jupyter displays it as the cell's
+    value; saved to `path` when given.
+    """
+    from matplotlib.figure import Figure
 
     matrix = explanation.similarity.numpy()
     width = max(4.0, 0.45 * len(explanation.reference_tokens) + 2)
     height = max(3.0, 0.4 * len(explanation.candidate_tokens) + 1.5)
-    figure, axes = plt.subplots(figsize=(width, height))
+    figure = Figure(figsize=(width, height))
+    axes = figure.subplots()
     image = axes.imshow(matrix, cmap="Blues", vmin=min(0.0, float(matrix.min(initial=0))), vmax=1.0)
     axes.set_xticks(range(len(explanation.reference_tokens)), explanation.reference_tokens, rotation=60,
                     ha="right")

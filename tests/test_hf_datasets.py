@@ -142,7 +142,8 @@ def test_pickled_state_is_config_version_and_model_identity_only():
     assert datasets.fingerprint.Hasher.hash(transform) == before
     state = transform.__getstate__()
     assert sorted(state) == sorted(
-        ["config", "candidate_column", "reference_column", "prefix", "package_version", "model_identity"]
+        ["config", "candidate_column", "reference_column", "prefix", "progress", "package_version",
+         "model_identity"]
     )
     assert state["model_identity"].startswith("sentence-transformers/all-MiniLM-L6-v2@")
     restored = pickle.loads(pickle.dumps(transform))
@@ -203,8 +204,8 @@ def test_bad_input_names_the_dataset_row():
         ds.map(BERTScoreTransform(), batched=True, batch_size=2, with_indices=True)
     with pytest.raises(KeyError, match=r"column 'prediction' not found; the batch has \['candidate'"):
         ds.map(BERTScoreTransform(candidate_column="prediction"), batched=True)
-    with pytest.raises(TypeError, match=r"unknown argument\(s\) num_layers; accepted: candidate_column"):
-        BERTScoreTransform(num_layers=4)
+    with pytest.raises(TypeError, match=r"unknown argument\(s\) num_layer; accepted: candidate_column"):
+        BERTScoreTransform(num_layer=4)
 
 
 def test_score_dataframe_equals_core():
@@ -222,3 +223,34 @@ def test_score_dataframe_equals_core():
         score_dataframe(df, "answer", "gold")
     with pytest.raises(KeyError, match="column 'reference' not found"):
         score_dataframe(df, "answer", "reference")
+
+
+def test_device_and_batch_budget_do_not_change_the_fingerprint(disk_dataset, monkeypatch):
+    first = disk_dataset.map(BERTScoreTransform(), batched=True, batch_size=5)
+    with monkeypatch.context() as patch:
+        patch.setattr(hf_datasets, "get_scorer", _refuse)
+        again = disk_dataset.map(BERTScoreTransform(device="cpu", batch_tokens=512, chunk_pairs=3),
+                                 batched=True, batch_size=5)
+    assert again.cache_files == first.cache_files
+    # a worker still receives the device setting: only the fingerprint leaves it out
+    restored = pickle.loads(pickle.dumps(BERTScoreTransform(device="cpu", batch_tokens=512)))
+    assert (restored.config.device, restored.config.batch_tokens) == ("cpu", 512)
+
+
+def test_input_columns_and_upstream_names(tmp_path):
+    ds = datasets.Dataset.from_dict({"prediction": CANDIDATES, "gold": REFERENCES, "other": list(range(10))})
+    transform = BERTScoreTransform(num_layers=3)  # bert_score's name for layer
+    scored = ds.map(transform, batched=True, batch_size=4, input_columns=["prediction", "gold"])
+    assert_columns_equal_core(scored, core(batch_size=4, layer=3))
+    assert scored["other"] == list(range(10))
+    with pytest.raises(TypeError, match=r"needs two columns: map\(\.\.\., input_columns=\[candidate column"):
+        ds.map(transform, batched=True, input_columns=["prediction"])
+
+
+def test_score_dataframe_spells_columns_as_the_transform():
+    pandas = pytest.importorskip("pandas")
+    df = pandas.DataFrame({"answer": CANDIDATES[:3], "gold": REFERENCES[:3]})
+    new = score_dataframe(df, candidate_column="answer", reference_column="gold", progress=False)
+    with pytest.warns(DeprecationWarning, match="candidate_col= is now candidate_column="):
+        old = score_dataframe(df, candidate_col="answer", reference_col="gold")
+    np.testing.assert_array_equal(new["bertscore_f1"], old["bertscore_f1"])

@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.config import (
+    DTYPES,
+    LONG_TEXT_POLICIES,
+    MULTI_REF_RULES,
+    QUANTIZE_MODES,
+    UPSTREAM_NO_EFFECT,
+    UPSTREAM_RENAMES,
+    ScoreConfig,
+)
+
+#: the file name that means standard input (as in bert-score and most Unix tools)
+STDIN = "-"
+#: bert-score's short flags for its names in config.UPSTREAM_NO_EFFECT
+_UPSTREAM_SHORT_FLAGS = {"batch_size": "-b"}
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,23 +36,61 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                        help="weight tokens by idf fitted on the references of this run (bert_score's formula)")
     group.add_argument("--rescale", action="store_true",
                        help="rescale with a baseline (the shipped one for the model, or --baseline-path)")
-    group.add_argument("--baseline-path", default=None,
+    group.add_argument("--baseline-path", "--baseline_path", default=None,
                        help="a baseline file in bert_score's format (LAYER,P,R,F); used with --rescale")
-    group.add_argument("--lang", default="en", help="language of the baseline to look up (default: en)")
+    group.add_argument("--lang", default="en",
+                       help="language of the texts (default: en): picks the baseline and, without --model, "
+                            "bert_score's model for a language other than English (a download)")
     group.add_argument("--max-length", type=int, default=None,
                        help="tokens per window including special tokens (default: the model's limit)")
-    group.add_argument("--long-text", choices=["truncate", "window"], default="truncate",
+    group.add_argument("--long-text", choices=LONG_TEXT_POLICIES, default="truncate",
                        help="texts longer than the window: truncate (counted and warned) or overlapping windows")
-    group.add_argument("--multi-ref", choices=["max", "best_f1"], default="max",
+    group.add_argument("--multi-ref", choices=MULTI_REF_RULES, default="max",
                        help="several references: per-column max (bert_score) or the best-F1 reference's triple")
-    group.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32",
+    group.add_argument("--dtype", choices=DTYPES, default="float32",
                        help="model precision (float32 is exact; half precision is for GPUs)")
     group.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: cuda if available)")
     group.add_argument("--batch-tokens", type=int, default=None,
                        help="padded tokens per encoder batch (default 4096 on CPU, 16384 on GPU; memory and "
                             "speed only, does not change scores)")
-    group.add_argument("--quantize", choices=["int8"], default=None,
+    group.add_argument("--quantize", choices=QUANTIZE_MODES, default=None,
                        help="fast approximate CPU mode: int8 dynamic quantization of linear layers")
+    add_upstream_flags(parser)
+
+
+def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
+    """bert-score's flags, from config.py's alias table: its renamed settings work as aliases above
+    (--num_layers, --rescale_with_baseline, --baseline_path); the ones that cannot change a score here are
+    accepted and ignored; underscore spellings of this CLI's flags are refused with "did you mean"."""
+    group = parser.add_argument_group("bert-score flags accepted for compatibility (no effect on scores)")
+    for name, why in UPSTREAM_NO_EFFECT.items():
+        flags = [flag for flag in (_UPSTREAM_SHORT_FLAGS.get(name), f"--{name}")
+                 if flag and flag not in parser._option_string_actions]  # compare's -b is system B
+        kind = {"action": "store_true"} if name == "use_fast_tokenizer" else {"type": int}
+        kind = kind if "action" in kind else {**kind, "metavar": "N"}
+        group.add_argument(*flags, dest=f"upstream_{name}", default=None, help=f"no effect: {why}", **kind)
+    by_setting = {action.dest: action for action in parser._actions}
+    for upstream, setting in UPSTREAM_RENAMES.items():  # --num_layers = --layer, ...
+        flag, ours = f"--{upstream}", by_setting.get(setting)
+        if ours is None or flag in parser._option_string_actions:
+            continue
+        kind = {"action": "store_true"} if isinstance(ours, argparse._StoreTrueAction) else {"type": ours.type}
+        # a hidden twin writing the same setting; SUPPRESS keeps the default of our own flag
+        parser.add_argument(flag, dest=setting, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kind)
+    known = {flag for action in parser._actions for flag in action.option_strings}
+    for flag in sorted(flag for action in parser._actions for flag in action.option_strings if "-" in flag[2:]):
+        underscored = "--" + flag[2:].replace("-", "_")
+        if flag.startswith("--") and underscored not in known:
+            parser.add_argument(underscored, nargs="?", help=argparse.SUPPRESS,
+                                action=_did_you_mean(flag))
+
+
+def _did_you_mean(flag: str) -> type[argparse.Action]:
+    class DidYouMean(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error(f"unrecognized argument {option_string}; did you mean {flag}?")
+
+    return DidYouMean
 
 
 def config_from_args(args: argparse.Namespace) -> ScoreConfig:
@@ -57,8 +109,11 @@ def read_lines(path: str, what: str = "input file") -> list[str]:
     whatever the text holds. Raises FileNotFoundError / IsADirectoryError / FileFormatError (invalid
     UTF-8, naming the file and line).
     """
+    from bertscore_plugins.files import decode, split_lines
     from bertscore_plugins.files import read_lines as read_file_lines
 
+    if path == STDIN:  # "-": standard input, with the same line rule
+        return split_lines(decode(sys.stdin.buffer.read(), "<stdin>"))
     return read_file_lines(path, what)
 
 

@@ -7,6 +7,7 @@ import json
 import sys
 
 from bertscore_plugins.commands.common import (
+    STDIN,
     add_model_arguments,
     check_output_path,
     config_from_args,
@@ -22,10 +23,11 @@ def register(subparsers) -> None:
                     "references per line). Writes per-row precision/recall/F1 and a JSON summary with the "
                     "signature.",
     )
-    parser.add_argument("-c", "--candidates", required=True, help="file with one candidate per line")
-    parser.add_argument("-r", "--references", required=True, action="append",
-                        help="file with one reference per line, aligned with the candidates; repeat for "
-                             "multiple references")
+    parser.add_argument("-c", "--candidates", "--cand", required=True,
+                        help="file with one candidate per line ('-' = standard input)")
+    parser.add_argument("-r", "--references", "--ref", required=True, action="extend", nargs="+",
+                        help="file(s) with one reference per line, aligned with the candidates; several files "
+                             "(-r a.txt b.txt, or -r repeated) = several references per line; '-' = standard input")
     parser.add_argument("-o", "--output", default="-", help="per-row output file (default: stdout)")
     parser.add_argument("--format", choices=["tsv", "jsonl"], default="tsv", help="per-row output format")
     parser.add_argument("--summary", default=None,
@@ -33,6 +35,9 @@ def register(subparsers) -> None:
     parser.add_argument("--explain", action="store_true", help="add the worst-matched tokens of each row")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar (default: on a terminal for long runs)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="bert-score's flag: the same as --progress")
+    parser.add_argument("-s", "--seg_level", action="store_true",
+                        help="bert-score's flag for per-row scores; accepted: every row is always written")
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -41,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.files import write_atomically
 
+    if [args.candidates, *args.references].count(STDIN) > 1:
+        raise ValueError("only one of -c/--candidates and -r/--references can read standard input ('-')")
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
     check_output_path(args.output, "-o/--output")
@@ -49,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
                                        [("-r/--references", path) for path in args.references])
     references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
     scorer = get_scorer(config)
-    scores = scorer.score(candidates, references, progress=args.progress, explain=args.explain)
+    progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
+    scores = scorer.score(candidates, references, progress=progress, explain=args.explain)
 
     lines = []
     if args.format == "tsv":

@@ -17,6 +17,8 @@ def test_no_core_function_takes_more_than_six_positional_parameters():
     for path in sorted(PACKAGE.glob("*.py")):  # the core: the package's top-level modules
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if path.name == "compat.py" and (not node.name.startswith("_") or node.name == "__init__"):
+                    continue  # bert_score's own signatures, kept positional so migrating is one import
                 positional = [a.arg for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
                 if len(positional) > 6:
                     crowded.append(f"{path.name}:{node.lineno} {node.name} ({len(positional)})")
