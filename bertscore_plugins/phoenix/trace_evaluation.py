@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import os
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -280,6 +281,7 @@ class _Run:
         if to_score:
             self._score(to_score)
         self._log(ids, on_server, scored_now={s["context"]["span_id"] for s, _ in to_score})
+        release_freed_memory()
 
     def _plans(self, work: list[tuple[dict[str, Any], dict[str, StoredResult]]]) -> list[_Plan]:
         started = time.perf_counter()
@@ -444,6 +446,39 @@ class _Run:
             self.report.logged_from_store += sum(1 for a in chunk if a["span_id"] not in scored_now)
             if self.on_progress is not None:
                 self.on_progress(self.report)
+
+
+def release_freed_memory() -> bool:
+    """Hand the memory freed by this page back to the system (glibc's ``malloc_trim``).
+
+    Why: on CPU a page's batch tensors are freed to glibc's heap, where the page's long-lived small
+    objects (HTTP replies, store rows) pin it, so glibc keeps it and the next page's tensors of other
+    shapes take fresh memory: RSS grew ~7 MB per 25-span page with no Python object retained (measured:
+    flat object counts; RSS back to flat after a trim). Trimming once per page keeps RSS bounded by
+    one page. Returns False where there is no glibc (macOS, musl, Windows): nothing to do there.
+    """
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)  # 1 if memory was returned, 0 if there was none to return
+    return True
+
+
+_MALLOC_TRIM: Any = False  # not looked up yet
+
+
+def _malloc_trim() -> Any:
+    global _MALLOC_TRIM
+    if _MALLOC_TRIM is False:
+        _MALLOC_TRIM = None
+        if sys.platform.startswith("linux"):
+            import ctypes
+
+            try:
+                _MALLOC_TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+            except (OSError, AttributeError):  # not glibc
+                pass
+    return _MALLOC_TRIM
 
 
 def _cell_of(annotation: Mapping[str, Any]) -> dict[str, Any]:
