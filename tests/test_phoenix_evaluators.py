@@ -39,7 +39,7 @@ from bertscore_plugins.phoenix import (
     run_judge,
     score_dataframe,
 )
-from bertscore_plugins.phoenix.server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 
 SCORE_KEYS = {"name", "score", "label", "explanation", "metadata", "kind", "direction"}
 DETAIL_KEYS = {"status", "exceptions", "execution_seconds"}
