@@ -160,7 +160,7 @@ def _write(path: Path, results: dict[str, Any], keep_rows: bool = False) -> None
     if keep_rows:  # the per-row F1 goes to a side file (for --merge); the results file holds figures only
         path.with_suffix(".rows.json").write_text(json.dumps(results))
     slim = json.loads(json.dumps(results))  # drop the per-row F1 lists from the file: figures only
-    for section in [slim.get("bert_score")] + list(slim.get("core", {}).values()):
+    for section in [slim.get("bert_score"), *list(slim.get("core", {}).values())]:
         if section:
             section.pop("f1", None)
     path.write_text(json.dumps(slim, indent=1) + "\n")

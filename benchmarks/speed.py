@@ -322,7 +322,7 @@ def cuda_available() -> bool:
         import torch
 
         return bool(torch.cuda.is_available())
-    except Exception:  # noqa: BLE001 -- torch missing or broken: no GPU scenario
+    except Exception:
         return False
 
 

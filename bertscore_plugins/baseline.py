@@ -85,7 +85,7 @@ def read_baseline(path: str | Path, layer: int, source: str | None = None) -> Ba
                                  "a non-negative integer")
         values = tuple(
             parse_number(path, number, name, cell, _valid, "a finite number in [-1, 1)")
-            for name, cell in zip("PRF", cells[1:4])
+            for name, cell in zip("PRF", cells[1:4], strict=True)
         )
         if int(row_layer) in found:
             raise FileFormatError(path, f"layer {int(row_layer)} is given twice", number)

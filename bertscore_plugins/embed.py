@@ -132,7 +132,7 @@ class Embedder:
             if store is None:
                 store = packed.new_empty((len(layers), total, packed.shape[-1]))
             store[:, filled : filled + packed.shape[1], :] = packed
-            for index, length in zip(batch, lengths.tolist()):
+            for index, length in zip(batch, lengths.tolist(), strict=True):
                 results[index] = store[:, filled : filled + length, :]
                 filled += length
             del hidden, packed
@@ -159,7 +159,7 @@ class Embedder:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
         rows = [outputs[plan[0][0]][..., :prefix, :]]
         spans = owned_spans([(start, end) for _, start, end in plan])
-        for (sequence, start, _), (owned_from, owned_to) in zip(plan, spans):
+        for (sequence, start, _), (owned_from, owned_to) in zip(plan, spans, strict=True):
             rows.append(outputs[sequence][..., prefix + owned_from - start : prefix + owned_to - start, :])
         last = outputs[plan[-1][0]]
         tokens = last.shape[-2]

@@ -85,7 +85,7 @@ def _best_matches(similarity: torch.Tensor, tokens: list[str], others: list[str]
     if similarity.numel() == 0:
         return []
     best, index = similarity.max(dim=1)
-    return [TokenMatch(token, others[j], value) for token, j, value in zip(tokens, index.tolist(), best.tolist())]
+    return [TokenMatch(token, others[j], value) for token, j, value in zip(tokens, index.tolist(), best.tolist(), strict=True)]
 
 
 def _word_spans(tokenized: TokenizedText) -> list[tuple[int, int]]:

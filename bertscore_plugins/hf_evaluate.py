@@ -212,7 +212,7 @@ class BERTScorePlugins(evaluate.Metric):
         calls compute() on thousands of resamples of the same rows, scores each distinct row once.
         """
         rows = [(prediction, tuple(refs) if not isinstance(refs, str) else (refs,))
-                for prediction, refs in zip(predictions, references)]
+                for prediction, refs in zip(predictions, references, strict=True)]
         if scorer.config.idf is True:  # idf is fitted on each call's references: no reuse across calls
             scores = scorer.score([p for p, _ in rows], [list(r) for _, r in rows], progress=progress)
             return [(name, getattr(scores, name)) for name in _COLUMNS]

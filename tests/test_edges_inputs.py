@@ -111,7 +111,7 @@ def test_normalised_rows_are_plain_python_strings():
 
 
 def test_misaligned_lengths_name_both_counts():
-    with pytest.raises(InputError, match="^candidates and references differ in length: 2 candidates, 1 references$"):
+    with pytest.raises(InputError, match=r"^candidates and references differ in length: 2 candidates, 1 references$"):
         check_pairs(["a", "b"], ["a"])
 
 

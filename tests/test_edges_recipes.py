@@ -4,15 +4,8 @@ similarity and groundedness are on disk before the judge starts, and re-runs nev
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
 from test_recipe_disagreement import DEMO, ScoringCalls, no_judge, use_judge
 
 from recipes import disagreement

@@ -10,8 +10,8 @@ import pytest
 
 datasets = pytest.importorskip("datasets", reason="the datasets extra is not installed")
 
-from bertscore_plugins import InputError, ScoreConfig, get_scorer, hf_datasets
-from bertscore_plugins.hf_datasets import BERTScoreTransform, score_dataframe
+from bertscore_plugins import InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 
 CANDIDATES = [
     "The patient was discharged on Thursday.",

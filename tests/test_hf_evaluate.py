@@ -8,8 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
-
 from bertscore_plugins import (
     IdfTable,
     InputError,
@@ -17,7 +15,10 @@ from bertscore_plugins import (
     get_scorer,
     models,
 )
-from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path
+
+evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
+
+from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 
 # the empty-candidate row is deliberate; its warning is the core's business, tested there
 pytestmark = pytest.mark.filterwarnings("ignore:.*empty candidate")
@@ -88,7 +89,7 @@ def test_both_card_copies_load_offline_and_equal_core(copy, no_network):
     module.add_batch(predictions=CANDIDATES[:2], references=SINGLE_REFERENCES[:2])
     module.add_batch(predictions=CANDIDATES[2:], references=MULTI_REFERENCES[2:])
     module.add(prediction="A cat sat on the mat.", reference="The cat sat on the mat.")
-    candidates = CANDIDATES + ["A cat sat on the mat."]
+    candidates = [*CANDIDATES, "A cat sat on the mat."]
     references = SINGLE_REFERENCES[:2] + MULTI_REFERENCES[2:] + ["The cat sat on the mat."]
     assert_same_as_core(module.compute(), candidates, references)
 
@@ -127,7 +128,7 @@ def test_upstream_compute_arguments_have_upstreams_meaning():
                             idf=True, verbose=False, device="cpu", batch_size=2, nthreads=1,
                             use_fast_tokenizer=True, rescale_with_baseline=False, baseline_path=None, lang="en")
     theirs = bert_score.score(candidates, references, model_type=folder, num_layers=3, idf=True)
-    for name, column in zip(("precision", "recall", "f1"), theirs):
+    for name, column in zip(("precision", "recall", "f1"), theirs, strict=True):
         np.testing.assert_allclose(result[name], column.numpy(), atol=1e-5, rtol=0)
     layered = module.compute(predictions=candidates, references=references, model_type=folder, num_layers=6,
                              all_layers=True)
@@ -165,7 +166,7 @@ def test_upstream_metric_card_examples_run_verbatim(no_network):
     for row in range(2):
         theirs = bert_score.score(predictions[row:row + 1], references[row:row + 1], model_type=model_folder,
                                   num_layers=6)
-        for name, column in zip(("precision", "recall", "f1"), theirs):
+        for name, column in zip(("precision", "recall", "f1"), theirs, strict=True):
             assert results[name][row] == pytest.approx(float(column[0]), abs=1e-5)
 
 

@@ -15,8 +15,8 @@ import tomllib
 evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
 yaml = pytest.importorskip("yaml")
 
-from bertscore_plugins import get_scorer
-from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path
+from bertscore_plugins import get_scorer  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKOUT_CARD = REPO / "metric_card"

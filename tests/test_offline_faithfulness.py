@@ -41,7 +41,7 @@ def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offlin
     faithful_flagged = [demo_rows["id"][i] for i, judge in enumerate(demo_rows["careful_judge"])
                         if judge == "faithful" and labels[i] == "high_sim_unfaithful"]
     assert len(faithful_flagged) <= 1, faithful_flagged
-    by_id = dict(zip(demo_rows["id"], offline))
+    by_id = dict(zip(demo_rows["id"], offline, strict=True))
     assert by_id["demo-07"]["explanation"].endswith("Thursday: context says Tuesday")
     assert by_id["demo-11"]["metadata"]["unsupported_facts"] == ["48 rooms: context says 84 rooms"]
     assert by_id["demo-16"]["metadata"]["unsupported_facts"] == ["Clara: context says Maren"]
@@ -75,7 +75,7 @@ def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_r
                       "mode": "unsettled"}
     final_all = [c["label"] for c in judged_all["faithfulness_score"]]
     final_triaged = [c["label"] for c in triaged["faithfulness_score"]]
-    agreement = sum(a == b for a, b in zip(final_all, final_triaged)) / len(final_all)
+    agreement = sum(a == b for a, b in zip(final_all, final_triaged, strict=True)) / len(final_all)
     print(f"judge triage on the demo: {triage}, agreement with judging every row {agreement:.3f}")
     assert triage["saved"] == 26  # 18 of 44 rows still go to the judge (padding and off-topic among them)
     assert agreement == pytest.approx(AGREEMENT)

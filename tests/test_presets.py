@@ -149,7 +149,7 @@ def test_tiny_preset_full_check_reports_a_file_changed_after_assembly(tiny, tmp_
     spec, parts_dir = tiny
     info = presets.resolve_spec(spec, cache_dir=tmp_path / "cache", parts_dir=parts_dir)
     (info.path / "config.json").write_bytes(b'{"model_type": "tinz"}')  # same size: only a hash sees it
-    with pytest.raises(PresetIntegrityError, match="file config.json in .* does not match its pinned digest"):
+    with pytest.raises(PresetIntegrityError, match=r"file config\.json in .* does not match its pinned digest"):
         presets.resolve_spec(spec, cache_dir=tmp_path / "cache", parts_dir=parts_dir, full_check=True)
 
 
@@ -326,7 +326,7 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     scorer = get_scorer(ScoreConfig(model="quality", layer=7))
     result = scorer.score(candidates, references)
     assert scorer.model_identity == "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b"
-    for ours, theirs in zip((result.precision, result.recall, result.f1), expected):
+    for ours, theirs in zip((result.precision, result.recall, result.f1), expected, strict=True):
         assert abs(ours - theirs.numpy()).max() < 1e-5
     assert 0.65 < float(result.f1.mean()) < 0.80  # raw F1 of real translations at layer 7 (0.734)
 

@@ -76,7 +76,7 @@ def ray_local(tmp_path_factory):
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     ray_constants.ENABLE_RAY_CLUSTER = False
     # Ray runs its workers at nice 15: on a shared, busy machine they would starve behind everything else.
-    os.environ["RAY_worker_niceness"] = "0"
+    os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 (Ray reads this exact lower-case name)
     os.environ[CRASH_MARKER_ENV] = str(marker)
     os.environ[CRASH_ROW_ENV] = "260"
     started = []

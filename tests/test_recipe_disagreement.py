@@ -21,14 +21,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:  # `recipes` is a folder of the repository, not part of the installed package
-    sys.path.insert(0, str(REPO))
-
 from recipes import disagreement, phoenix_logging, report
 from recipes.rows import ColumnNames, InputTableError, normalise_rows, read_table
 from recipes.run_state import OutputFolder
 
+REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "recipes" / "demo_data.jsonl"
 JUDGE_CHECKED_CASES = ("wrong_day", "wrong_number", "negation")
 
@@ -142,7 +139,7 @@ def test_bad_input_names_the_row_and_the_problem(tmp_path):
         normalise_rows(user_table(), ColumnNames())
     with pytest.raises(InputTableError, match=r"row 1: id 'a' appears twice"):
         normalise_rows(user_table().assign(key=["a", "a"]), USER_COLUMNS)
-    with pytest.raises(InputTableError, match="unknown file type '.xlsx'"):
+    with pytest.raises(InputTableError, match=r"unknown file type '\.xlsx'"):
         (tmp_path / "x.xlsx").write_text("")
         read_table(tmp_path / "x.xlsx")
     code = disagreement.main([str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "out"), "--no-phoenix"])
@@ -238,8 +235,8 @@ def test_acceptance6_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(
     out, stdout, code = judged_demo
     assert code == disagreement.EXIT_OK
     table = OutputFolder(out).load_table("jsonl")
-    cases = dict(zip(table["row_id"], table["case"]))
-    labels = {row_id: cell["label"] for row_id, cell in zip(table["row_id"], table["sim_faith_disagreement_score"])}
+    cases = dict(zip(table["row_id"], table["case"], strict=True))
+    labels = {row_id: cell["label"] for row_id, cell in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)}
     checked = [row_id for row_id, case in cases.items() if case in JUDGE_CHECKED_CASES]
     assert len(checked) == 13
     assert {row_id: labels[row_id] for row_id in checked} == {row_id: "high_sim_unfaithful" for row_id in checked}
@@ -306,7 +303,7 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert calls.calls == ["run_judge"]  # no BERTScore, no pipeline: only the judge, for the 2 rows
     assert len(healthy.log.bodies) == 2
     table = OutputFolder(out).load_table("jsonl")
-    labels = {r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"])}
+    labels = {r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)}
     assert labels["demo-07"] == labels["demo-08"] == "high_sim_unfaithful"
     assert json.loads(table_path.with_name("state.json").read_text())["judge_failed_rows"] == []
 
@@ -441,7 +438,7 @@ def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
     table = phoenix_logging.with_span_ids(OutputFolder(out).load_table("jsonl"), f"{state['run_key']}/recipe-demo")
     client = Client(base_url=server.base_url)
     for label in ("high_sim_unfaithful", "low_sim_faithful"):
-        expected = {s for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"]) if c["label"] == label}
+        expected = {s for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"], strict=True) if c["label"] == label}
         query = SpanQuery().where(f"annotations['sim_faith_disagreement'].label == '{label}'")
         found = client.spans.get_spans_dataframe(query=query, project_identifier="recipe-demo", limit=1000)
         assert set(found.index) == expected, label

@@ -20,7 +20,7 @@ MUST_PASS = (
 BLIND_SPOT_CHECKS = tuple(f"blind spot: {name}" for name, _, _ in BLIND_SPOTS)
 # each blind spot is followed by the offline fact check's verdict on the same candidate
 FACT_CHECKS = tuple(f"fact check: {name}" for name, _, _ in BLIND_SPOTS)
-BLIND_SPOT_ROWS = tuple(row for pair in zip(BLIND_SPOT_CHECKS, FACT_CHECKS) for row in pair)
+BLIND_SPOT_ROWS = tuple(row for pair in zip(BLIND_SPOT_CHECKS, FACT_CHECKS, strict=True) for row in pair)
 
 
 def table_rows(output: str) -> dict[str, list[str]]:

@@ -96,7 +96,7 @@ def _assert_matches(scored, expected, prefix="bertscore_"):
 
 def test_single_references_match_the_core(spark):
     candidates, references, _source = load_pairs(200)
-    rows = list(zip(range(200), candidates, references))
+    rows = list(zip(range(200), candidates, references, strict=True))
     scored = _scored_rows(spark, rows, "row_id int, candidate string, reference string")
     assert scored["row_id"].tolist() == list(range(200))
     _assert_matches(scored, _core_scores(candidates, references))
@@ -105,7 +105,7 @@ def test_single_references_match_the_core(spark):
 def test_multiple_references_match_the_core(spark):
     candidates, references, _source = load_pairs(200)
     multi = multi_references(candidates, references)
-    rows = list(zip(range(200), candidates, multi))
+    rows = list(zip(range(200), candidates, multi, strict=True))
     scored = _scored_rows(spark, rows, "row_id int, candidate string, reference array<string>")
     assert scored["row_id"].tolist() == list(range(200))
     _assert_matches(scored, _core_scores(candidates, multi))
@@ -114,7 +114,7 @@ def test_multiple_references_match_the_core(spark):
 def test_idf_is_fitted_once_on_the_whole_column(spark):
     candidates, references, _source = load_pairs(200)
     multi = multi_references(candidates, references)
-    rows = list(zip(range(200), candidates, multi))
+    rows = list(zip(range(200), candidates, multi, strict=True))
     scored = _scored_rows(
         spark,
         rows,

@@ -124,7 +124,7 @@ def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple
     """
     rows = read_lines(first[1], f"{first[0]} file")
     columns = [read_lines(path, f"{flag} file") for flag, path in others]
-    for (_, path), column in zip(others, columns):
+    for (_, path), column in zip(others, columns, strict=True):
         if len(column) != len(rows):
             raise ValueError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
     return rows, columns

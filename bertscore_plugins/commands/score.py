@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.summary, "--summary")
     candidates, columns = read_aligned(("-c/--candidates", args.candidates),
                                        [("-r/--references", path) for path in args.references])
-    references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
+    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
     scorer = get_scorer(config)
     progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)

@@ -300,7 +300,7 @@ def _one_edit_apart(a: str, b: str) -> bool:
     if abs(len(a) - len(b)) > 1 or a == b:
         return a == b
     if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 

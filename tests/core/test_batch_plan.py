@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from bertscore_plugins.embed import plan_batches
 
 def _cost(lengths: list[int], cuts: list[int], budget: int, overhead: float) -> float:
     bounds = [0, *cuts, len(lengths)]
-    batches = list(zip(bounds, bounds[1:]))
+    batches = list(pairwise(bounds))
     if any(end - start > 1 and (end - start) * lengths[start] > budget for start, end in batches):
         return float("inf")
     return sum(overhead + (end - start) * lengths[start] for start, end in batches)

@@ -15,7 +15,7 @@ def test_means_are_float64_means_of_the_rows():
     scores = Scores(*columns, Signature("bertscore_plugins:test"), rescaled=False)
     means = scores.means()
     assert list(means) == ["precision", "recall", "f1"]
-    for name, column in zip(means, columns):
+    for name, column in zip(means, columns, strict=True):
         assert type(means[name]) is float
         assert means[name] == pytest.approx(float(np.mean(column, dtype=np.float64)), rel=1e-12)
 

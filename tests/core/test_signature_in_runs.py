@@ -43,7 +43,7 @@ class _TwoSignatures(BERTScorer):
 
 
 def test_comparing_scores_made_with_different_settings_is_refused_with_the_difference():
-    with pytest.raises(SignatureMismatch, match="system A's and system B's scores .* layer 4 -> 5"):
+    with pytest.raises(SignatureMismatch, match=r"system A's and system B's scores .* layer 4 -> 5"):
         compare_systems(CANDIDATES, CANDIDATES, REFERENCES, _TwoSignatures())
 
 
