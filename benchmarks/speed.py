@@ -482,7 +482,8 @@ def summarize(args: argparse.Namespace, plan: Plan, work: Path, memory_rows: lis
             measured["d_bf16_spearman_f1"] = agreement.get("spearman_f1_vs_exact")
             measured["d_bf16_max_abs_delta_f1"] = agreement.get("max_abs_delta_f1_vs_exact")
         candidates = [
-            mode for mode in ("int8", "bf16")
+            mode
+            for mode in ("int8", "bf16")
             if measured.get(f"d_{mode}_speedup_vs_exact") is not None
             and (measured.get(f"d_{mode}_spearman_f1") or 0) >= TARGETS["d_fast_spearman_f1"][1]
         ] or ["int8"]

@@ -84,6 +84,7 @@ def idf_from_token_ids(documents: Iterable[Sequence[int]], model_identity: str |
         document_frequency.update(set(token_ids))
         num_documents += 1
     weights = {
-        token_id: math.log((num_documents + 1) / (count + 1)) for token_id, count in document_frequency.items()
+        token_id: math.log((num_documents + 1) / (count + 1))
+        for token_id, count in document_frequency.items()
     }
     return IdfTable(weights, math.log(num_documents + 1), num_documents, model_identity)

@@ -121,7 +121,9 @@ class SanityReport:
         widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
 
         def format_line(cells: tuple[str, ...]) -> str:
-            return "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + " |"
+            return (
+                "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + " |"
+            )
 
         rule = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
         body = [format_line(lines[0]), rule] + [format_line(line) for line in lines[1:]]

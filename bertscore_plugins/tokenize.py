@@ -124,9 +124,11 @@ def position_limit(model_config: Any) -> int | None:
     if not positions:
         return None
     # RoBERTa-style models reserve padding_idx + 1 positions
-    offset = (getattr(model_config, "pad_token_id", 0) or 0) + 1 if "roberta" in str(
-        getattr(model_config, "model_type", "")
-    ) else 0
+    offset = (
+        (getattr(model_config, "pad_token_id", 0) or 0) + 1
+        if "roberta" in str(getattr(model_config, "model_type", ""))
+        else 0
+    )
     return int(positions) - offset
 
 

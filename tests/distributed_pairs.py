@@ -51,6 +51,4 @@ def load_pairs(limit: int) -> tuple[list[str], list[str], str]:
 def multi_references(candidates: list[str], references: list[str]) -> list[list[str]]:
     """1 to 3 references per row (the row's own reference plus neighbours' ones), deterministic."""
     count = len(references)
-    return [
-        [references[(i + step * 7) % count] for step in range(1 + i % 3)] for i in range(len(candidates))
-    ]
+    return [[references[(i + step * 7) % count] for step in range(1 + i % 3)] for i in range(len(candidates))]

@@ -24,7 +24,9 @@ def written_pairs() -> tuple[list[str], list[str]]:
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
-def wmt16_pairs(count: int, languages: tuple[str, ...] = ("cs-en", "de-en", "fi-en", "ro-en", "ru-en", "tr-en")):
+def wmt16_pairs(
+    count: int, languages: tuple[str, ...] = ("cs-en", "de-en", "fi-en", "ro-en", "ru-en", "tr-en")
+):
     """(candidates, references, source) for up to `count` WMT16 pairs spread over the languages.
 
     Without the eval data: the first `count` shipped pairs (at most 318), source "written".

@@ -31,10 +31,35 @@ def test_candidates_from_stdin_and_bert_scores_flags(tmp_path, monkeypatch, caps
     refs2.write_text("\n".join(SECOND) + "\n")
     monkeypatch.setattr(sys, "stdin", _Stdin("\n".join(CANDIDATES) + "\n"))
     # bert-score's spelling: several files after one -r, -l/--num_layers, -b, --nthreads, -s, --lang
-    assert main(["score", "-c", "-", "-r", str(refs), str(refs2), "--num_layers", "3", "-b", "8", "--nthreads", "2",
-                 "-s", "--lang", "en", "--use_fast_tokenizer", "--summary", str(tmp_path / "s.json")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "-c",
+                "-",
+                "-r",
+                str(refs),
+                str(refs2),
+                "--num_layers",
+                "3",
+                "-b",
+                "8",
+                "--nthreads",
+                "2",
+                "-s",
+                "--lang",
+                "en",
+                "--use_fast_tokenizer",
+                "--summary",
+                str(tmp_path / "s.json"),
+            ]
+        )
+        == 0
+    )
     rows = _rows(capsys.readouterr().out)
-    expected = get_scorer(layer=3).score(CANDIDATES, [list(pair) for pair in zip(REFERENCES, SECOND, strict=True)])
+    expected = get_scorer(layer=3).score(
+        CANDIDATES, [list(pair) for pair in zip(REFERENCES, SECOND, strict=True)]
+    )
     assert [float(row[3]) for row in rows] == pytest.approx(expected.f1.tolist(), abs=1e-6)
     assert json.loads((tmp_path / "s.json").read_text())["signature"] == str(expected.signature)
 
@@ -43,7 +68,9 @@ def test_references_from_stdin_with_rescale_with_baseline(tmp_path, monkeypatch,
     cands = tmp_path / "cands.txt"
     cands.write_text("\n".join(CANDIDATES) + "\n")
     monkeypatch.setattr(sys, "stdin", _Stdin("\n".join(REFERENCES) + "\n"))
-    assert main(["score", "--cand", str(cands), "--ref", "-", "--rescale_with_baseline", "-m", "default"]) == 0
+    assert (
+        main(["score", "--cand", str(cands), "--ref", "-", "--rescale_with_baseline", "-m", "default"]) == 0
+    )
     rows = _rows(capsys.readouterr().out)
     expected = get_scorer(rescale=True).score(CANDIDATES, REFERENCES)
     assert [float(row[3]) for row in rows] == pytest.approx(expected.f1.tolist(), abs=1e-6)

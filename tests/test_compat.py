@@ -16,7 +16,9 @@ from bertscore_plugins.compat import BERTScorer
 from bertscore_plugins.compat import score as compat_score
 from bertscore_plugins.models import resolve_model
 
-bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
+bert_score = pytest.importorskip(
+    "bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra"
+)
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5
@@ -32,42 +34,70 @@ def assert_same(ours, theirs) -> None:
 
 def test_score_returns_upstreams_tensors_and_numbers():
     theirs = bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4)
-    ours = compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, batch_size=3, nthreads=1,
-                        use_fast_tokenizer=True)
+    ours = compat_score(
+        CANDIDATES,
+        REFERENCES,
+        model_type=MODEL_DIR,
+        num_layers=4,
+        batch_size=3,
+        nthreads=1,
+        use_fast_tokenizer=True,
+    )
     assert isinstance(ours, tuple) and len(ours) == 3
     assert_same(ours, theirs)
-    (P, R, F), signature = compat_score(CANDIDATES, GROUPS, model_type=MODEL_DIR, num_layers=4, return_hash=True)
+    (P, R, F), signature = compat_score(
+        CANDIDATES, GROUPS, model_type=MODEL_DIR, num_layers=4, return_hash=True
+    )
     assert_same((P, R, F), bert_score.score(CANDIDATES, GROUPS, model_type=MODEL_DIR, num_layers=4))
     assert signature.startswith("bertscore_plugins:") and "layer:4" in signature
 
 
 def test_idf_true_and_idf_dict_as_upstream():
-    assert_same(compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=True),
-                bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=True))
+    assert_same(
+        compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=True),
+        bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=True),
+    )
     tokenizer = get_scorer().tokenizer.tokenizer
     weights = defaultdict(lambda: 1.0, {tokenizer.convert_tokens_to_ids("patient"): 5.0})
-    assert_same(compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=weights),
-                bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=weights))
+    assert_same(
+        compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=weights),
+        bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=weights),
+    )
     # an empty dict is falsy upstream: no idf
-    assert_same(compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf={}),
-                bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4))
+    assert_same(
+        compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf={}),
+        bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4),
+    )
 
 
 def test_all_layers_and_rescaling_as_upstream(tmp_path):
-    theirs = bert_score.score(CANDIDATES[:8], REFERENCES[:8], model_type=MODEL_DIR, num_layers=6, all_layers=True)
+    theirs = bert_score.score(
+        CANDIDATES[:8], REFERENCES[:8], model_type=MODEL_DIR, num_layers=6, all_layers=True
+    )
     ours = compat_score(CANDIDATES[:8], REFERENCES[:8], model_type=MODEL_DIR, num_layers=6, all_layers=True)
     assert ours[0].shape == (7, 8)
     assert_same(ours, theirs)
     baseline = tmp_path / "baseline.tsv"
-    baseline.write_text("LAYER,P,R,F\n" + "".join(f"{i},0.{40 + i},0.{41 + i},0.{42 + i}\n" for i in range(7)))
-    kwargs = {"model_type": MODEL_DIR, "num_layers": 4, "lang": "en", "rescale_with_baseline": True,
-              "baseline_path": str(baseline)}
-    assert_same(compat_score(CANDIDATES, REFERENCES, **kwargs), bert_score.score(CANDIDATES, REFERENCES, **kwargs))
+    baseline.write_text(
+        "LAYER,P,R,F\n" + "".join(f"{i},0.{40 + i},0.{41 + i},0.{42 + i}\n" for i in range(7))
+    )
+    kwargs = {
+        "model_type": MODEL_DIR,
+        "num_layers": 4,
+        "lang": "en",
+        "rescale_with_baseline": True,
+        "baseline_path": str(baseline),
+    }
+    assert_same(
+        compat_score(CANDIDATES, REFERENCES, **kwargs), bert_score.score(CANDIDATES, REFERENCES, **kwargs)
+    )
 
 
 def test_bertscorer_has_upstreams_constructor_methods_and_properties():
     ours = BERTScorer(model_type=MODEL_DIR, num_layers=4, idf=True, idf_sents=REFERENCES, batch_size=8)
-    theirs = bert_score.BERTScorer(model_type=MODEL_DIR, num_layers=4, idf=True, idf_sents=REFERENCES, batch_size=8)
+    theirs = bert_score.BERTScorer(
+        model_type=MODEL_DIR, num_layers=4, idf=True, idf_sents=REFERENCES, batch_size=8
+    )
     assert_same(ours.score(CANDIDATES, REFERENCES), theirs.score(CANDIDATES, REFERENCES))
     _, signature = ours.score(CANDIDATES, GROUPS, return_hash=True)
     assert signature == ours.hash and "idf:table@" in signature
@@ -81,10 +111,19 @@ def test_bertscorer_has_upstreams_constructor_methods_and_properties():
 def test_upstream_names_work_in_the_core_entry_points():
     expected = score(CANDIDATES, REFERENCES, layer=3)
     for result in (
-        score(CANDIDATES, REFERENCES, model_type="default", num_layers=3, batch_size=4, nthreads=2,
-              use_fast_tokenizer=False),
+        score(
+            CANDIDATES,
+            REFERENCES,
+            model_type="default",
+            num_layers=3,
+            batch_size=4,
+            nthreads=2,
+            use_fast_tokenizer=False,
+        ),
         get_scorer(num_layers=3).score(CANDIDATES, REFERENCES),
-        get_scorer(ScoreConfig.from_kwargs(num_layers=3, rescale_with_baseline=False)).score(CANDIDATES, REFERENCES),
+        get_scorer(ScoreConfig.from_kwargs(num_layers=3, rescale_with_baseline=False)).score(
+            CANDIDATES, REFERENCES
+        ),
     ):
         np.testing.assert_array_equal(result.f1, expected.f1)
         assert result.signature == expected.signature
@@ -125,21 +164,29 @@ def test_a_sentence_transformer_object_and_the_old_folder_layout(tmp_path):
     sentence_transformers = pytest.importorskip("sentence_transformers")
     st = sentence_transformers.SentenceTransformer(MODEL_DIR, device="cpu")
     expected = get_scorer().score(CANDIDATES, REFERENCES).f1
-    np.testing.assert_allclose(get_scorer(model=st, layer=4).score(CANDIDATES, REFERENCES).f1, expected,
-                               atol=1e-6, rtol=0)
+    np.testing.assert_allclose(
+        get_scorer(model=st, layer=4).score(CANDIDATES, REFERENCES).f1, expected, atol=1e-6, rtol=0
+    )
     # sentence-transformers < 1.0 kept the encoder in 0_Transformer/, listed in modules.json
     old = tmp_path / "old-layout"
     (old / "0_Transformer").mkdir(parents=True)
     for item in get_model_path().iterdir():
         if item.is_file():
             (old / "0_Transformer" / item.name).symlink_to(item)
-    (old / "modules.json").write_text('[{"idx": 0, "name": "0", "path": "0_Transformer", '
-                                      '"type": "sentence_transformers.models.Transformer"}]')
-    np.testing.assert_allclose(get_scorer(model=str(old), layer=4).score(CANDIDATES, REFERENCES).f1, expected,
-                               atol=1e-6, rtol=0)
+    (old / "modules.json").write_text(
+        '[{"idx": 0, "name": "0", "path": "0_Transformer", '
+        '"type": "sentence_transformers.models.Transformer"}]'
+    )
+    np.testing.assert_allclose(
+        get_scorer(model=str(old), layer=4).score(CANDIDATES, REFERENCES).f1, expected, atol=1e-6, rtol=0
+    )
 
 
 def test_lang_en_says_it_is_not_roberta_large():
-    with pytest.warns(UserWarning, match=r"lang='en' scores with the packaged all-MiniLM-L6-v2.*model_type='roberta-large'"):
+    with pytest.warns(
+        UserWarning, match=r"lang='en' scores with the packaged all-MiniLM-L6-v2.*model_type='roberta-large'"
+    ):
         P, _, _ = compat_score(CANDIDATES[:2], REFERENCES[:2], lang="en")
-    np.testing.assert_allclose(P.numpy(), get_scorer().score(CANDIDATES[:2], REFERENCES[:2]).precision, atol=1e-7)
+    np.testing.assert_allclose(
+        P.numpy(), get_scorer().score(CANDIDATES[:2], REFERENCES[:2]).precision, atol=1e-7
+    )

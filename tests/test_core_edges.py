@@ -59,7 +59,9 @@ def test_missing_baseline_is_an_error_not_a_silent_no_op(tmp_path):
     with pytest.raises(BaselineNotFoundError, match="does not exist"):
         get_scorer(ScoreConfig(rescale=True, baseline_path=str(tmp_path / "none.tsv")))
     with pytest.raises(BaselineNotFoundError, match="no rescaling baseline for model"):
-        get_scorer(ScoreConfig(model="all-MiniLM-L6-v2", rescale=True, lang="xx"))  # lang only picks the baseline
+        get_scorer(
+            ScoreConfig(model="all-MiniLM-L6-v2", rescale=True, lang="xx")
+        )  # lang only picks the baseline
 
 
 def test_shipped_baseline_rescales_and_says_so():
@@ -104,7 +106,11 @@ def test_long_text_window_uses_every_token():
         (["a", "b"], ["a", []], r"references\[1\] is an empty list"),
         (["a", "b"], ["a", ["x", None]], r"references\[1\]\[1\] is None"),
         (["a"], [math.nan], r"references\[0\] is NaN"),
-        ("a single string", ["a"], "candidates must be a list of strings \\(one per row\\), got a single str"),
+        (
+            "a single string",
+            ["a"],
+            "candidates must be a list of strings \\(one per row\\), got a single str",
+        ),
     ],
 )
 def test_bad_input_names_the_row(scorer, candidates, references, message):
@@ -162,8 +168,9 @@ def tiny_bert_dir(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("models") / "tiny-bert"
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64)
+    config = BertConfig(
+        vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64
+    )
     BertModel(config).save_pretrained(folder, safe_serialization=True)
     for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         shutil.copy(get_model_path() / name, folder / name)

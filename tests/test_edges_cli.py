@@ -53,7 +53,9 @@ def test_a_trailing_blank_line_is_a_row_only_when_it_is_a_line(tmp_path, capsys)
     assert capsys.readouterr().err == f"error: {r} has 2 lines but {c} has 3\n"
 
 
-LINE = st.text(st.characters(codec="utf-8", exclude_characters="\n\r", exclude_categories=("Cs",)), max_size=6)
+LINE = st.text(
+    st.characters(codec="utf-8", exclude_characters="\n\r", exclude_categories=("Cs",)), max_size=6
+)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -100,19 +102,42 @@ def test_invalid_utf8_names_file_and_line(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--layer", "99"], "error: --layer: layer must be between 0 and 6 for model 'all-MiniLM-L6-v2', got 99"),
+        (
+            ["--layer", "99"],
+            "error: --layer: layer must be between 0 and 6 for model 'all-MiniLM-L6-v2', got 99",
+        ),
         (["--layer", "-1"], "error: --layer: layer must be a non-negative integer or None, got -1"),
-        (["--batch-tokens", "0"], "error: --batch-tokens: batch_tokens must be a positive integer or None, got 0"),
+        (
+            ["--batch-tokens", "0"],
+            "error: --batch-tokens: batch_tokens must be a positive integer or None, got 0",
+        ),
         (["--max-length", "2"], "error: --max-length: max_length must be an integer >= 3 or None, got 2"),
-        (["--max-length", "4096"], ("error: --max-length: max_length=4096 is beyond model 'all-MiniLM-L6-v2''s 512 "
-                                   "position embeddings; use max_length <= 512 (or None for the model's limit)")),
+        (
+            ["--max-length", "4096"],
+            (
+                "error: --max-length: max_length=4096 is beyond model 'all-MiniLM-L6-v2''s 512 "
+                "position embeddings; use max_length <= 512 (or None for the model's limit)"
+            ),
+        ),
         (["--device", "cuda:7"], None),
-        (["--device", "tpu"], ("error: --device: device 'tpu' is not a valid torch device (e.g. 'cpu', 'cuda', "
-                              "'cuda:1')")),
-        (["--model", "/nonexistent"], ("error: model folder '/nonexistent' does not exist (looked in /nonexistent); "
-                                      "it is not taken for a hub id because it looks like a local path")),
-        (["--layer", "x"], ("error: bertscore-plugins score: argument -l/--layer: invalid int value: 'x' "
-                           "(see bertscore-plugins score --help)")),
+        (
+            ["--device", "tpu"],
+            ("error: --device: device 'tpu' is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')"),
+        ),
+        (
+            ["--model", "/nonexistent"],
+            (
+                "error: model folder '/nonexistent' does not exist (looked in /nonexistent); "
+                "it is not taken for a hub id because it looks like a local path"
+            ),
+        ),
+        (
+            ["--layer", "x"],
+            (
+                "error: bertscore-plugins score: argument -l/--layer: invalid int value: 'x' "
+                "(see bertscore-plugins score --help)"
+            ),
+        ),
     ],
 )
 def test_bad_settings_are_one_line_naming_the_flag(tmp_path, capsys, flags, message):
@@ -138,7 +163,9 @@ def test_a_bad_baseline_file_is_one_line_naming_file_and_line(tmp_path, capsys):
     c, r = _files(tmp_path, "a\n", "a\n")
     baseline = tmp_path / "b.tsv"
     baseline.write_text("LAYER,P,R,F\n4,0.3,0.3,nan\n")
-    error = _one_line_error(capsys, ["score", "-c", c, "-r", r, "--rescale", "--baseline-path", str(baseline)])
+    error = _one_line_error(
+        capsys, ["score", "-c", c, "-r", r, "--rescale", "--baseline-path", str(baseline)]
+    )
     assert error == f"error: {baseline}:2: F 'nan' is not a finite number in [-1, 1)"
 
 
@@ -159,7 +186,9 @@ def test_compare_and_baseline_commands_share_the_reader_and_the_errors(tmp_path,
     corpus.write_bytes(b"one\n\xff two\n")
     error = _one_line_error(capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "b.tsv")])
     assert error == f"error: {corpus}:2: is not valid UTF-8 (byte 0xff at offset 4)"
-    error = _one_line_error(capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "no" / "b.tsv")])
+    error = _one_line_error(
+        capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "no" / "b.tsv")]
+    )
     assert error == f"error: --out {tmp_path / 'no' / 'b.tsv'}: folder {tmp_path / 'no'} does not exist"
 
 
@@ -173,8 +202,14 @@ def test_an_unknown_flag_is_one_line(capsys):
 
 def _run(*argv: str, **env_changes: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO), **env_changes}
-    return subprocess.run([sys.executable, "-m", "bertscore_plugins.cli", *argv], capture_output=True, text=True,
-                          env=env, cwd=REPO, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bertscore_plugins.cli", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        check=False,
+    )
 
 
 def test_a_mistake_in_a_real_process_is_exit_2_and_one_line_and_debug_shows_the_traceback(tmp_path):
@@ -194,5 +229,6 @@ def test_cuda_on_a_machine_without_cuda_is_one_line(tmp_path):
     result = _run("score", "-c", c, "-r", r, "--device", "cuda", CUDA_VISIBLE_DEVICES="")
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.splitlines()[-1:] == [
-        "error: --device: device 'cuda' requested but CUDA is not available on this machine"]
+        "error: --device: device 'cuda' requested but CUDA is not available on this machine"
+    ]
     assert "Traceback" not in result.stderr

@@ -27,7 +27,9 @@ def test_a_truthy_string_safety_flag_is_refused_by_every_entry_point():
         "BERTScoreTransform": lambda: BERTScoreTransform(allow_pickle_weights="false"),
         "BERTScoreEvaluator": lambda: BERTScoreEvaluator(allow_pickle_weights="false"),
         "evaluate_rows": lambda: evaluate_rows(
-            pd.DataFrame({"output": ["a"], "reference": ["a"], "context": ["a"]}), allow_pickle_weights="false"),
+            pd.DataFrame({"output": ["a"], "reference": ["a"], "context": ["a"]}),
+            allow_pickle_weights="false",
+        ),
     }
     for entry, make in makers.items():
         with pytest.raises(SettingError) as caught:
@@ -63,9 +65,14 @@ def test_a_bad_reference_row_gets_the_same_message_everywhere(case):
 
 
 def test_a_lone_surrogate_in_a_phoenix_row_is_named():
-    frame = pd.DataFrame({"output": ["A cat.", "A \udc00 dog."], "reference": ["A cat.", "A dog."]}, dtype=object)
-    with pytest.raises(InputError, match=r"^bertscore: row 1: InputError: output holds a lone surrogate '\\udc00' "
-                                         "at character 2"):
+    frame = pd.DataFrame(
+        {"output": ["A cat.", "A \udc00 dog."], "reference": ["A cat.", "A dog."]}, dtype=object
+    )
+    with pytest.raises(
+        InputError,
+        match=r"^bertscore: row 1: InputError: output holds a lone surrogate '\\udc00' "
+        "at character 2",
+    ):
         score_dataframe(frame, BERTScoreEvaluator())
     scored = score_dataframe(frame, BERTScoreEvaluator(), exit_on_error=False)
     assert scored["bertscore_score"][0]["score"] == pytest.approx(1.0, abs=1e-6)

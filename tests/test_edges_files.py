@@ -39,7 +39,10 @@ from bertscore_plugins.reference_cache import CacheEntryWarning, CacheFolderWarn
         ("a\r\nb\r\n", ["a", "b"]),
         ("a\n\n", ["a", ""]),
         ("\n", [""]),
-        ("a\x0cb\nc\x85d\ne\u2028f\u2029g\x1c\x1d\x1e\x0b\n", ["a\x0cb", "c\x85d", "e\u2028f\u2029g\x1c\x1d\x1e\x0b"]),
+        (
+            "a\x0cb\nc\x85d\ne\u2028f\u2029g\x1c\x1d\x1e\x0b\n",
+            ["a\x0cb", "c\x85d", "e\u2028f\u2029g\x1c\x1d\x1e\x0b"],
+        ),
         ("a\rb\n", ["a\rb"]),
     ],
 )
@@ -87,7 +90,9 @@ def test_a_failed_atomic_write_leaves_neither_target_nor_temporary(tmp_path):
         write_atomically(tmp_path / "out.txt", fail)
     assert list(tmp_path.iterdir()) == []
     write_atomically(tmp_path / "out.txt", "whole\n")
-    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"] and (tmp_path / "out.txt").read_text() == "whole\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"] and (
+        tmp_path / "out.txt"
+    ).read_text() == "whole\n"
 
 
 # ------------------------------------------------------------------------------ baseline files
@@ -154,9 +159,13 @@ def test_a_baseline_built_in_code_is_checked_too():
 
 @pytest.mark.parametrize("weight", [float("nan"), float("inf"), -float("inf"), -0.5])
 def test_idf_tables_refuse_non_finite_or_negative_weights(weight):
-    with pytest.raises(ValueError, match=f"^IdfTable weight of token id 7 must be a finite number >= 0, got {weight!r}$"):
+    with pytest.raises(
+        ValueError, match=f"^IdfTable weight of token id 7 must be a finite number >= 0, got {weight!r}$"
+    ):
         IdfTable({5: 1.0, 7: weight}, 1.0)
-    with pytest.raises(ValueError, match=f"^IdfTable unseen_weight must be a finite number >= 0, got {weight!r}$"):
+    with pytest.raises(
+        ValueError, match=f"^IdfTable unseen_weight must be a finite number >= 0, got {weight!r}$"
+    ):
         IdfTable({5: 1.0}, weight)
 
 
@@ -251,7 +260,11 @@ def test_any_damage_to_a_cache_entry_never_changes_a_score(expected, data):
         if damage == "truncate":
             damaged = original[:offset]
         elif damage == "flip":
-            damaged = original[:offset] + bytes([original[offset] ^ data.draw(st.integers(1, 255))]) + original[offset + 1:]
+            damaged = (
+                original[:offset]
+                + bytes([original[offset] ^ data.draw(st.integers(1, 255))])
+                + original[offset + 1 :]
+            )
         else:
             damaged = original[:offset] + data.draw(st.binary(min_size=1, max_size=8)) + original[offset:]
         path.write_bytes(damaged)
@@ -275,7 +288,8 @@ def test_an_entry_from_another_model_setting_is_not_used(tmp_path, expected):
     f1, cache, caught = _cached_run(tmp_path)
     assert f1 == expected and cache.damaged == 3
     assert "it belongs to another model or setting" in str(
-        next(w for w in caught if issubclass(w.category, CacheEntryWarning)).message)
+        next(w for w in caught if issubclass(w.category, CacheEntryWarning)).message
+    )
 
 
 def test_a_read_only_cache_folder_degrades_to_memory_with_one_warning(tmp_path, expected):
@@ -296,7 +310,8 @@ def test_a_read_only_cache_folder_degrades_to_memory_with_one_warning(tmp_path, 
     assert first == second == expected
     folder_warnings = [w for w in caught if issubclass(w.category, CacheFolderWarning)]
     assert len(folder_warnings) == 1 and "reference embeddings are kept in memory only" in str(
-        folder_warnings[0].message)
+        folder_warnings[0].message
+    )
     assert cache.hits == 3 and not cache.writable
 
 
@@ -315,7 +330,11 @@ def test_a_window_mode_cache_entry_round_trips(tmp_path):
     first = scorer.score(["word1 is here."], [long]).f1.tolist()
     again = BERTScorer(ScoreConfig(long_text="window"))
     cache = again.enable_reference_cache(disk_dir=str(tmp_path))
-    assert again.score(["word1 is here."], [long]).f1.tolist() == first and cache.hits == 1 and cache.damaged == 0
+    assert (
+        again.score(["word1 is here."], [long]).f1.tolist() == first
+        and cache.hits == 1
+        and cache.damaged == 0
+    )
 
 
 # ------------------------------------------------------------------------------ model files
@@ -343,8 +362,10 @@ def test_a_corrupted_safetensors_file_is_a_named_model_error(tmp_path, default_f
     folder = _model_copy(default_folder, tmp_path / "m", data[: len(data) // 3])
     with pytest.raises(ModelLoadError) as caught:
         get_scorer(model=str(folder))
-    assert str(caught.value).startswith(f"the weights of model {str(folder.resolve())!r} are damaged "
-                                        f"({folder.resolve() / 'model.safetensors'}: ")
+    assert str(caught.value).startswith(
+        f"the weights of model {str(folder.resolve())!r} are damaged "
+        f"({folder.resolve() / 'model.safetensors'}: "
+    )
 
 
 def test_a_missing_relative_folder_fails_fast_naming_it(tmp_path, monkeypatch):
@@ -409,5 +430,7 @@ def test_any_baseline_file_either_reads_as_finite_values_or_is_refused_with_its_
     else:
         for value in (baseline.precision, baseline.recall, baseline.f1):
             assert math.isfinite(value) and -1 <= value < 1
-        assert all(torch.isfinite(torch.tensor(baseline.rescale(torch.tensor([1.0, -1.0]).numpy(), c))).all()
-                   for c in ("precision", "recall", "f1"))
+        assert all(
+            torch.isfinite(torch.tensor(baseline.rescale(torch.tensor([1.0, -1.0]).numpy(), c))).all()
+            for c in ("precision", "recall", "f1")
+        )

@@ -24,21 +24,52 @@ def scorer():
 @pytest.mark.parametrize(
     ("candidates", "message"),
     [
-        ({"a": "A cat."}, ("candidates must be a list of strings (one per row), got a mapping (dict); its keys "
-                          "would be scored, pass a list of its values")),
-        ({"A cat."}, ("candidates must be a list of strings (one per row), got a set, whose order is arbitrary; "
-                     "pass a list")),
-        (frozenset({"A cat."}), ("candidates must be a list of strings (one per row), got a frozenset, whose order "
-                                "is arbitrary; pass a list")),
+        (
+            {"a": "A cat."},
+            (
+                "candidates must be a list of strings (one per row), got a mapping (dict); its keys "
+                "would be scored, pass a list of its values"
+            ),
+        ),
+        (
+            {"A cat."},
+            (
+                "candidates must be a list of strings (one per row), got a set, whose order is arbitrary; "
+                "pass a list"
+            ),
+        ),
+        (
+            frozenset({"A cat."}),
+            (
+                "candidates must be a list of strings (one per row), got a frozenset, whose order "
+                "is arbitrary; pass a list"
+            ),
+        ),
         ("A cat.", "candidates must be a list of strings (one per row), got a single str, not one per row"),
-        (b"A cat.", "candidates must be a list of strings (one per row), got a single bytes, not one per row"),
-        (np.array("A cat."), ("candidates must be a list of strings (one per row), got a 0-d array (ndarray), "
-                             "not one item per row")),
-        (np.str_("A cat."), "candidates must be a list of strings (one per row), got a single str_, not one per row"),
+        (
+            b"A cat.",
+            "candidates must be a list of strings (one per row), got a single bytes, not one per row",
+        ),
+        (
+            np.array("A cat."),
+            (
+                "candidates must be a list of strings (one per row), got a 0-d array (ndarray), "
+                "not one item per row"
+            ),
+        ),
+        (
+            np.str_("A cat."),
+            "candidates must be a list of strings (one per row), got a single str_, not one per row",
+        ),
         (5, "candidates must be a list of strings (one per row), got int, not a list"),
         (None, "candidates must be a list of strings (one per row), got NoneType, not a list"),
-        (pd.DataFrame({"c": ["A cat."]}), ("candidates must be a list of strings (one per row), got a DataFrame; "
-                                          "pass one column, e.g. frame['candidate']")),
+        (
+            pd.DataFrame({"c": ["A cat."]}),
+            (
+                "candidates must be a list of strings (one per row), got a DataFrame; "
+                "pass one column, e.g. frame['candidate']"
+            ),
+        ),
     ],
 )
 def test_containers_that_are_not_rows_are_refused(candidates, message):
@@ -50,20 +81,38 @@ def test_containers_that_are_not_rows_are_refused(candidates, message):
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        (np.array("A dog."), ("references[1] is a 0-d array (ndarray), not one item per row; expected a str or a "
-                             "list of str")),
-        (np.int64(3), "references[1] is a 0-d array (int64), not one item per row; expected a str or a list of str"),
+        (
+            np.array("A dog."),
+            ("references[1] is a 0-d array (ndarray), not one item per row; expected a str or a list of str"),
+        ),
+        (
+            np.int64(3),
+            "references[1] is a 0-d array (int64), not one item per row; expected a str or a list of str",
+        ),
         (b"A dog.", "references[1] is bytes, expected str (decode it first, e.g. value.decode('utf-8'))"),
-        (bytearray(b"A dog."), ("references[1] is bytearray, expected str (decode it first, e.g. "
-                               "value.decode('utf-8'))")),
-        ({"A dog."}, "references[1] is a set, whose order is arbitrary; pass a list; expected a str or a list of str"),
-        ({"x": "A dog."}, ("references[1] is a mapping (dict); its keys would be scored, pass a list of its values; "
-                          "expected a str or a list of str")),
+        (
+            bytearray(b"A dog."),
+            ("references[1] is bytearray, expected str (decode it first, e.g. value.decode('utf-8'))"),
+        ),
+        (
+            {"A dog."},
+            "references[1] is a set, whose order is arbitrary; pass a list; expected a str or a list of str",
+        ),
+        (
+            {"x": "A dog."},
+            (
+                "references[1] is a mapping (dict); its keys would be scored, pass a list of its values; "
+                "expected a str or a list of str"
+            ),
+        ),
         (None, "references[1] is None (a missing value?)"),
         (float("nan"), "references[1] is NaN (a missing value?)"),
         (3, "references[1] is int, not a list; expected a str or a list of str"),
         ([], "references[1] is an empty list: each candidate needs at least one reference"),
-        (["A dog.", b"x"], "references[1][1] is bytes, expected str (decode it first, e.g. value.decode('utf-8'))"),
+        (
+            ["A dog.", b"x"],
+            "references[1][1] is bytes, expected str (decode it first, e.g. value.decode('utf-8'))",
+        ),
         (["A dog.", None], "references[1][1] is None (a missing value?)"),
     ],
 )
@@ -77,7 +126,9 @@ def test_lone_surrogates_are_refused_naming_row_and_position(scorer):
     with pytest.raises(InputError) as caught:
         scorer.score(["fine", "ab\ud800c"], ["fine", "fine"])
     assert str(caught.value).startswith("candidates[1] holds a lone surrogate '\\ud800' at character 2")
-    with pytest.raises(InputError, match=r"^references\[0\]\[1\] holds a lone surrogate '\\udfff' at character 0"):
+    with pytest.raises(
+        InputError, match=r"^references\[0\]\[1\] holds a lone surrogate '\\udfff' at character 0"
+    ):
         scorer.score(["fine"], [["fine", "\udfff"]])
     with pytest.raises(InputError, match=r"^references\[0\] holds a lone surrogate"):
         scorer.fit_idf(["\ud83d"])
@@ -111,13 +162,20 @@ def test_normalised_rows_are_plain_python_strings():
 
 
 def test_misaligned_lengths_name_both_counts():
-    with pytest.raises(InputError, match=r"^candidates and references differ in length: 2 candidates, 1 references$"):
+    with pytest.raises(
+        InputError, match=r"^candidates and references differ in length: 2 candidates, 1 references$"
+    ):
         check_pairs(["a", "b"], ["a"])
 
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
-BAD_ROW = st.one_of(st.none(), st.integers(), st.binary(max_size=4), st.sets(TEXT, max_size=2),
-                    st.dictionaries(TEXT, TEXT, max_size=2))
+BAD_ROW = st.one_of(
+    st.none(),
+    st.integers(),
+    st.binary(max_size=4),
+    st.sets(TEXT, max_size=2),
+    st.dictionaries(TEXT, TEXT, max_size=2),
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -172,8 +230,10 @@ def test_a_rescaled_empty_pair_gets_the_rescaled_zero_and_the_warning_says_so():
         warnings.simplefilter("always")
         scores = rescaled.score(["", "A cat."], ["A cat.", "A cat."])
     message = str(next(w for w in caught if issubclass(w.category, EmptyTextWarning)).message)
-    assert message.startswith("1 empty candidate(s) and 0 row(s) with an empty reference scored 0 before "
-                              "rescaling, i.e. (0 - b) / (1 - b) with the baseline b, for precision, recall and F1")
+    assert message.startswith(
+        "1 empty candidate(s) and 0 row(s) with an empty reference scored 0 before "
+        "rescaling, i.e. (0 - b) / (1 - b) with the baseline b, for precision, recall and F1"
+    )
     assert scores.f1[0] == pytest.approx((0 - b_f) / (1 - b_f), abs=1e-6)
     assert scores.precision[0] == pytest.approx((0 - b_p) / (1 - b_p), abs=1e-6)
     assert scores.recall[0] == pytest.approx((0 - b_r) / (1 - b_r), abs=1e-6)
@@ -181,4 +241,6 @@ def test_a_rescaled_empty_pair_gets_the_rescaled_zero_and_the_warning_says_so():
         warnings.simplefilter("always")
         get_scorer().score([""], ["A cat."])
     plain = str(next(w for w in caught if issubclass(w.category, EmptyTextWarning)).message)
-    assert plain.startswith("1 empty candidate(s) and 0 row(s) with an empty reference scored 0 for precision")
+    assert plain.startswith(
+        "1 empty candidate(s) and 0 row(s) with an empty reference scored 0 for precision"
+    )

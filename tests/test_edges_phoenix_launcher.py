@@ -52,9 +52,21 @@ def test_grpc_addresses_without_a_readable_port_are_refused_not_passed_through(a
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
-    [("127.0.0.1", True), ("127.8.8.8", True), ("::1", True), ("[::1]", True), ("localhost", True),
-     ("LOCALHOST", True), ("::ffff:127.0.0.1", True), ("0.0.0.0", False), ("", False), ("::", False),
-     ("10.0.0.1", False), ("localhost.example.com", False), ("0", False)],
+    [
+        ("127.0.0.1", True),
+        ("127.8.8.8", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("LOCALHOST", True),
+        ("::ffff:127.0.0.1", True),
+        ("0.0.0.0", False),
+        ("", False),
+        ("::", False),
+        ("10.0.0.1", False),
+        ("localhost.example.com", False),
+        ("0", False),
+    ],
 )
 def test_loopback_hosts(host, loopback):
     assert is_loopback(host) is loopback
@@ -67,14 +79,24 @@ def test_the_launcher_refuses_a_host_beyond_loopback(host):
 
 
 def test_inherited_listener_variables_are_not_passed_to_the_server(monkeypatch, tmp_path):
-    for name, value in {"PHOENIX_ENABLE_PROMETHEUS": "true", "PHOENIX_HOST": "0.0.0.0", "PHOENIX_PORT": "80",
-                        "PHOENIX_GRPC_PORT": "4317", "PHOENIX_GRPC_HOST": "0.0.0.0", "PHOENIX_BIND_ADDRESS": "::",
-                        "PHOENIX_SMTP_HOSTNAME": "mail.example.com"}.items():
+    for name, value in {
+        "PHOENIX_ENABLE_PROMETHEUS": "true",
+        "PHOENIX_HOST": "0.0.0.0",
+        "PHOENIX_PORT": "80",
+        "PHOENIX_GRPC_PORT": "4317",
+        "PHOENIX_GRPC_HOST": "0.0.0.0",
+        "PHOENIX_BIND_ADDRESS": "::",
+        "PHOENIX_SMTP_HOSTNAME": "mail.example.com",
+    }.items():
         monkeypatch.setenv(name, value)
     server = PhoenixServer(workdir=tmp_path, port=6111, grpc_port=6112)
     env = server._child_env()
     assert env["PHOENIX_ENABLE_PROMETHEUS"] == "false"
-    assert (env["PHOENIX_HOST"], env["PHOENIX_PORT"], env["PHOENIX_GRPC_PORT"]) == ("127.0.0.1", "6111", "6112")
+    assert (env["PHOENIX_HOST"], env["PHOENIX_PORT"], env["PHOENIX_GRPC_PORT"]) == (
+        "127.0.0.1",
+        "6111",
+        "6112",
+    )
     assert "PHOENIX_GRPC_HOST" not in env and "PHOENIX_BIND_ADDRESS" not in env
     assert env["PHOENIX_SMTP_HOSTNAME"] == "mail.example.com"  # an outgoing connection, kept
 
@@ -161,7 +183,9 @@ def test_a_grpc_server_asked_for_every_interface_listens_on_loopback_only():
 
         asyncio.run(main())
         """)
-    process = subprocess.Popen([python, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [python, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         ports = process.stdout.readline().split()
         assert len(ports) == 3 and all(int(port) > 0 for port in ports)

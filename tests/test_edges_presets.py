@@ -32,8 +32,10 @@ def test_processes_resolving_at_once_all_get_the_verified_folder(tiny, tmp_path,
         (cache / spec.folder_name / "model.safetensors").write_bytes(b"truncated")
     context = multiprocessing.get_context("fork")
     results, barrier = context.Queue(), context.Barrier(6)
-    workers = [context.Process(target=_resolve, args=(spec, str(cache), str(parts_dir), results, barrier))
-               for _ in range(6)]
+    workers = [
+        context.Process(target=_resolve, args=(spec, str(cache), str(parts_dir), results, barrier))
+        for _ in range(6)
+    ]
     for worker in workers:
         worker.start()
     outcomes = [results.get(timeout=120) for _ in workers]

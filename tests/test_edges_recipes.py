@@ -70,7 +70,10 @@ def test_a_table_with_missing_rows_is_named(scored, capsys):
     table = out / "scores.jsonl"
     table.write_text("".join(table.read_text().splitlines(keepends=True)[:3]))
     assert disagreement.main(args) == disagreement.EXIT_BAD_INPUT
-    assert _error(capsys) == f"error: {table} is damaged (it holds 3 rows, the state file says 4); {RESCORE_HINT}"
+    assert (
+        _error(capsys)
+        == f"error: {table} is damaged (it holds 3 rows, the state file says 4); {RESCORE_HINT}"
+    )
 
 
 def test_invalid_utf8_in_the_table_is_named(scored):
@@ -87,8 +90,9 @@ def test_state_writes_leave_no_temporary_files(scored):
     RunState.from_json(json.loads((out / "state.json").read_text()))  # a valid state
 
 
-def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(tmp_path, monkeypatch, capsys,
-                                                                       make_stub_judge):
+def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
+    tmp_path, monkeypatch, capsys, make_stub_judge
+):
     import bertscore_plugins.phoenix as integration
 
     out = tmp_path / "out"
@@ -127,15 +131,25 @@ def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(tmp_pat
 
 
 def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experiment(
-        tmp_path, monkeypatch, capsys, phoenix_server):
+    tmp_path, monkeypatch, capsys, phoenix_server
+):
     from phoenix.client import Client
 
     import bertscore_plugins.phoenix as integration
 
     no_judge(monkeypatch)
     out = tmp_path / "out"
-    args = [str(DEMO), "--out", str(out), "--limit", "3", "--phoenix-url", phoenix_server.base_url,
-            "--project", "edges-no-duplicates"]
+    args = [
+        str(DEMO),
+        "--out",
+        str(out),
+        "--limit",
+        "3",
+        "--phoenix-url",
+        phoenix_server.base_url,
+        "--project",
+        "edges-no-duplicates",
+    ]
     original = integration.log_experiment
 
     def made_then_killed(*a, **k):
@@ -153,7 +167,9 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
     monkeypatch.setattr(integration, "log_experiment", original)
     assert disagreement.main(args) == disagreement.EXIT_OK
     experiments = client.experiments.list(dataset_id=dataset_id)
-    assert [experiment["id"] for experiment in experiments] == [OutputFolder(out).load_state().logged["experiment"]["id"]]
+    assert [experiment["id"] for experiment in experiments] == [
+        OutputFolder(out).load_state().logged["experiment"]["id"]
+    ]
     assert experiments[0]["metadata"]["run_key"] == state.run_key
     # and a third run changes nothing
     assert disagreement.main(args) == disagreement.EXIT_OK
@@ -163,10 +179,22 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
 @pytest.mark.parametrize(
     ("name", "data", "message"),
     [
-        ("in.jsonl", b'{"output": "a"}\n{"output": "b"\n', "{path}:2: not valid JSON (Expecting ',' delimiter)"),
+        (
+            "in.jsonl",
+            b'{"output": "a"}\n{"output": "b"\n',
+            "{path}:2: not valid JSON (Expecting ',' delimiter)",
+        ),
         ("in.jsonl", b'{"output": "a"}\n[1]\n', "{path}:2: expected a JSON object per line, got list"),
-        ("in.jsonl", b'{"output": "a"}\n{"output": "\xff"}\n', "{path}:2: is not valid UTF-8 (byte 0xff at offset 28)"),
-        ("in.csv", b"output,reference\nok,fine\n\xfe,x\n", "{path}:3: is not valid UTF-8 (byte 0xfe at offset 25)"),
+        (
+            "in.jsonl",
+            b'{"output": "a"}\n{"output": "\xff"}\n',
+            "{path}:2: is not valid UTF-8 (byte 0xff at offset 28)",
+        ),
+        (
+            "in.csv",
+            b"output,reference\nok,fine\n\xfe,x\n",
+            "{path}:3: is not valid UTF-8 (byte 0xfe at offset 25)",
+        ),
         ("in.json", b'[{"output": "a"},\n {"output": }]', "{path}:2: not valid JSON (Expecting value)"),
         ("in.parquet", b"PAR1 not really", "{path}: not a readable parquet file ("),
     ],
@@ -174,6 +202,8 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
 def test_a_damaged_input_table_is_named_by_file_and_line(tmp_path, capsys, name, data, message):
     path = tmp_path / name
     path.write_bytes(data)
-    assert disagreement.main([str(path), "--out", str(tmp_path / "out"), "--no-phoenix"]) == \
-        disagreement.EXIT_BAD_INPUT
+    assert (
+        disagreement.main([str(path), "--out", str(tmp_path / "out"), "--no-phoenix"])
+        == disagreement.EXIT_BAD_INPUT
+    )
     assert _error(capsys).startswith("error: " + message.format(path=path))

@@ -58,7 +58,9 @@ def test_numpy_integers_are_taken_as_plain_ints():
     config = ScoreConfig(layer=np.int64(3), batch_tokens=np.int32(2048))
     assert type(config.layer) is int and config.layer == 3
     assert type(config.batch_tokens) is int and config.batch_tokens == 2048
-    assert config == ScoreConfig(layer=3, batch_tokens=2048) and hash(config) == hash(ScoreConfig(layer=3, batch_tokens=2048))
+    assert config == ScoreConfig(layer=3, batch_tokens=2048) and hash(config) == hash(
+        ScoreConfig(layer=3, batch_tokens=2048)
+    )
 
 
 @pytest.mark.parametrize(
@@ -70,7 +72,11 @@ def test_numpy_integers_are_taken_as_plain_ints():
         ({"model": None}, "model", "model must be a non-empty string, got None"),
         ({"lang": 5}, "lang", "lang must be a non-empty string, got 5"),
         ({"dtype": "fp32"}, "dtype", "dtype must be one of ('float32', 'bfloat16', 'float16'), got 'fp32'"),
-        ({"long_text": ["window"]}, "long_text", "long_text must be one of ('truncate', 'window'), got ['window']"),
+        (
+            {"long_text": ["window"]},
+            "long_text",
+            "long_text must be one of ('truncate', 'window'), got ['window']",
+        ),
         ({"multi_ref": "min"}, "multi_ref", "multi_ref must be one of ('max', 'best_f1'), got 'min'"),
         ({"quantize": "int4"}, "quantize", "quantize must be one of (None, 'int8'), got 'int4'"),
         ({"baseline_path": 3}, "baseline_path", "baseline_path must be a path (str) or None, got 3"),
@@ -100,7 +106,9 @@ def test_a_path_object_is_kept_as_its_string(tmp_path):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=4)))
+@given(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=4))
+)
 def test_any_value_for_a_flag_is_either_a_bool_or_refused(value):
     try:
         config = ScoreConfig(rescale=value, allow_pickle_weights=value)
@@ -111,7 +119,11 @@ def test_any_value_for_a_flag_is_either_a_bool_or_refused(value):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.one_of(st.none(), st.booleans(), st.integers(-3, 10**6), st.floats(allow_nan=True), st.text(max_size=3)))
+@given(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(-3, 10**6), st.floats(allow_nan=True), st.text(max_size=3)
+    )
+)
 def test_any_value_for_batch_tokens_is_a_positive_int_none_or_refused(value):
     try:
         config = ScoreConfig(batch_tokens=value)
@@ -137,7 +149,9 @@ def test_max_length_beyond_the_position_embeddings_is_refused_before_scoring():
 
 
 def test_layer_beyond_the_model_names_the_range():
-    with pytest.raises(SettingError, match="layer must be between 0 and 6 for model 'all-MiniLM-L6-v2', got 99") as caught:
+    with pytest.raises(
+        SettingError, match="layer must be between 0 and 6 for model 'all-MiniLM-L6-v2', got 99"
+    ) as caught:
         get_scorer(layer=99)
     assert caught.value.setting == "layer"
 

@@ -18,8 +18,14 @@ def tiny_model(folder, seed: int = 0) -> str:
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(get_model_path())
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).save_pretrained(str(folder), safe_serialization=True)
     tokenizer.save_pretrained(str(folder))
     return str(folder)

@@ -57,7 +57,9 @@ def core(candidates=CANDIDATES, references=REFERENCES, batch_size=None, **settin
     if batch_size is None:
         return scorer.score(candidates, references)
     starts = range(0, len(candidates), batch_size)
-    return Columns([scorer.score(candidates[i:i + batch_size], references[i:i + batch_size]) for i in starts])
+    return Columns(
+        [scorer.score(candidates[i : i + batch_size], references[i : i + batch_size]) for i in starts]
+    )
 
 
 def assert_columns_equal_core(ds, expected, prefix="bertscore_") -> None:
@@ -83,8 +85,14 @@ def tiny_model(folder, seed: int):
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(get_model_path())
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).save_pretrained(str(folder), safe_serialization=True)
     tokenizer.save_pretrained(str(folder))
     return str(folder)
@@ -142,8 +150,15 @@ def test_pickled_state_is_config_version_and_model_identity_only():
     assert datasets.fingerprint.Hasher.hash(transform) == before
     state = transform.__getstate__()
     assert sorted(state) == sorted(
-        ["config", "candidate_column", "reference_column", "prefix", "progress", "package_version",
-         "model_identity"]
+        [
+            "config",
+            "candidate_column",
+            "reference_column",
+            "prefix",
+            "progress",
+            "package_version",
+            "model_identity",
+        ]
     )
     assert state["model_identity"].startswith("sentence-transformers/all-MiniLM-L6-v2@")
     restored = pickle.loads(pickle.dumps(transform))
@@ -188,8 +203,9 @@ def test_streaming_iterable_dataset(disk_dataset):
     rows = list(scored)
     order = [CANDIDATES.index(row["candidate"]) for row in rows]
     expected = core([CANDIDATES[i] for i in order], [REFERENCES[i] for i in order])
-    np.testing.assert_allclose(np.asarray([row["bertscore_f1"] for row in rows], np.float32), expected.f1,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray([row["bertscore_f1"] for row in rows], np.float32), expected.f1, atol=1e-6
+    )
 
 
 def test_string_references_and_custom_columns():
@@ -229,8 +245,9 @@ def test_device_and_batch_budget_do_not_change_the_fingerprint(disk_dataset, mon
     first = disk_dataset.map(BERTScoreTransform(), batched=True, batch_size=5)
     with monkeypatch.context() as patch:
         patch.setattr(hf_datasets, "get_scorer", _refuse)
-        again = disk_dataset.map(BERTScoreTransform(device="cpu", batch_tokens=512, chunk_pairs=3),
-                                 batched=True, batch_size=5)
+        again = disk_dataset.map(
+            BERTScoreTransform(device="cpu", batch_tokens=512, chunk_pairs=3), batched=True, batch_size=5
+        )
     assert again.cache_files == first.cache_files
     # a worker still receives the device setting: only the fingerprint leaves it out
     restored = pickle.loads(pickle.dumps(BERTScoreTransform(device="cpu", batch_tokens=512)))

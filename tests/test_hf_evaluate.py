@@ -67,7 +67,9 @@ def assert_same_as_core(result: dict, candidates, references, **settings) -> Non
     for name in ("precision", "recall", "f1"):
         got = np.asarray(result[name], dtype=np.float32)
         np.testing.assert_array_equal(got, getattr(expected, name), err_msg=name)
-        assert result[f"{name}_mean"] == pytest.approx(float(np.mean(getattr(expected, name), dtype=np.float64)))
+        assert result[f"{name}_mean"] == pytest.approx(
+            float(np.mean(getattr(expected, name), dtype=np.float64))
+        )
     assert result["signature"] == expected.signature
     assert result["hashcode"] == result["signature"]
 
@@ -79,10 +81,12 @@ def test_both_card_copies_load_offline_and_equal_core(copy, no_network):
     assert isinstance(module, BERTScorePlugins)
     assert module.name == "bert_score_plugins"
 
-    assert_same_as_core(module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES),
-                        CANDIDATES, SINGLE_REFERENCES)
-    assert_same_as_core(module.compute(predictions=CANDIDATES, references=MULTI_REFERENCES),
-                        CANDIDATES, MULTI_REFERENCES)
+    assert_same_as_core(
+        module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES), CANDIDATES, SINGLE_REFERENCES
+    )
+    assert_same_as_core(
+        module.compute(predictions=CANDIDATES, references=MULTI_REFERENCES), CANDIDATES, MULTI_REFERENCES
+    )
 
     # add_batch + compute, with string rows first and list rows later (upstream fixes the schema on the
     # first batch and then refuses the other shape)
@@ -96,11 +100,19 @@ def test_both_card_copies_load_offline_and_equal_core(copy, no_network):
 
 def test_load_time_settings_and_compute_time_override():
     module = load(CHECKOUT_CARD, layer=3)
-    assert_same_as_core(module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES),
-                        CANDIDATES, SINGLE_REFERENCES, layer=3)
+    assert_same_as_core(
+        module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES),
+        CANDIDATES,
+        SINGLE_REFERENCES,
+        layer=3,
+    )
     # one call with another layer, then the load-time setting again
-    assert_same_as_core(module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES, layer=5),
-                        CANDIDATES, SINGLE_REFERENCES, layer=5)
+    assert_same_as_core(
+        module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES, layer=5),
+        CANDIDATES,
+        SINGLE_REFERENCES,
+        layer=5,
+    )
     result = module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES)
     assert "layer:3" in result["signature"]
 
@@ -124,19 +136,35 @@ def test_upstream_compute_arguments_have_upstreams_meaning():
     folder = _model_dir()
     candidates, references = CANDIDATES[:3], SINGLE_REFERENCES[:3]
     module = load(CHECKOUT_CARD)
-    result = module.compute(predictions=candidates, references=references, model_type=folder, num_layers=3,
-                            idf=True, verbose=False, device="cpu", batch_size=2, nthreads=1,
-                            use_fast_tokenizer=True, rescale_with_baseline=False, baseline_path=None, lang="en")
+    result = module.compute(
+        predictions=candidates,
+        references=references,
+        model_type=folder,
+        num_layers=3,
+        idf=True,
+        verbose=False,
+        device="cpu",
+        batch_size=2,
+        nthreads=1,
+        use_fast_tokenizer=True,
+        rescale_with_baseline=False,
+        baseline_path=None,
+        lang="en",
+    )
     theirs = bert_score.score(candidates, references, model_type=folder, num_layers=3, idf=True)
     for name, column in zip(("precision", "recall", "f1"), theirs, strict=True):
         np.testing.assert_allclose(result[name], column.numpy(), atol=1e-5, rtol=0)
-    layered = module.compute(predictions=candidates, references=references, model_type=folder, num_layers=6,
-                             all_layers=True)
+    layered = module.compute(
+        predictions=candidates, references=references, model_type=folder, num_layers=6, all_layers=True
+    )
     theirs = bert_score.score(candidates, references, model_type=folder, num_layers=6, all_layers=True)
     assert np.asarray(layered["f1"]).shape == (7, 3)
     np.testing.assert_allclose(layered["f1"], theirs[2].numpy(), atol=1e-5, rtol=0)
     # settings given at load time under upstream's names
-    assert "layer:3" in load(CHECKOUT_CARD, num_layers=3).compute(predictions=["a"], references=["a"])["signature"]
+    assert (
+        "layer:3"
+        in load(CHECKOUT_CARD, num_layers=3).compute(predictions=["a"], references=["a"])["signature"]
+    )
 
 
 @pytest.mark.filterwarnings("ignore:model 'model' is not in the default-layer table")
@@ -164,8 +192,9 @@ def test_upstream_metric_card_examples_run_verbatim(no_network):
     # bert_score would need num_layers for a folder (KeyError); the last layer is what this module picks.
     # Pair by pair: in a batch bert_score clamps negative best cosines of the shorter row (README, parity)
     for row in range(2):
-        theirs = bert_score.score(predictions[row:row + 1], references[row:row + 1], model_type=model_folder,
-                                  num_layers=6)
+        theirs = bert_score.score(
+            predictions[row : row + 1], references[row : row + 1], model_type=model_folder, num_layers=6
+        )
         for name, column in zip(("precision", "recall", "f1"), theirs, strict=True):
             assert results[name][row] == pytest.approx(float(column[0]), abs=1e-5)
 
@@ -177,8 +206,12 @@ def test_bootstrap_strategy_gives_intervals_for_the_means():
     # scipy turns each input into an array: references must have the same count in every row
     inputs = {"predictions": CANDIDATES[:3], "references": SINGLE_REFERENCES[:3]}
     plain = module.compute(**inputs)
-    assert sorted(plain) == ["f1", "precision", "recall"] and all(isinstance(v, float) for v in plain.values())
-    intervals = Evaluator._compute_confidence_interval(module, inputs, list(plain), n_resamples=30, random_state=0)
+    assert sorted(plain) == ["f1", "precision", "recall"] and all(
+        isinstance(v, float) for v in plain.values()
+    )
+    intervals = Evaluator._compute_confidence_interval(
+        module, inputs, list(plain), n_resamples=30, random_state=0
+    )
     for name in plain:
         low, high = intervals[name]["confidence_interval"]
         assert low <= plain[name] <= high and intervals[name]["standard_error"] > 0

@@ -26,9 +26,7 @@ SHIPPED_FILES = ["README.md", "app.py", "bert_score_plugins.py", "metric_card.py
 
 def card_files(folder: Path) -> dict[str, bytes]:
     return {
-        path.name: path.read_bytes()
-        for path in folder.iterdir()
-        if path.is_file() and path.suffix != ".pyc"
+        path.name: path.read_bytes() for path in folder.iterdir() if path.is_file() and path.suffix != ".pyc"
     }
 
 
@@ -71,8 +69,11 @@ def test_loading_scripts_follow_evaluate_rules():
 def test_space_requirements_are_the_packages_own_pypi_requirements():
     # a Space installs requirements.txt only; bertscore-plugins is not on PyPI, so `make space` ships its
     # source beside the card and the requirements are its dependencies and the [evaluate] extra
-    lines = [line for line in (CHECKOUT_CARD / "requirements.txt").read_text(encoding="utf-8").splitlines()
-             if line and not line.startswith("#")]
+    lines = [
+        line
+        for line in (CHECKOUT_CARD / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert lines == project["dependencies"] + project["optional-dependencies"]["evaluate"]
     assert not any(line.startswith("bertscore-plugins") for line in lines)
@@ -82,7 +83,7 @@ def read_card() -> tuple[dict, str]:
     text = (CHECKOUT_CARD / "README.md").read_text(encoding="utf-8")
     match = re.match(r"^---\n(.*?)\n---\n", text, flags=re.DOTALL)
     assert match, "the card must start with a YAML header"
-    return yaml.safe_load(match.group(1)), text[match.end():]
+    return yaml.safe_load(match.group(1)), text[match.end() :]
 
 
 def test_card_header_and_sections():
@@ -91,8 +92,17 @@ def test_card_header_and_sections():
         assert header.get(key), key
     assert header["app_file"] == "app.py" and set(header["tags"]) >= {"evaluate", "metric"}
     headings = re.findall(r"^#{1,4} (.+)$", body, flags=re.MULTILINE)
-    expected = ["Metric Description", "How to Use", "Inputs", "Output Values", "Values measured on public data",
-                "Examples", "Limitations and Bias", "Citation", "Further References"]
+    expected = [
+        "Metric Description",
+        "How to Use",
+        "Inputs",
+        "Output Values",
+        "Values measured on public data",
+        "Examples",
+        "Limitations and Bias",
+        "Citation",
+        "Further References",
+    ]
     positions = [headings.index(name) for name in expected]
     assert positions == sorted(positions), headings
     assert "[-1, 1]" in body and "unbounded below" in body
@@ -130,7 +140,9 @@ def test_gradio_app_builds_the_widget(monkeypatch):
     fake.inputs = types.SimpleNamespace(Dataframe=lambda **kwargs: ("dataframe", kwargs))
     fake.outputs = types.SimpleNamespace(Textbox=lambda **kwargs: ("textbox", kwargs))
     monkeypatch.setitem(sys.modules, "gradio", fake)
-    monkeypatch.setattr(sys, "path", [str(CHECKOUT_CARD), *sys.path])  # the widget reads sys.path[0]/README.md
+    monkeypatch.setattr(
+        sys, "path", [str(CHECKOUT_CARD), *sys.path]
+    )  # the widget reads sys.path[0]/README.md
     runpy.run_path(str(CHECKOUT_CARD / "app.py"), run_name="__main__")
 
     assert built["launched"] and built["title"] == "Metric: bert_score_plugins"

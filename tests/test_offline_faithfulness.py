@@ -38,8 +38,11 @@ def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offlin
     assert len(fact_rows) == 17
     assert all(offline[i]["label"] == "unfaithful" for i in fact_rows)
     assert all(labels[i] == "high_sim_unfaithful" for i in fact_rows)
-    faithful_flagged = [demo_rows["id"][i] for i, judge in enumerate(demo_rows["careful_judge"])
-                        if judge == "faithful" and labels[i] == "high_sim_unfaithful"]
+    faithful_flagged = [
+        demo_rows["id"][i]
+        for i, judge in enumerate(demo_rows["careful_judge"])
+        if judge == "faithful" and labels[i] == "high_sim_unfaithful"
+    ]
     assert len(faithful_flagged) <= 1, faithful_flagged
     by_id = dict(zip(demo_rows["id"], offline, strict=True))
     assert by_id["demo-07"]["explanation"].endswith("Thursday: context says Tuesday")
@@ -47,7 +50,9 @@ def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offlin
     assert by_id["demo-16"]["metadata"]["unsupported_facts"] == ["Clara: context says Maren"]
     assert by_id["demo-23"]["metadata"]["unsupported_facts"] == ["rejected: context says approved"]
     # the groundedness column is still there, from the same core call
-    assert [c["score"] for c in offline_demo["groundedness_score"]] == [c["metadata"]["groundedness"] for c in offline]
+    assert [c["score"] for c in offline_demo["groundedness_score"]] == [
+        c["metadata"]["groundedness"] for c in offline
+    ]
 
 
 def test_the_evaluator_one_row_at_a_time_equals_the_batch_path(offline_demo, demo_rows):
@@ -71,8 +76,12 @@ def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_r
 
     triage = triaged.attrs["judge_triage"]
     assert len(every_row.log.bodies) == 44
-    assert triage == {"rows": 44, "judged": len(triaged_judge.log.bodies), "saved": 44 - triage["judged"],
-                      "mode": "unsettled"}
+    assert triage == {
+        "rows": 44,
+        "judged": len(triaged_judge.log.bodies),
+        "saved": 44 - triage["judged"],
+        "mode": "unsettled",
+    }
     final_all = [c["label"] for c in judged_all["faithfulness_score"]]
     final_triaged = [c["label"] for c in triaged["faithfulness_score"]]
     agreement = sum(a == b for a, b in zip(final_all, final_triaged, strict=True)) / len(final_all)
@@ -87,13 +96,34 @@ def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_r
 def test_faithfulness_command_prints_one_row_per_line(tmp_path):
     outputs = tmp_path / "outputs.txt"
     sources = tmp_path / "sources.txt"
-    outputs.write_text("The patient was discharged on Thursday.\nThe hotel has 84 rooms.\n"
-                       "The drug didn't reduce the risk.\n", encoding="utf-8")
-    sources.write_text("Mr. Okafor was discharged on Tuesday.\nThe Caldera Hotel opened in 2019 with eighty-four "
-                       "rooms.\nThe drug reduced the risk of heart attack.\n", encoding="utf-8")
+    outputs.write_text(
+        "The patient was discharged on Thursday.\nThe hotel has 84 rooms.\n"
+        "The drug didn't reduce the risk.\n",
+        encoding="utf-8",
+    )
+    sources.write_text(
+        "Mr. Okafor was discharged on Tuesday.\nThe Caldera Hotel opened in 2019 with eighty-four "
+        "rooms.\nThe drug reduced the risk of heart attack.\n",
+        encoding="utf-8",
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "bertscore_plugins.cli", "faithfulness", "-o", str(outputs),
-                           "-s", str(sources)], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bertscore_plugins.cli",
+            "faithfulness",
+            "-o",
+            str(outputs),
+            "-s",
+            str(sources),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
     lines = done.stdout.splitlines()
     assert lines[0] == "row\tscore\tlabel\tunsupported_facts"
     rows = [line.split("\t") for line in lines[1:]]
@@ -101,7 +131,7 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
     assert rows[0][3] == "Thursday: context says Tuesday"
     assert rows[1][3] == ""
     assert rows[2][3].startswith("didn't reduce the risk: context says")
-    summary = json.loads(done.stderr[done.stderr.index("{"):])
+    summary = json.loads(done.stderr[done.stderr.index("{") :])
     assert summary["rows"] == 3 and summary["faithful"] == 1 and "layer:4" in summary["signature"]
 
 
@@ -136,13 +166,28 @@ def test_the_benchmark_statistics_on_hand_computed_values():
     assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0])) == pytest.approx(1.0)
     assert spearman(np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(-1.0)
     # positives 0.9 and 0.4 against negatives 0.5 and 0.1: 3 of 4 pairs ordered right
-    assert roc_auc(np.array([0.9, 0.4, 0.5, 0.1]), np.array([True, True, False, False])) == pytest.approx(0.75)
+    assert roc_auc(np.array([0.9, 0.4, 0.5, 0.1]), np.array([True, True, False, False])) == pytest.approx(
+        0.75
+    )
 
 
 def test_the_cost_benchmark_runs_on_the_demo_rows():
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "facts_cost.py"), "--demo", "--repeats", "1",
-                           "--no-write"], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "facts_cost.py"),
+            "--demo",
+            "--repeats",
+            "1",
+            "--no-write",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=900,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     assert result["rows"] == "recipes/demo_data.jsonl (44 rows)"

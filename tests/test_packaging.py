@@ -37,8 +37,14 @@ def _clean_venv(folder: Path) -> Path:
     are visible through a .pth file (no index is reached: the machine may be offline)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               check=True, capture_output=True, text=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     deps = folder / "deps"
     deps.mkdir()
     for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
@@ -58,8 +64,22 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
     assert "bertscore_plugins/metric_card/metric_card.py" in names and "bertscore_plugins/compat.py" in names
 
     python = _clean_venv(tmp_path / "venv")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index",
-                    "--no-deps", str(wheel)], check=True, env=CLEAN_ENV)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            str(wheel),
+        ],
+        check=True,
+        env=CLEAN_ENV,
+    )
     script = (
         "import json, evaluate, bertscore_plugins\n"
         "from bertscore_plugins.hf_evaluate import metric_card_path\n"
@@ -68,30 +88,58 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
         "print(json.dumps({'file': bertscore_plugins.__file__, 'card': metric_card_path(), 'f1': result['f1']}))\n"
     )
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1", "PYTHONPATH": ""}
-    run = subprocess.run([str(python), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path,
-                         env=env)
+    run = subprocess.run(
+        [str(python), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     report = json.loads(run.stdout.strip().splitlines()[-1])
     venv = str(tmp_path / "venv")
     assert report["file"].startswith(venv) and report["card"].startswith(venv)
     from bertscore_plugins import get_scorer
 
-    assert report["f1"] == pytest.approx(get_scorer().score(["The cat sat."], ["A cat sat."]).f1.tolist(), abs=1e-6)
+    assert report["f1"] == pytest.approx(
+        get_scorer().score(["The cat sat."], ["A cat sat."]).f1.tolist(), abs=1e-6
+    )
 
 
 def test_space_folder_requirements_install_from_pypi_packages(tmp_path):
     from bertscore_plugins.hf_evaluate import build_space
 
     space = build_space(tmp_path / "space")
-    assert {"app.py", "bert_score_plugins.py", "requirements.txt", "README.md"} <= {p.name for p in space.iterdir()}
+    assert {"app.py", "bert_score_plugins.py", "requirements.txt", "README.md"} <= {
+        p.name for p in space.iterdir()
+    }
     assert (space / "bertscore_plugins" / "hf_evaluate.py").is_file()
     python = _clean_venv(tmp_path / "venv")
     # every requirement is satisfied by installed PyPI distributions (no index reached, no local path)
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--dry-run",
-                    "-q", "-r", str(space / "requirements.txt")], check=True, env=CLEAN_ENV)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-index",
+            "--dry-run",
+            "-q",
+            "-r",
+            str(space / "requirements.txt"),
+        ],
+        check=True,
+        env=CLEAN_ENV,
+    )
     # and the Space's loading script finds the metric from the copied source, as it would on the Hub
-    script = ("import bert_score_plugins, bertscore_plugins; "
-              "print(bert_score_plugins.BERTScorePlugins.__name__, bertscore_plugins.__file__)")
-    run = subprocess.run([str(python), "-c", script],
-                         check=True, capture_output=True, text=True, cwd=space, env={**os.environ, "PYTHONPATH": ""})
+    script = (
+        "import bert_score_plugins, bertscore_plugins; "
+        "print(bert_score_plugins.BERTScorePlugins.__name__, bertscore_plugins.__file__)"
+    )
+    run = subprocess.run(
+        [str(python), "-c", script],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=space,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
     name, origin = run.stdout.split()
     assert name == "BERTScorePlugins" and origin.startswith(str(space))

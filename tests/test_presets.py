@@ -58,14 +58,22 @@ def tiny(tmp_path: Path) -> tuple[PresetSpec, Path]:
     third = len(blob) // 3 + 1
     parts = []
     for index in range(3):
-        chunk = blob[index * third:(index + 1) * third]
+        chunk = blob[index * third : (index + 1) * third]
         (parts_dir / f"tiny.zip.00{index + 1}").write_bytes(chunk)
-        parts.append((f"tiny-part-00{index + 1}", PinnedFile(f"tiny.zip.00{index + 1}", len(chunk), _sha256(chunk))))
+        parts.append(
+            (f"tiny-part-00{index + 1}", PinnedFile(f"tiny.zip.00{index + 1}", len(chunk), _sha256(chunk)))
+        )
     spec = PresetSpec(
-        name="tiny", repo="example/tiny", revision="0123456789abcdef0123", default_layer=2, extra="tiny",
-        archive_root="tiny/", parts=tuple(parts),
+        name="tiny",
+        repo="example/tiny",
+        revision="0123456789abcdef0123",
+        default_layer=2,
+        extra="tiny",
+        archive_root="tiny/",
+        parts=tuple(parts),
         files=tuple(PinnedFile(name, len(data), _sha256(data)) for name, data in contents.items()),
-        weights_file="model.safetensors", baseline=None,
+        weights_file="model.safetensors",
+        baseline=None,
     )
     return spec, parts_dir
 
@@ -122,7 +130,9 @@ def test_tiny_preset_corrupted_file_behind_matching_part_pins_is_rejected(tiny, 
 def test_tiny_preset_file_digest_mismatch_names_file_expected_and_actual(tiny, tmp_path):
     spec, parts_dir = tiny
     wrong = "0" * 64
-    files = tuple(dataclasses.replace(f, sha256=wrong) if f.name == "sub/extra.txt" else f for f in spec.files)
+    files = tuple(
+        dataclasses.replace(f, sha256=wrong) if f.name == "sub/extra.txt" else f for f in spec.files
+    )
     spec = dataclasses.replace(spec, files=files)
     cache = tmp_path / "cache"
     extra_sha256 = _sha256(b"hello\n" * 50)
@@ -149,7 +159,9 @@ def test_tiny_preset_full_check_reports_a_file_changed_after_assembly(tiny, tmp_
     spec, parts_dir = tiny
     info = presets.resolve_spec(spec, cache_dir=tmp_path / "cache", parts_dir=parts_dir)
     (info.path / "config.json").write_bytes(b'{"model_type": "tinz"}')  # same size: only a hash sees it
-    with pytest.raises(PresetIntegrityError, match=r"file config\.json in .* does not match its pinned digest"):
+    with pytest.raises(
+        PresetIntegrityError, match=r"file config\.json in .* does not match its pinned digest"
+    ):
         presets.resolve_spec(spec, cache_dir=tmp_path / "cache", parts_dir=parts_dir, full_check=True)
 
 
@@ -168,7 +180,9 @@ def test_parts_dir_from_environment(tiny, tmp_path, monkeypatch):
     monkeypatch.setenv(presets.PARTS_DIR_ENV, str(parts_dir))
     assert presets.find_parts(spec) == [parts_dir / f"tiny.zip.00{i}" for i in (1, 2, 3)]
     monkeypatch.setenv(presets.PARTS_DIR_ENV, str(tmp_path / "nowhere"))
-    with pytest.raises(PresetNotInstalledError, match=r'missing: tiny\.zip\.001 .*pip install "bertscore-plugins\[tiny\]"'):
+    with pytest.raises(
+        PresetNotInstalledError, match=r'missing: tiny\.zip\.001 .*pip install "bertscore-plugins\[tiny\]"'
+    ):
         presets.find_parts(spec)
 
 

@@ -21,10 +21,19 @@ TESTS = Path(__file__).resolve().parent
 CRASH_MARKER_ENV = "BERTSCORE_TEST_CRASH_MARKER"
 CRASH_ROW_ENV = "BERTSCORE_TEST_CRASH_ROW"
 CORE_MODULES = (
-    "bertscore_plugins", "bertscore_plugins.config", "bertscore_plugins.idf", "bertscore_plugins.models",
-    "bertscore_plugins.tokenize", "bertscore_plugins.embed", "bertscore_plugins.match",
-    "bertscore_plugins.scorer", "bertscore_plugins.baseline", "bertscore_plugins.explain",
-    "bertscore_plugins.inputs", "bertscore_plugins.signature", "bertscore_plugins.cli",
+    "bertscore_plugins",
+    "bertscore_plugins.config",
+    "bertscore_plugins.idf",
+    "bertscore_plugins.models",
+    "bertscore_plugins.tokenize",
+    "bertscore_plugins.embed",
+    "bertscore_plugins.match",
+    "bertscore_plugins.scorer",
+    "bertscore_plugins.baseline",
+    "bertscore_plugins.explain",
+    "bertscore_plugins.inputs",
+    "bertscore_plugins.signature",
+    "bertscore_plugins.cli",
 )
 
 
@@ -39,7 +48,12 @@ def test_core_imports_neither_ray_nor_spark():
         " 'engines': sorted(m for m in sys.modules if m.split('.')[0] in ('ray', 'pyspark', 'py4j'))}))\n"
     )
     completed = subprocess.run(
-        [sys.executable, "-c", program], check=False, cwd=REPO, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-c", program],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert completed.returncode == 0, completed.stderr
@@ -64,8 +78,16 @@ def ray_local(tmp_path_factory):
     from ray._private import ray_constants
 
     marker = tmp_path_factory.mktemp("ray_crash") / "crashed-once"
-    saved_env = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER",
-                                                 "RAY_worker_niceness", CRASH_MARKER_ENV, CRASH_ROW_ENV)}
+    saved_env = {
+        k: os.environ.get(k)
+        for k in (
+            "PYTHONPATH",
+            "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER",
+            "RAY_worker_niceness",
+            CRASH_MARKER_ENV,
+            CRASH_ROW_ENV,
+        )
+    }
     saved_cluster_flag = ray_constants.ENABLE_RAY_CLUSTER
     # Workers must import bertscore_plugins and this test module (the crashing UDF lives here).
     os.environ["PYTHONPATH"] = os.pathsep.join(
@@ -106,7 +128,7 @@ def _pairs_frame(count: int) -> pd.DataFrame:
 
 
 def _blocks(frame: pd.DataFrame, rows_per_block: int) -> list[pd.DataFrame]:
-    return [frame.iloc[start:start + rows_per_block] for start in range(0, len(frame), rows_per_block)]
+    return [frame.iloc[start : start + rows_per_block] for start in range(0, len(frame), rows_per_block)]
 
 
 def _core_scores(candidates, references, **settings):
@@ -118,8 +140,11 @@ def _core_scores(candidates, references, **settings):
 def _assert_matches_core(scored: pd.DataFrame, expected, prefix: str = "bertscore_") -> None:
     for name in ("precision", "recall", "f1"):
         np.testing.assert_allclose(
-            scored[f"{prefix}{name}"].to_numpy(np.float64), getattr(expected, name).astype(np.float64),
-            atol=1e-6, rtol=0, err_msg=name,
+            scored[f"{prefix}{name}"].to_numpy(np.float64),
+            getattr(expected, name).astype(np.float64),
+            atol=1e-6,
+            rtol=0,
+            err_msg=name,
         )
     assert set(scored[f"{prefix}signature"]) == {expected.signature}
 
@@ -182,7 +207,12 @@ def test_killed_actor_loses_and_duplicates_no_row(ray_local):
     ds = ray.data.from_pandas(_blocks(frame, 50))
     assert not marker.exists()
     scored = score_ray_dataset(
-        ds, actors=2, cpus_per_actor=0.5, batch_size=25, candidate_column="mt", reference_column="ref",
+        ds,
+        actors=2,
+        cpus_per_actor=0.5,
+        batch_size=25,
+        candidate_column="mt",
+        reference_column="ref",
         udf_class=CrashOnceUDF,
     ).to_pandas()
 
@@ -209,7 +239,13 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
 
     # half a CPU per actor: the parquet read and write tasks need the rest (see _warn_if_pool_takes_every_cpu)
     score_parquet(
-        str(source), str(output), actors=2, repartition=4, cpus_per_actor=0.5, batch_size=16, idf=True,
+        str(source),
+        str(output),
+        actors=2,
+        repartition=4,
+        cpus_per_actor=0.5,
+        batch_size=16,
+        idf=True,
         prefix="bs_",
     )
 
@@ -267,12 +303,19 @@ def test_udf_scores_a_pandas_batch_like_the_core():
     pytest.importorskip("ray")
     from bertscore_plugins.ray import BERTScoreRayUDF
 
-    batch = pd.DataFrame({
-        "candidate": ["the cat sat on the mat", "a dog barked"],
-        "reference": ["a cat was sitting on the mat", np.array(["the dog barked", "dogs bark"], dtype=object)],
-    })
+    batch = pd.DataFrame(
+        {
+            "candidate": ["the cat sat on the mat", "a dog barked"],
+            "reference": [
+                "a cat was sitting on the mat",
+                np.array(["the dog barked", "dogs bark"], dtype=object),
+            ],
+        }
+    )
     scored = BERTScoreRayUDF()(batch)
-    expected = _core_scores(batch["candidate"], ["a cat was sitting on the mat", ["the dog barked", "dogs bark"]])
+    expected = _core_scores(
+        batch["candidate"], ["a cat was sitting on the mat", ["the dog barked", "dogs bark"]]
+    )
     _assert_matches_core(scored, expected)
     assert list(scored.columns[:2]) == ["candidate", "reference"]
     empty = BERTScoreRayUDF()(batch.iloc[:0])

@@ -58,8 +58,12 @@ class ScoringCalls:
         import bertscore_plugins.phoenix as integration
 
         self.calls: list[str] = []
-        for owner, name in ((bertscore_plugins.models, "load_model"), (bertscore_plugins.BERTScorer, "score"),
-                            (integration, "evaluate_rows"), (integration, "run_judge")):
+        for owner, name in (
+            (bertscore_plugins.models, "load_model"),
+            (bertscore_plugins.BERTScorer, "score"),
+            (integration, "evaluate_rows"),
+            (integration, "run_judge"),
+        ):
             original = getattr(owner, name)
             monkeypatch.setattr(owner, name, self._counted(name, original))
 
@@ -79,8 +83,19 @@ def test_demo_data_has_every_case_and_enough_rows():
     assert len(rows) >= 40
     assert {"question", "context", "output", "reference", "case", "careful_judge", "id"} <= set(rows[0])
     cases = {row["case"] for row in rows}
-    assert cases == {"faithful_paraphrase", "wrong_day", "wrong_number", "wrong_name", "negation", "off_topic",
-                     "verbose_padding", "truncated", "reference_copy", "unsupported_addition", "bad_reference"}
+    assert cases == {
+        "faithful_paraphrase",
+        "wrong_day",
+        "wrong_number",
+        "wrong_name",
+        "negation",
+        "off_topic",
+        "verbose_padding",
+        "truncated",
+        "reference_copy",
+        "unsupported_addition",
+        "bad_reference",
+    }
     assert all(row["output"] == row["reference"] for row in rows if row["case"] == "reference_copy")
     assert len({row["id"] for row in rows}) == len(rows)
 
@@ -88,7 +103,9 @@ def test_demo_data_has_every_case_and_enough_rows():
 def test_the_stub_judge_agrees_with_the_verdicts_written_into_the_demo_data():
     from stub_judge import careful_judge
 
-    verdicts = {row["id"]: careful_judge(row["question"], row["context"], row["output"])[0] for row in demo_rows()}
+    verdicts = {
+        row["id"]: careful_judge(row["question"], row["context"], row["output"])[0] for row in demo_rows()
+    }
     assert verdicts == {row["id"]: row["careful_judge"] for row in demo_rows()}
 
 
@@ -96,8 +113,16 @@ def test_the_stub_judge_agrees_with_the_verdicts_written_into_the_demo_data():
 
 
 def user_table() -> pd.DataFrame:
-    return pd.DataFrame({"key": ["a", "b"], "q": ["Q1?", "Q2?"], "ctx": ["C1.", "C2."],
-                         "answer": ["A1.", "A2."], "gold": ["G1.", "G2."], "extra": [1, 2]})
+    return pd.DataFrame(
+        {
+            "key": ["a", "b"],
+            "q": ["Q1?", "Q2?"],
+            "ctx": ["C1.", "C2."],
+            "answer": ["A1.", "A2."],
+            "gold": ["G1.", "G2."],
+            "extra": [1, 2],
+        }
+    )
 
 
 USER_COLUMNS = ColumnNames(question="q", context="ctx", output="answer", reference="gold", row_id="key")
@@ -142,7 +167,9 @@ def test_bad_input_names_the_row_and_the_problem(tmp_path):
     with pytest.raises(InputTableError, match=r"unknown file type '\.xlsx'"):
         (tmp_path / "x.xlsx").write_text("")
         read_table(tmp_path / "x.xlsx")
-    code = disagreement.main([str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "out"), "--no-phoenix"])
+    code = disagreement.main(
+        [str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "out"), "--no-phoenix"]
+    )
     assert code == disagreement.EXIT_BAD_INPUT
 
 
@@ -152,11 +179,15 @@ def test_bad_input_names_the_row_and_the_problem(tmp_path):
 @pytest.mark.parametrize("table_format", ["jsonl", "parquet"])
 def test_the_scored_table_round_trips_with_nested_cells(tmp_path, table_format):
     folder = OutputFolder(tmp_path)
-    table = pd.DataFrame({
-        "row_id": ["0", "1"], "output": ["a", "b"], "context": [["p1", "p2"], "c"],
-        "bertscore_score": [{"name": "bertscore", "score": 0.93, "metadata": {"precision": 0.9}}, None],
-        "similarity_matches": [[["Thursday", "Tuesday", 0.71]], None],
-    })
+    table = pd.DataFrame(
+        {
+            "row_id": ["0", "1"],
+            "output": ["a", "b"],
+            "context": [["p1", "p2"], "c"],
+            "bertscore_score": [{"name": "bertscore", "score": 0.93, "metadata": {"precision": 0.9}}, None],
+            "similarity_matches": [[["Thursday", "Tuesday", 0.71]], None],
+        }
+    )
     folder.save_table(table, table_format)
     back = folder.load_table(table_format)
     assert back.to_dict(orient="records") == table.to_dict(orient="records")
@@ -175,8 +206,16 @@ def test_span_ids_are_stable_per_run_and_project_and_distinct_per_row():
 
 
 def test_each_row_becomes_a_chain_span_with_a_retriever_child():
-    rows = pd.DataFrame({"row_id": ["r1"], "input": ["When?"], "context": [["Passage one.", "Passage two."]],
-                         "output": ["On Tuesday."], "reference": ["Tuesday."], "case": ["wrong_day"]})
+    rows = pd.DataFrame(
+        {
+            "row_id": ["r1"],
+            "input": ["When?"],
+            "context": [["Passage one.", "Passage two."]],
+            "output": ["On Tuesday."],
+            "reference": ["Tuesday."],
+            "case": ["wrong_day"],
+        }
+    )
     rows = phoenix_logging.with_span_ids(rows, "run/p")
     spans = phoenix_logging.build_spans(rows, "p")
     by_kind = {span.attributes["openinference.span.kind"]: span for span in spans}
@@ -186,7 +225,11 @@ def test_each_row_becomes_a_chain_span_with_a_retriever_child():
     assert format(retriever.context.span_id, "016x") == rows["retriever_span_id"][0]
     assert retriever.parent.span_id == root.context.span_id
     assert root.attributes["input.value"] == "When?" and root.attributes["output.value"] == "On Tuesday."
-    assert json.loads(root.attributes["metadata"]) == {"row_id": "r1", "reference": "Tuesday.", "case": "wrong_day"}
+    assert json.loads(root.attributes["metadata"]) == {
+        "row_id": "r1",
+        "reference": "Tuesday.",
+        "case": "wrong_day",
+    }
     assert retriever.attributes["retrieval.documents.1.document.content"] == "Passage two."
     assert root.resource.attributes["openinference.project.name"] == "p"
 
@@ -195,11 +238,26 @@ def test_each_row_becomes_a_chain_span_with_a_retriever_child():
 
 
 def test_highlighting_shades_matched_tokens_escapes_html_and_outlines_the_worst():
-    row = report.ReportRow(row_id="1", case=None, question="", context="", output="Due <Thursday> & Friday.",
-                           reference="", similarity=0.9, faithfulness=0.0, label="high_sim_unfaithful",
-                           similarity_explanation="", judge_explanation="",
-                           matches=[("Due", "Due", 0.99), ("Thursday", "Tuesday", 0.71), ("&", "&", 0.98),
-                                    ("Friday", "Friday", 0.97), (".", ".", 0.99)])
+    row = report.ReportRow(
+        row_id="1",
+        case=None,
+        question="",
+        context="",
+        output="Due <Thursday> & Friday.",
+        reference="",
+        similarity=0.9,
+        faithfulness=0.0,
+        label="high_sim_unfaithful",
+        similarity_explanation="",
+        judge_explanation="",
+        matches=[
+            ("Due", "Due", 0.99),
+            ("Thursday", "Tuesday", 0.71),
+            ("&", "&", 0.98),
+            ("Friday", "Friday", 0.97),
+            (".", ".", 0.99),
+        ],
+    )
     marked = report.highlighted_output(row)
     assert "&lt;" in marked and "<Thursday>" not in marked
     assert re.search(r'class="worst" title="Thursday -&gt; Tuesday 0.71">Thursday</span>', marked)
@@ -236,10 +294,15 @@ def test_acceptance6_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(
     assert code == disagreement.EXIT_OK
     table = OutputFolder(out).load_table("jsonl")
     cases = dict(zip(table["row_id"], table["case"], strict=True))
-    labels = {row_id: cell["label"] for row_id, cell in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)}
+    labels = {
+        row_id: cell["label"]
+        for row_id, cell in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
+    }
     checked = [row_id for row_id, case in cases.items() if case in JUDGE_CHECKED_CASES]
     assert len(checked) == 13
-    assert {row_id: labels[row_id] for row_id in checked} == {row_id: "high_sim_unfaithful" for row_id in checked}
+    assert {row_id: labels[row_id] for row_id in checked} == {
+        row_id: "high_sim_unfaithful" for row_id in checked
+    }
     # The other quadrant holds what it should: answers a careful judge accepts but worded unlike the reference.
     for case in ("bad_reference", "verbose_padding", "truncated", "faithful_paraphrase"):
         assert {labels[r] for r, c in cases.items() if c == case} == {"low_sim_faithful"}, case
@@ -252,7 +315,10 @@ def test_acceptance6_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(
         output_words = set(re.findall(r"\w+", record["output"]))
         changed = output_words - set(re.findall(r"\w+", record["reference"]))
         worst = record["bertscore_score"]["explanation"].split("worst:", 1)[1]
-        assert any(re.search(rf"\b{re.escape(word)} -> \w+ 0\.\d\d", worst) for word in changed), (record, worst)
+        assert any(re.search(rf"\b{re.escape(word)} -> \w+ 0\.\d\d", worst) for word in changed), (
+            record,
+            worst,
+        )
         assert record["faithfulness_score"]["label"] == "unfaithful"
     day = table[table["row_id"] == "demo-07"].iloc[0]
     assert "Thursday -> Tuesday" in day["bertscore_score"]["explanation"]
@@ -282,7 +348,8 @@ def test_the_report_is_self_contained_and_lists_the_top_disagreements(judged_dem
 
 
 def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_failed_rows(
-        tmp_path, monkeypatch, make_stub_judge, capsys):
+    tmp_path, monkeypatch, make_stub_judge, capsys
+):
     out = tmp_path / "out"
     args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "8"]
     failing = make_stub_judge(fail_when=["Thursday", "Friday."])  # demo-07 and demo-08 answers
@@ -303,7 +370,9 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert calls.calls == ["run_judge"]  # no BERTScore, no pipeline: only the judge, for the 2 rows
     assert len(healthy.log.bodies) == 2
     table = OutputFolder(out).load_table("jsonl")
-    labels = {r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)}
+    labels = {
+        r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
+    }
     assert labels["demo-07"] == labels["demo-08"] == "high_sim_unfaithful"
     assert json.loads(table_path.with_name("state.json").read_text())["judge_failed_rows"] == []
 
@@ -344,7 +413,8 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
 
 @pytest.mark.slow
 def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_without_scoring(
-        tmp_path, monkeypatch, stub_judge, capsys):
+    tmp_path, monkeypatch, stub_judge, capsys
+):
     from phoenix.client import Client
 
     import bertscore_plugins.phoenix as integration
@@ -368,7 +438,9 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
         code = disagreement.main([*args, "--phoenix-url", first.base_url])
         captured = capsys.readouterr()
         assert code == disagreement.EXIT_PHOENIX
-        assert "Phoenix logging stopped at step 'span annotations': the server stopped answering" in captured.err
+        assert (
+            "Phoenix logging stopped at step 'span annotations': the server stopped answering" in captured.err
+        )
         assert "Nothing is lost: all 12 scored rows are in" in captured.err
         assert "run the same command again" in captured.err
         state = json.loads((out / "state.json").read_text())
@@ -392,13 +464,21 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
         assert "traces: 0 sent, 12 already on the server" in captured.out  # they survived the kill
 
         state = json.loads((out / "state.json").read_text())
-        assert {"traces", "annotation_configs", "span_annotations", "dataset", "experiment"} <= set(state["logged"])
+        assert {"traces", "annotation_configs", "span_annotations", "dataset", "experiment"} <= set(
+            state["logged"]
+        )
         client = Client(base_url=second.base_url)
         spans = phoenix_logging.with_span_ids(scored, f"{state['run_key']}/{project}")
         annotations = client.spans.get_span_annotations_dataframe(
-            span_ids=list(spans["span_id"]), project_identifier=project)
+            span_ids=list(spans["span_id"]), project_identifier=project
+        )
         per_name = annotations.groupby("annotation_name").size().to_dict()
-        assert per_name == {"bertscore": 12, "faithfulness": 12, "groundedness": 12, "sim_faith_disagreement": 12}
+        assert per_name == {
+            "bertscore": 12,
+            "faithfulness": 12,
+            "groundedness": 12,
+            "sim_faith_disagreement": 12,
+        }
         experiment = client.experiments.get_experiment(experiment_id=state["logged"]["experiment"]["id"])
         assert len(experiment["task_runs"]) == 12
     finally:
@@ -419,8 +499,17 @@ def logged_demo(judged_demo, phoenix_server, tmp_path_factory):
     try:
         with StubJudge() as judge:
             use_judge(patch, judge)
-            code = disagreement.main([str(DEMO), "--out", str(out), "--phoenix-url", phoenix_server.base_url,
-                                      "--project", "recipe-demo"])
+            code = disagreement.main(
+                [
+                    str(DEMO),
+                    "--out",
+                    str(out),
+                    "--phoenix-url",
+                    phoenix_server.base_url,
+                    "--project",
+                    "recipe-demo",
+                ]
+            )
             assert judge.log.bodies == []  # loaded from disk: the judge is not asked again
     finally:
         patch.undo()
@@ -435,10 +524,16 @@ def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
 
     out, server = logged_demo
     state = json.loads((out / "state.json").read_text())
-    table = phoenix_logging.with_span_ids(OutputFolder(out).load_table("jsonl"), f"{state['run_key']}/recipe-demo")
+    table = phoenix_logging.with_span_ids(
+        OutputFolder(out).load_table("jsonl"), f"{state['run_key']}/recipe-demo"
+    )
     client = Client(base_url=server.base_url)
     for label in ("high_sim_unfaithful", "low_sim_faithful"):
-        expected = {s for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"], strict=True) if c["label"] == label}
+        expected = {
+            s
+            for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"], strict=True)
+            if c["label"] == label
+        }
         query = SpanQuery().where(f"annotations['sim_faith_disagreement'].label == '{label}'")
         found = client.spans.get_spans_dataframe(query=query, project_identifier="recipe-demo", limit=1000)
         assert set(found.index) == expected, label
@@ -453,9 +548,20 @@ def chromium() -> str:
 
 
 def screenshot(url: str, png: Path, profile: Path, wait_ms: int = 0) -> None:
-    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", f"--screenshot={png}", "--window-size=1280,900"]
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        f"--screenshot={png}",
+        "--window-size=1280,900",
+    ]
     if wait_ms:  # let the single-page app fetch its data before the picture is taken
         command.append(f"--virtual-time-budget={wait_ms}")
     subprocess.run([*command, url], check=True, timeout=180, capture_output=True)
@@ -463,9 +569,21 @@ def screenshot(url: str, png: Path, profile: Path, wait_ms: int = 0) -> None:
 
 def rendered_dom(url: str, profile: Path, wait_ms: int = 20000) -> str:
     """The page's DOM after its scripts ran (headless Chromium --dump-dom)."""
-    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", f"--virtual-time-budget={wait_ms}", "--dump-dom", url]
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        f"--virtual-time-budget={wait_ms}",
+        "--dump-dom",
+        url,
+    ]
     return subprocess.run(command, check=True, timeout=180, capture_output=True, text=True).stdout
 
 
@@ -502,11 +620,23 @@ def test_acceptance5_the_report_and_the_phoenix_pages_render_in_headless_chromiu
 
 @pytest.mark.slow
 def test_demo_once_runs_end_to_end(tmp_path, stub_judge):
-    env = {**os.environ, "DEMO_ONCE": "1", "BERTSCORE_JUDGE_BASE_URL": stub_judge.base_url,
-           "BERTSCORE_JUDGE_MODEL": "stub-judge", "BERTSCORE_JUDGE_API_KEY": "sk-stub",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-m", "recipes.demo", "--out", str(tmp_path / "demo"), "--port", "0"],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=900, check=False)
+    env = {
+        **os.environ,
+        "DEMO_ONCE": "1",
+        "BERTSCORE_JUDGE_BASE_URL": stub_judge.base_url,
+        "BERTSCORE_JUDGE_MODEL": "stub-judge",
+        "BERTSCORE_JUDGE_API_KEY": "sk-stub",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "recipes.demo", "--out", str(tmp_path / "demo"), "--port", "0"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Where to look:" in done.stdout
     assert re.search(r"Phoenix: +http://127\.0\.0\.1:\d+/projects/", done.stdout)

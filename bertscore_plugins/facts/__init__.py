@@ -116,8 +116,10 @@ def check_facts(
         explanations = _scorer(scorer).score(outputs, joined, explain=True).explanations
     if len(explanations) != len(outputs):
         raise ValueError(f"{len(explanations)} explanations for {len(outputs)} rows")
-    return [check_pair(output, context, explanation)
-            for output, context, explanation in zip(outputs, joined, explanations, strict=True)]
+    return [
+        check_pair(output, context, explanation)
+        for output, context, explanation in zip(outputs, joined, explanations, strict=True)
+    ]
 
 
 def offline_faithfulness(
@@ -134,8 +136,10 @@ def offline_faithfulness(
     outputs, joined = _checked(outputs, contexts)
     result = _scorer(scorer).score(outputs, joined, progress=progress, explain=True)
     checks = check_facts(outputs, joined, explanations=result.explanations)
-    return [OfflineFaithfulness(float(precision), check, threshold)
-            for precision, check in zip(result.precision, checks, strict=True)]
+    return [
+        OfflineFaithfulness(float(precision), check, threshold)
+        for precision, check in zip(result.precision, checks, strict=True)
+    ]
 
 
 def _scorer(scorer: Any) -> Any:

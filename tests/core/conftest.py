@@ -16,6 +16,8 @@ def _models_only_where_marked(request: pytest.FixtureRequest, monkeypatch: pytes
     from bertscore_plugins import models
 
     def refuse(spec: models.ModelSpec) -> models.LoadedModel:
-        raise AssertionError(f"{request.node.name} loads the model {spec.model!r}; mark it @pytest.mark.model")
+        raise AssertionError(
+            f"{request.node.name} loads the model {spec.model!r}; mark it @pytest.mark.model"
+        )
 
     monkeypatch.setattr(models, "load_model", refuse)

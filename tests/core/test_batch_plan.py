@@ -32,13 +32,17 @@ def test_the_plan_is_the_cheapest_cut():
         lengths = sorted(lengths, reverse=True)
         overhead = budget / 64
         plan = plan_batches(lengths, budget, overhead)
-        assert [start for start, _ in plan] == [0] + [end for _, end in plan[:-1]] and plan[-1][1] == len(lengths)
+        assert [start for start, _ in plan] == [0] + [end for _, end in plan[:-1]] and plan[-1][1] == len(
+            lengths
+        )
         best = min(
             _cost(lengths, list(cuts), budget, overhead)
             for size in range(len(lengths))
             for cuts in combinations(range(1, len(lengths)), size)
         )
-        assert _cost(lengths, [start for start, _ in plan[1:]], budget, overhead) == pytest.approx(best), lengths
+        assert _cost(lengths, [start for start, _ in plan[1:]], budget, overhead) == pytest.approx(best), (
+            lengths
+        )
 
 
 def test_a_text_longer_than_the_budget_goes_alone():

@@ -24,7 +24,9 @@ def test_comparisons_report_the_same_means():
     from bertscore_plugins.stats import corpus_intervals
 
     rng = np.random.default_rng(4)
-    scores = Scores(*(rng.random(20_000).astype(np.float32) for _ in range(3)), Signature("x:y"), rescaled=False)
+    scores = Scores(
+        *(rng.random(20_000).astype(np.float32) for _ in range(3)), Signature("x:y"), rescaled=False
+    )
     intervals = corpus_intervals(scores, resamples=10)
     assert {name: interval.estimate for name, interval in intervals.items()} == scores.means()
 

@@ -30,4 +30,6 @@ def test_each_token_is_owned_once_by_the_window_where_it_is_most_central():
     assert spans == [(0, 12), (12, 19), (19, 30)]  # cut in the middle of each overlap
     owned = [token for start, end in spans for token in range(start, end)]
     assert owned == list(range(30))
-    assert all(window[0] <= start and end <= window[1] for window, (start, end) in zip(windows, spans, strict=True))
+    assert all(
+        window[0] <= start and end <= window[1] for window, (start, end) in zip(windows, spans, strict=True)
+    )
