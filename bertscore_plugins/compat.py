@@ -7,8 +7,8 @@
 
 Same signatures, argument names and return types as bert_score: (P, R, F) tensors of shape (N,), or
 (L + 1, N) with `all_layers=True`; `((P, R, F), hash)` with `return_hash=True`; `idf` as a bool or a dict
-token id -> weight. Numbers equal bert_score's on the same model and layer (tests/test_compat.py runs both
-side by side). Differences, all documented in the README's migration section:
+token id -> weight. Numbers equal bert_score's on the same model and layer
+(tests/integrations/test_compat.py runs both side by side). Differences, all documented in the README's migration section:
 
 - `lang="en"` without `model_type` scores with the packaged all-MiniLM-L6-v2 (offline), not roberta-large:
   pass `model_type="roberta-large"` for upstream's model and numbers. Other languages pick upstream's

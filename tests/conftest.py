@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from stub_judge import StubJudge
+
+from tests.support.stub_judge import StubJudge
 
 
 @pytest.fixture(scope="session")

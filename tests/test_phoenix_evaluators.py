@@ -16,10 +16,8 @@ import httpx
 import numpy as np
 import pandas as pd
 import pytest
-import stub_judge as stub_judge_module
 from phoenix.evals import async_evaluate_dataframe, bind_evaluator, evaluate_dataframe
 from phoenix.evals.utils import to_annotation_dataframe
-from stub_judge import careful_judge, lookup_judge
 
 from bertscore_plugins import InputError, get_scorer
 from bertscore_plugins.phoenix import (
@@ -40,6 +38,8 @@ from bertscore_plugins.phoenix import (
     score_dataframe,
 )
 from bertscore_plugins.phoenix.server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+from tests.support import stub_judge as stub_judge_module
+from tests.support.stub_judge import careful_judge, lookup_judge
 
 SCORE_KEYS = {"name", "score", "label", "explanation", "metadata", "kind", "direction"}
 DETAIL_KEYS = {"status", "exceptions", "execution_seconds"}

@@ -24,7 +24,6 @@ from phoenix.client.helpers.spans import get_input_output_context
 from phoenix.client.types.spans import SpanQuery
 from phoenix.evals import bind_evaluator
 from phoenix.otel import register
-from stub_judge import StubJudge
 
 from bertscore_plugins import get_scorer
 from bertscore_plugins.phoenix import (
@@ -43,6 +42,7 @@ from bertscore_plugins.phoenix import (
     project_id,
     project_url,
 )
+from tests.support.stub_judge import StubJudge
 
 pytestmark = pytest.mark.slow
 
