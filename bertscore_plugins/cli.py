@@ -65,7 +65,7 @@ def _unavailable(error: Exception) -> int:
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types that mean the user must change an input, a setting or a file (not a bug)."""
     # the launcher needs only the standard library, so this import holds without the phoenix extra
-    from bertscore_plugins.phoenix.server import PhoenixServerError
+    from bertscore_plugins.phoenix.dev_server import PhoenixServerError
     from bertscore_plugins.presets import PresetIntegrityError, PresetNotInstalledError
 
     return (ValueError, OSError, PresetIntegrityError, PresetNotInstalledError, PhoenixServerError)

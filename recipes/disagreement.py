@@ -423,7 +423,7 @@ class Recipe:
             log_span_annotations,
             project_url,
         )
-        from bertscore_plugins.phoenix.annotations import create_dataset
+        from bertscore_plugins.phoenix.experiments import create_dataset
 
         url, project = self.args.phoenix_url, self.args.project
         table = phoenix_logging.with_span_ids(table, f"{state.run_key}/{project}")

@@ -37,7 +37,7 @@ from bertscore_plugins.phoenix import (
     run_judge,
     score_dataframe,
 )
-from bertscore_plugins.phoenix.server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 from tests.support import stub_judge as stub_judge_module
 from tests.support.stub_judge import careful_judge, lookup_judge
 

@@ -1,8 +1,9 @@
-"""`bertscore-plugins phoenix serve`: a local Phoenix server on 127.0.0.1 until Ctrl-C."""
+"""`bertscore-plugins phoenix serve|evaluate`: a local Phoenix server; annotate a project's traces."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import sys
@@ -12,8 +13,9 @@ import time
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "phoenix",
-        help="run a local Arize Phoenix server (dashboard for the Phoenix integration)",
-        description="Arize Phoenix helpers. The server runs from its own virtual environment "
+        help="Arize Phoenix: annotate a project's traces (evaluate), or run a local server (serve)",
+        description="Arize Phoenix helpers. `evaluate` annotates the traces of an instrumented application; "
+        "`serve` runs a development server. The server runs from its own virtual environment "
         "(.phoenix-venv or $BERTSCORE_PHOENIX_VENV, created on first use) and listens on 127.0.0.1 only.",
     )
     actions = parser.add_subparsers(dest="phoenix_command", metavar="ACTION")
@@ -44,6 +46,119 @@ def register(subparsers) -> None:
     serve.add_argument("--startup-timeout", type=float, default=240.0, help="seconds to wait for /healthz")
     parser.set_defaults(func=run)
     serve.set_defaults(func=run)
+    _register_evaluate(actions)
+
+
+def _register_evaluate(actions) -> None:
+    evaluate = actions.add_parser(
+        "evaluate",
+        help="annotate a project's traces: groundedness, similarity, faithfulness judge, disagreement",
+        description="Read the spans of a Phoenix project (page by page), evaluate the root span of each "
+        "trace (or spans of --span-kind), and log span annotations back. Incremental: spans already "
+        "annotated with this configuration are skipped; results are kept in a local store before they are "
+        "logged, so an interrupted run is completed by the next one without rescoring. The faithfulness "
+        "judge runs when BERTSCORE_JUDGE_MODEL (and friends) are set.",
+    )
+    evaluate.add_argument("--project", required=True, help="Phoenix project name or id")
+    evaluate.add_argument(
+        "--base-url",
+        default=None,
+        help="Phoenix URL (default: $PHOENIX_COLLECTOR_ENDPOINT / $PHOENIX_BASE_URL / http://localhost:6006)",
+    )
+    evaluate.add_argument(
+        "--span-kind",
+        default="root",
+        help="which spans: 'root' (the root span of each trace, default) or an OpenInference kind (LLM, CHAIN, ...)",
+    )
+    evaluate.add_argument(
+        "--where", default=None, help="Phoenix filter string narrowing the spans (as in the UI filter bar)"
+    )
+    evaluate.add_argument("--since", default=None, help="only spans started since: 30m, 2h, 7d or an ISO time")
+    reference = evaluate.add_mutually_exclusive_group()
+    reference.add_argument(
+        "--reference-key", default=None, help="the reference: metadata.<key> or a span attribute name"
+    )
+    reference.add_argument(
+        "--reference-dataset", default=None, help="Phoenix dataset whose examples' expected output is the reference"
+    )
+    evaluate.add_argument(
+        "--example-id-key",
+        default="metadata.example_id",
+        help="span metadata key / attribute holding the dataset example id (default metadata.example_id)",
+    )
+    evaluate.add_argument("--reference-field", default=None, help="key of the reference in the example output")
+    evaluate.add_argument("--similarity-threshold", type=float, default=None, help="F1 cut for 'similar'")
+    evaluate.add_argument("--groundedness-threshold", type=float, default=None, help="precision cut for 'grounded'")
+    evaluate.add_argument("--no-judge", action="store_true", help="do not run the LLM judge even if configured")
+    evaluate.add_argument("--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)")
+    evaluate.add_argument(
+        "--store", default=None, help="local result store (default $BERTSCORE_PHOENIX_STORE or the user cache)"
+    )
+    evaluate.add_argument("--page-size", type=int, default=500, help="spans read and scored per page (default 500)")
+    evaluate.add_argument("--follow", action="store_true", help="keep polling for new traces until Ctrl-C")
+    evaluate.add_argument("--interval", type=float, default=30.0, help="seconds between polls with --follow")
+    evaluate.add_argument("--json", action="store_true", help="print the final report as one JSON object")
+    evaluate.set_defaults(func=run_evaluate)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from bertscore_plugins.phoenix.judge import JUDGE_SETUP_HINT, judge_llm_from_env
+    from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project, parse_since
+
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+    try:
+        since = parse_since(args.since) if args.since else None
+        llm = None if args.no_judge else judge_llm_from_env()
+    except ValueError as error:
+        print(f"phoenix evaluate: {error}", file=sys.stderr)
+        return 2
+    if llm is None and not args.no_judge:
+        print(JUDGE_SETUP_HINT.splitlines()[0] + " (see `phoenix evaluate --help`)", file=sys.stderr)
+    latest: list = []
+
+    def on_poll(report) -> None:
+        latest[:] = [report]
+        if args.follow:
+            print(
+                f"poll {report.polls}: evaluated {report.evaluated} spans, logged {report.logged} "
+                "annotations so far",
+                flush=True,
+            )
+
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        report = evaluate_project(
+            args.project,
+            base_url=args.base_url,
+            span_kind=args.span_kind,
+            where=args.where,
+            since=since,
+            reference_key=args.reference_key,
+            reference_dataset=args.reference_dataset,
+            example_id_key=args.example_id_key,
+            reference_field=args.reference_field,
+            llm=llm,
+            similarity_threshold=args.similarity_threshold,
+            groundedness_threshold=args.groundedness_threshold,
+            judge_concurrency=args.judge_concurrency,
+            store=args.store,
+            page_size=args.page_size,
+            follow=args.follow,
+            interval=args.interval,
+            on_poll=on_poll,
+        )
+    except TraceEvaluationError as error:
+        print(f"phoenix evaluate: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"phoenix evaluate: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if not latest:
+            return 130
+        report = latest[0]
+    print(json.dumps(report.to_dict()) if args.json else report.summary(), flush=True)
+    return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -53,11 +168,12 @@ def _interrupt(signum: int, frame: object) -> None:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "phoenix_command", None) != "serve":
         print(
-            "usage: bertscore-plugins phoenix serve [--port N --grpc-port N --workdir DIR --database-url URL]",
+            "usage: bertscore-plugins phoenix serve [--port N --grpc-port N --workdir DIR --database-url URL]\n"
+            "       bertscore-plugins phoenix evaluate --project NAME [--follow ...]",
             file=sys.stderr,
         )
         return 2
-    from bertscore_plugins.phoenix.server import PhoenixServer, PhoenixServerError
+    from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     server = PhoenixServer(

@@ -18,10 +18,19 @@ import pandas as pd
 from phoenix.evals import Evaluator, Score
 from pydantic import BaseModel, ConfigDict
 
-AGREE = "agree"
-HIGH_SIM_UNFAITHFUL = "high_sim_unfaithful"
-LOW_SIM_FAITHFUL = "low_sim_faithful"
-LABELS = (AGREE, HIGH_SIM_UNFAITHFUL, LOW_SIM_FAITHFUL)
+from .names import (
+    AGREE,
+    DISAGREEMENT,
+    DISAGREEMENT_LABELS,
+    FAITHFULNESS,
+    HIGH_SIM_UNFAITHFUL,
+    LOW_SIM_FAITHFUL,
+    SIMILARITY,
+    details_column,
+    score_column,
+)
+
+LABELS = DISAGREEMENT_LABELS
 
 
 def _check_number(name: str, value: Any) -> float:
@@ -107,14 +116,14 @@ def disagreement_score(
     faithfulness: Mapping[str, Any],
     thresholds: Thresholds,
     *,
-    name: str = "sim_faith_disagreement",
+    name: str = DISAGREEMENT,
 ) -> Score:
     """The disagreement ``Score`` from two ``Score.to_dict()`` dicts (similarity, faithfulness)."""
     sim_value = _check_number("similarity score", similarity.get("score"))
     faith_value = _check_number("faithfulness score", faithfulness.get("score"))
     label = disagreement_label(sim_value, faith_value, thresholds)
     sim_name = similarity.get("name", "similarity")
-    faith_name = faithfulness.get("name", "faithfulness")
+    faith_name = faithfulness.get("name", FAITHFULNESS)
     faith_label = faithfulness.get("label")
     explanation = (
         f"{sim_name} {sim_value:.3f} {'>=' if sim_value >= thresholds.similarity else '<'} "
@@ -145,7 +154,7 @@ def disagreement_score(
 
 
 def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Any]:
-    column = f"{name}_score"
+    column = score_column(name)
     if column not in dataframe.columns:
         raise KeyError(
             f"no {column!r} column: run the {name!r} evaluator first (columns: {list(dataframe.columns)})"
@@ -164,9 +173,9 @@ def add_disagreement(
     dataframe: pd.DataFrame,
     thresholds: Thresholds | str | None = None,
     *,
-    similarity: str = "bertscore",
-    faithfulness: str = "faithfulness",
-    name: str = "sim_faith_disagreement",
+    similarity: str = SIMILARITY,
+    faithfulness: str = FAITHFULNESS,
+    name: str = DISAGREEMENT,
     similarity_quantile: float = 0.5,
     faithfulness_quantile: float = 0.5,
 ) -> pd.DataFrame:
@@ -215,8 +224,8 @@ def add_disagreement(
         cells.append(disagreement_score(sim_cell, faith_cell, thresholds, name=name).to_dict())
         details.append({"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0})
     result = dataframe.copy()
-    result[f"{name}_execution_details"] = details
-    result[f"{name}_score"] = cells
+    result[details_column(name)] = details
+    result[score_column(name)] = cells
     return result
 
 
@@ -240,7 +249,7 @@ class DisagreementEvaluator(Evaluator):
         faithfulness: Evaluator,
         thresholds: Thresholds,
         *,
-        name: str = "sim_faith_disagreement",
+        name: str = DISAGREEMENT,
     ) -> None:
         if not isinstance(thresholds, Thresholds):
             raise TypeError(f"DisagreementEvaluator needs fixed Thresholds, got {thresholds!r}")

@@ -18,6 +18,8 @@ from phoenix.evals import Evaluator, Score
 from phoenix.evals.utils import remap_eval_input
 from pydantic import BaseModel, ValidationError
 
+from .names import DISSIMILAR, SIMILAR, SIMILARITY, details_column, score_column
+
 DEFAULT_SIMILARITY_THRESHOLD = 0.9
 """F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling).
 
@@ -56,7 +58,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
 
     candidate_field = "output"
     reference_field = "reference"
-    labels = ("similar", "dissimilar")
+    labels = (SIMILAR, DISSIMILAR)
 
     def __init__(
         self,
@@ -176,7 +178,7 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
         self,
         threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
         *,
-        name: str = "bertscore",
+        name: str = SIMILARITY,
         scorer: Any = None,
         explain_k: int = 3,
         **core_settings: Any,
@@ -288,11 +290,11 @@ def score_dataframe(
 
     per_row_seconds = (time.perf_counter() - started) / max(len(dataframe), 1)
     result_df = dataframe.copy()
-    result_df[f"{evaluator.name}_execution_details"] = [
+    result_df[details_column(evaluator.name)] = [
         _execution_details("FAILED", [failures[p]], per_row_seconds)
         if p in failures
         else _execution_details("COMPLETED", [], per_row_seconds)
         for p in range(len(dataframe))
     ]
-    result_df[f"{evaluator.name}_score"] = [scores.get(p) for p in range(len(dataframe))]
+    result_df[score_column(evaluator.name)] = [scores.get(p) for p in range(len(dataframe))]
     return result_df

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .evaluators import _BERTScoreEvaluatorBase
+from .names import GROUNDED, GROUNDEDNESS, UNGROUNDED
 
 DEFAULT_GROUNDEDNESS_THRESHOLD = 0.8
 """Precision at or above which an output counts as "grounded" (packaged MiniLM, layer 4, unrescaled)."""
@@ -43,13 +44,13 @@ class GroundednessEvaluator(_BERTScoreEvaluatorBase):
 
     candidate_field = "output"
     reference_field = "context"
-    labels = ("grounded", "ungrounded")
+    labels = (GROUNDED, UNGROUNDED)
 
     def __init__(
         self,
         threshold: float = DEFAULT_GROUNDEDNESS_THRESHOLD,
         *,
-        name: str = "groundedness",
+        name: str = GROUNDEDNESS,
         scorer: Any = None,
         explain_k: int = 3,
         **core_settings: Any,

@@ -23,6 +23,7 @@ from .groundedness import (
     GroundednessEvaluator,
     GroundednessInput,
 )
+from .names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 
 #: groundedness at or above which a row whose facts are all carried needs no judge
 SETTLED_FAITHFUL = 0.9
@@ -53,7 +54,7 @@ class OfflineFaithfulnessEvaluator(_BERTScoreEvaluatorBase):
         self,
         threshold: float = DEFAULT_GROUNDEDNESS_THRESHOLD,
         *,
-        name: str = "offline_faithfulness",
+        name: str = OFFLINE_FAITHFULNESS,
         scorer: Any = None,
         explain_k: int = 3,
         companion: GroundednessEvaluator | None = None,
@@ -147,7 +148,7 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def settled_judge_cell(cell: Mapping[str, Any], label: str, name: str = "faithfulness") -> dict[str, Any]:
+def settled_judge_cell(cell: Mapping[str, Any], label: str, name: str = FAITHFULNESS) -> dict[str, Any]:
     """A judge-shaped cell for a row the offline signals settled (the judge was not asked)."""
     return {
         "name": name,

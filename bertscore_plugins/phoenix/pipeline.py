@@ -11,6 +11,7 @@ from .disagreement import Thresholds, add_disagreement
 from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator, score_dataframe
 from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
 from .judge import run_judge
+from .names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, OFFLINE_FAITHFULNESS, SIMILARITY
 from .offline_faithfulness import (
     OfflineFaithfulnessEvaluator,
     score_offline,
@@ -44,10 +45,10 @@ def evaluate_rows(
     judge_max_retries: int = 1,
     exit_on_error: bool = True,
     scorer: Any = None,
-    similarity_name: str = "bertscore",
-    groundedness_name: str = "groundedness",
-    disagreement_name: str = "sim_faith_disagreement",
-    offline_name: str = "offline_faithfulness",
+    similarity_name: str = SIMILARITY,
+    groundedness_name: str = GROUNDEDNESS,
+    disagreement_name: str = DISAGREEMENT,
+    offline_name: str = OFFLINE_FAITHFULNESS,
     judge_rows: str = "all",
     **core_settings: Any,
 ) -> pd.DataFrame:
@@ -121,7 +122,7 @@ def evaluate_rows(
 
     if use_judge:
         # The judge sees a slim frame with Phoenix's field names, so no mapping and no big dict columns.
-        faithfulness_name = judge.name if judge is not None else "faithfulness"
+        faithfulness_name = judge.name if judge is not None else FAITHFULNESS
         offline_cells = list(result[f"{offline_name}_score"])
         settled = [settled_label(cell) if judge_rows == "unsettled" else None for cell in offline_cells]
         asked = [position for position, label in enumerate(settled) if label is None]

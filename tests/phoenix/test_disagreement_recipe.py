@@ -418,7 +418,7 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
     from phoenix.client import Client
 
     import bertscore_plugins.phoenix as integration
-    from bertscore_plugins.phoenix.server import PhoenixServer
+    from bertscore_plugins.phoenix.dev_server import PhoenixServer
 
     use_judge(monkeypatch, stub_judge)
     workdir, out, project = tmp_path / "phoenix", tmp_path / "out", "kill-test"

@@ -13,7 +13,7 @@ import pytest
 
 from bertscore_plugins.phoenix import _loopback_serve
 from bertscore_plugins.phoenix._loopback_serve import is_loopback, loopback_address
-from bertscore_plugins.phoenix.server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 
 WRAPPER = Path(_loopback_serve.__file__)
 

@@ -1,0 +1,44 @@
+"""The names this package writes into Phoenix: annotations, result columns, labels, metadata keys.
+
+One home for each: evaluators, the disagreement step, annotation configs, filters, the trace evaluation
+and the recipes take their defaults from here, so a filter printed by one always matches what another
+logged. Result columns are ``f"{name}_score"`` and ``f"{name}_execution_details"`` (the shape
+``phoenix.evals.evaluate_dataframe`` writes).
+"""
+
+from __future__ import annotations
+
+# -- annotation names (also the prefixes of the result columns) --------------------------------------
+SIMILARITY = "bertscore"
+"""BERTScore F1 of the output against a reference."""
+GROUNDEDNESS = "groundedness"
+"""BERTScore precision of the output against its context."""
+FAITHFULNESS = "faithfulness"
+"""Phoenix's FaithfulnessEvaluator (LLM judge); the name Phoenix itself gives it."""
+DISAGREEMENT = "sim_faith_disagreement"
+"""Where similarity and faithfulness disagree."""
+OFFLINE_FAITHFULNESS = "offline_faithfulness"
+"""Groundedness x the fact check (numbers, dates, names, negations carried by the context)."""
+
+# -- labels ------------------------------------------------------------------------------------------
+SIMILAR, DISSIMILAR = "similar", "dissimilar"
+GROUNDED, UNGROUNDED = "grounded", "ungrounded"
+FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
+AGREE = "agree"
+HIGH_SIM_UNFAITHFUL = "high_sim_unfaithful"
+LOW_SIM_FAITHFUL = "low_sim_faithful"
+DISAGREEMENT_LABELS = (AGREE, HIGH_SIM_UNFAITHFUL, LOW_SIM_FAITHFUL)
+
+# -- metadata ----------------------------------------------------------------------------------------
+CONFIGURATION_KEY = "bertscore_configuration"
+"""Annotation metadata key holding the evaluation configuration's signature (trace evaluation)."""
+
+
+def score_column(name: str) -> str:
+    """The result column of annotation ``name`` (a ``Score.to_dict()`` dict per row)."""
+    return f"{name}_score"
+
+
+def details_column(name: str) -> str:
+    """The execution-details column of annotation ``name``."""
+    return f"{name}_execution_details"

@@ -1,0 +1,292 @@
+"""A project's spans as OpenInference says instrumentors write them: pages, selection, RAG fields.
+
+Reading goes through ``phoenix.client`` (its HTTP client and REST routes) one page at a time, so a
+project of any size is read in bounded memory. Attribute names come from
+``openinference.semconv.trace``; nothing here hand-types an attribute key.
+
+What a span means for evaluation (:class:`SpanFields`):
+
+- input: ``input.value`` (a root CHAIN span, or any span); for an LLM span whose ``input.value`` is the
+  request JSON, the last ``user`` message of ``llm.input_messages``;
+- output: ``output.value``; for an LLM span, the first ``llm.output_messages`` content;
+- context: the ``document.content`` of every ``retrieval.documents`` entry of the trace's RETRIEVER
+  spans, in start order; without a retriever, an LLM span's earlier input messages (system prompt and
+  any message before the final question), which is where chat applications put the retrieved text;
+- reference: a span attribute or ``metadata`` key the user names, or a Phoenix dataset example joined
+  by an example id read the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from openinference.semconv.trace import (
+    DocumentAttributes,
+    MessageAttributes,
+    OpenInferenceSpanKindValues,
+    SpanAttributes,
+)
+
+ROOT = "root"
+"""``span_kind`` value selecting the root span of each trace (the default)."""
+LLM = OpenInferenceSpanKindValues.LLM.value
+RETRIEVER = OpenInferenceSpanKindValues.RETRIEVER.value
+METADATA_PREFIX = f"{SpanAttributes.METADATA}."
+_USER_ROLE = "user"
+
+
+def _unflatten_get(attributes: Mapping[str, Any], key: str) -> Any:
+    """``attributes[key]`` whether Phoenix returned the attributes flat (dotted keys) or nested."""
+    if key in attributes:
+        return attributes[key]
+    node: Any = attributes
+    parts = key.split(".")
+    position = 0
+    while position < len(parts):
+        if not isinstance(node, Mapping):
+            return None
+        # Prefer the longest dotted prefix present at this level ("document.content" inside a document).
+        for end in range(len(parts), position, -1):
+            candidate = ".".join(parts[position:end])
+            if candidate in node:
+                node = node[candidate]
+                position = end
+                break
+        else:
+            return None
+    return node
+
+
+def _tree(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """Nested view of flat attributes: Phoenix's REST API returns every key flattened
+    (``retrieval.documents.0.document.content``, ``metadata.reference``)."""
+    tree: dict[str, Any] = {}
+    for key, value in attributes.items():
+        node = tree
+        parts = str(key).split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node.setdefault(parts[-1], value)
+    return tree
+
+
+def attribute(span: Mapping[str, Any], key: str) -> Any:
+    """The value of attribute ``key`` (an OpenInference name) on a span as the REST API returns it:
+    a flat key's value, or the nested structure under a prefix (``retrieval.documents``)."""
+    attributes = span.get("attributes") or {}
+    if key in attributes:
+        return attributes[key]
+    return _unflatten_get(_tree(attributes), key)
+
+
+def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any]:
+    value = attribute(span, SpanAttributes.METADATA)
+    if isinstance(value, str):  # instrumentors write metadata as a JSON string
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return {}
+    return value if isinstance(value, Mapping) else {}
+
+
+def lookup(span: Mapping[str, Any], key: str) -> Any:
+    """A user-named value: ``metadata.<key>`` reads the span's metadata, anything else an attribute."""
+    if key.startswith(METADATA_PREFIX):
+        return _unflatten_get(_metadata(span), key[len(METADATA_PREFIX) :])
+    return attribute(span, key)
+
+
+def _messages(span: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    value = attribute(span, key)
+    if isinstance(value, Mapping):  # {"0": {...}, "1": {...}} when nested by position
+        value = [value[k] for k in sorted(value, key=lambda k: int(k) if str(k).isdigit() else 0)]
+    if not isinstance(value, list):
+        return []
+    messages = []
+    for item in value:
+        if isinstance(item, Mapping):
+            # Each entry is {"message.role": ..., "message.content": ...} or {"message": {...}}.
+            messages.append(
+                {
+                    "role": _unflatten_get(item, MessageAttributes.MESSAGE_ROLE),
+                    "content": _unflatten_get(item, MessageAttributes.MESSAGE_CONTENT),
+                }
+            )
+    return messages
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if text.strip() else None
+
+
+def span_kind(span: Mapping[str, Any]) -> str:
+    kind = attribute(span, SpanAttributes.OPENINFERENCE_SPAN_KIND) or span.get("span_kind") or ""
+    return str(kind).upper()
+
+
+def retriever_documents(span: Mapping[str, Any]) -> list[str]:
+    """The ``document.content`` of each ``retrieval.documents`` entry of a RETRIEVER span."""
+    documents = attribute(span, SpanAttributes.RETRIEVAL_DOCUMENTS)
+    if isinstance(documents, Mapping):
+        documents = [documents[k] for k in sorted(documents, key=lambda k: int(k) if str(k).isdigit() else 0)]
+    if not isinstance(documents, list):
+        return []
+    found = []
+    for document in documents:
+        if isinstance(document, Mapping):
+            content = _text(_unflatten_get(document, DocumentAttributes.DOCUMENT_CONTENT))
+            if content:
+                found.append(content)
+    return found
+
+
+@dataclass(frozen=True)
+class SpanFields:
+    """What one span offers the evaluators (None: the span does not have it)."""
+
+    span_id: str
+    trace_id: str
+    input: str | None
+    output: str | None
+    context: tuple[str, ...] | None
+    reference: str | None
+
+
+def extract_fields(
+    span: Mapping[str, Any],
+    trace_documents: Sequence[str] = (),
+    reference: str | None = None,
+) -> SpanFields:
+    """Input, output and context of ``span`` (see the module docstring for where each comes from)."""
+    context_ids = span.get("context") or {}
+    kind = span_kind(span)
+    question = _text(attribute(span, SpanAttributes.INPUT_VALUE))
+    answer = _text(attribute(span, SpanAttributes.OUTPUT_VALUE))
+    inputs = _messages(span, SpanAttributes.LLM_INPUT_MESSAGES)
+    outputs = _messages(span, SpanAttributes.LLM_OUTPUT_MESSAGES)
+    last_user = max((i for i, m in enumerate(inputs) if m["role"] == _USER_ROLE), default=None)
+    if kind == LLM and last_user is not None:
+        # input.value of an LLM span is the whole request JSON; the question is the last user turn.
+        question = _text(inputs[last_user]["content"]) or question
+    if kind == LLM and outputs:
+        answer = _text(outputs[0]["content"]) or answer
+    context: tuple[str, ...] | None = tuple(trace_documents) or None
+    if context is None and last_user is not None:
+        earlier = [_text(m["content"]) for m in inputs[:last_user]]
+        context = tuple(text for text in earlier if text) or None
+    return SpanFields(
+        span_id=str(context_ids.get("span_id", "")),
+        trace_id=str(context_ids.get("trace_id", "")),
+        input=question,
+        output=answer,
+        context=context,
+        reference=_text(reference),
+    )
+
+
+# -- reading -----------------------------------------------------------------------------------------
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def span_pages(
+    client: Any,
+    project: str,
+    *,
+    page_size: int = 500,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    span_kind: str | Sequence[str] | None = None,
+    roots_only: bool = False,
+    trace_ids: Sequence[str] | None = None,
+) -> Iterator[list[dict[str, Any]]]:
+    """The project's spans, ``page_size`` at a time (``GET /v1/projects/{project}/spans`` with its cursor).
+
+    ``client.spans.get_spans`` collects every page into one list; this yields each page as it arrives,
+    so only one page is held at a time.
+
+    Raises:
+        httpx.HTTPError: the server cannot be reached or answers with an error.
+    """
+    params: dict[str, Any] = {"limit": page_size}
+    if since is not None:
+        params["start_time"] = _iso(since)
+    if until is not None:
+        params["end_time"] = _iso(until)
+    if span_kind:
+        params["span_kind"] = [span_kind] if isinstance(span_kind, str) else list(span_kind)
+    if roots_only:
+        params["parent_id"] = "null"
+    if trace_ids:
+        params["trace_id"] = list(trace_ids)
+    http = client._client  # phoenix.client's configured httpx client (base URL, headers, auth)
+    cursor = None
+    while True:
+        if cursor:
+            params["cursor"] = cursor
+        reply = http.get(
+            f"v1/projects/{quote(project, safe='')}/spans",
+            params=params,
+            headers={"accept": "application/json"},
+        )
+        reply.raise_for_status()
+        body = reply.json()
+        spans = body.get("data") or []
+        if spans:
+            yield spans
+        cursor = body.get("next_cursor")
+        if not cursor or not spans:
+            return
+
+
+def trace_documents(client: Any, project: str, trace_ids: Sequence[str]) -> dict[str, list[str]]:
+    """``{trace_id: documents}`` of the RETRIEVER spans in those traces, in start order."""
+    found: dict[str, list[tuple[str, list[str]]]] = {}
+    unique = sorted(set(trace_ids))
+    for start in range(0, len(unique), 100):  # keep the query string short
+        for page in span_pages(client, project, span_kind=RETRIEVER, trace_ids=unique[start : start + 100]):
+            for span in page:
+                trace_id = str((span.get("context") or {}).get("trace_id", ""))
+                found.setdefault(trace_id, []).append((str(span.get("start_time", "")), retriever_documents(span)))
+    return {
+        trace_id: [doc for _, docs in sorted(entries, key=lambda e: e[0]) for doc in docs]
+        for trace_id, entries in found.items()
+    }
+
+
+def matching_span_ids(client: Any, project: str, where: str, *, since: datetime | None = None) -> set[str]:
+    """Ids of the spans matching a Phoenix filter string (as typed in the UI's filter bar).
+
+    Only ids travel (one narrow column), so this stays small for large projects.
+
+    Raises:
+        ValueError: the server rejected the filter (its message is kept).
+    """
+    import httpx
+    from phoenix.client.types.spans import SpanQuery
+
+    try:
+        frame = client.spans.get_spans_dataframe(
+            query=SpanQuery().where(where).select("name"),
+            project_identifier=project,
+            start_time=since,
+            limit=100_000_000,
+        )
+    except httpx.HTTPStatusError as error:
+        if error.response.status_code in (400, 422):
+            raise ValueError(f"Phoenix rejected the filter {where!r}: {error.response.text}") from error
+        raise
+    return set() if frame is None else {str(span_id) for span_id in frame.index}
