@@ -1,6 +1,6 @@
 """Unit tests of the Phoenix integration: evaluators, batch cells, judge runner, disagreement, stub judge.
 
-No Phoenix server here (see test_phoenix_integration.py). Numbers come from the packaged model; judges
+No Phoenix server here (see test_with_a_phoenix_server.py). Numbers come from the packaged model; judges
 are Phoenix-style fake LLM objects or the stub judge over real HTTP.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -188,7 +189,7 @@ def test_batch_cells_equal_evaluate_dataframe_cells(similarity):
     assert list(batch.columns) == list(per_row.columns)
     assert list(batch.columns[-2:]) == ["bertscore_execution_details", "bertscore_score"]
     assert batch.index.equals(ROWS.index)
-    for fast, slow in zip(batch["bertscore_score"], per_row["bertscore_score"]):
+    for fast, slow in zip(batch["bertscore_score"], per_row["bertscore_score"], strict=True):
         assert set(fast) == SCORE_KEYS
         assert_same_cell(fast, slow)
     assert batch["bertscore_score"].iloc[0]["metadata"]["worst_matches"][0]["token"] == "Thursday"
@@ -202,7 +203,9 @@ def test_async_evaluate_dataframe_gives_the_same_cells(similarity):
     result = asyncio.run(
         async_evaluate_dataframe(dataframe=ROWS, evaluators=[similarity], concurrency=2, hide_tqdm_bar=True)
     )
-    for fast, slow in zip(score_dataframe(ROWS, similarity)["bertscore_score"], result["bertscore_score"]):
+    for fast, slow in zip(
+        score_dataframe(ROWS, similarity)["bertscore_score"], result["bertscore_score"], strict=True
+    ):
         assert_same_cell(fast, slow)
 
 
@@ -375,7 +378,7 @@ def test_evaluate_rows_without_a_judge_uses_groundedness(scorer):
 
 
 def test_evaluate_rows_names_missing_columns(scorer):
-    with pytest.raises(KeyError, match="'reference'.*reference_column"):
+    with pytest.raises(KeyError, match=r"'reference'.*reference_column"):
         evaluate_rows(ROWS.drop(columns="reference"), scorer=scorer)
 
 
@@ -484,7 +487,7 @@ def test_stub_judge_tool_calling_fallback_and_failing_row(make_stub_judge):
     assert modes.count("tool_calling") == 3 and modes.count("failed") == 1
     assert all(
         "tools" in body
-        for body, (_, mode) in zip(stub.log.bodies, stub.log.answers)
+        for body, (_, mode) in zip(stub.log.bodies, stub.log.answers, strict=True)
         if mode != "rejected_response_format"
     )
 
@@ -505,7 +508,7 @@ def test_server_refuses_non_loopback_hosts(tmp_path):
 
 
 def test_missing_venv_is_reported_with_the_fix(tmp_path):
-    with pytest.raises(PhoenixServerError, match="pip install 'arize-phoenix==20.26.1'"):
+    with pytest.raises(PhoenixServerError, match=re.escape("pip install 'arize-phoenix==20.26.1'")):
         ensure_phoenix_venv(tmp_path / "no-venv", create=False)
 
 

@@ -21,14 +21,14 @@ from types import SimpleNamespace
 import pytest
 from phoenix.client import Client
 from phoenix.client.types.spans import SpanQuery
-from rag_app import RagStub, Request, send
 
 from bertscore_plugins.phoenix import disagreement_filters
 from bertscore_plugins.phoenix.names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
+from tests.support.rag_app import RagStub, Request, send
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FAIL_MARKER = "FAIL-ME"
 
 # (key, question, documents, answer, reference, expected disagreement label)
@@ -83,20 +83,33 @@ def requests(batch: str, rounds: int, *, no_reference: int = 0, no_retrieval: in
     for round_ in range(rounds):
         for key, question, documents, answer, reference, expected in TEMPLATES:
             out.append(
-                Request(f"{batch}-{round_}-{key}", f"{question} ({batch} {round_})", documents, answer, reference, expected)
+                Request(
+                    f"{batch}-{round_}-{key}",
+                    f"{question} ({batch} {round_})",
+                    documents,
+                    answer,
+                    reference,
+                    expected,
+                )
             )
     key, question, documents, answer, reference, _ = TEMPLATES[0]
     for i in range(no_reference):
-        out.append(Request(f"{batch}-noref-{i}", f"{question} ({batch} noref {i})", documents, answer, None, None))
+        out.append(
+            Request(f"{batch}-noref-{i}", f"{question} ({batch} noref {i})", documents, answer, None, None)
+        )
     for i in range(no_retrieval):
-        out.append(Request(f"{batch}-nodocs-{i}", f"{question} ({batch} nodocs {i})", (), answer, reference, None))
+        out.append(
+            Request(f"{batch}-nodocs-{i}", f"{question} ({batch} nodocs {i})", (), answer, reference, None)
+        )
     return out
 
 
 def wait_for_roots(client: Client, project: str, count: int) -> None:
     deadline = time.monotonic() + 90
     while True:
-        found = client._client.get(f"v1/projects/{project}/spans", params={"limit": 1000, "parent_id": "null"})
+        found = client._client.get(
+            f"v1/projects/{project}/spans", params={"limit": 1000, "parent_id": "null"}
+        )
         if found.status_code == 200 and len(found.json()["data"]) >= count:
             return
         if time.monotonic() > deadline:
@@ -130,7 +143,9 @@ def evaluate_cli(app, *extra: str) -> dict:
         "--project", app.project, "--base-url", app.base_url,
         "--reference-key", "metadata.reference", "--store", str(app.store), "--json", *extra,
     ]  # fmt: skip
-    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(
+        command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -172,7 +187,9 @@ def test_application_spans_carry_what_the_evaluation_reads(app):
         "The patient was discharged on Tuesday.",
     )
     assert fields.context == (TEMPLATES[1][2][0],)
-    llm_spans = next(span_pages(app.client, app.project, span_kind="LLM", trace_ids=[root["context"]["trace_id"]]))
+    llm_spans = next(
+        span_pages(app.client, app.project, span_kind="LLM", trace_ids=[root["context"]["trace_id"]])
+    )
     llm = extract_fields(llm_spans[0])  # no retriever given: the context comes from the system message
     assert llm.input == fields.input and llm.output == fields.output
     assert TEMPLATES[1][2][0] in llm.context[0]
@@ -190,7 +207,9 @@ def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app):
         f"{SIMILARITY}: no reference": 3,
     }
     condition = disagreement_filters()["spans"]["disagreements"]
-    found = app.client.spans.get_spans_dataframe(query=SpanQuery().where(condition), project_identifier=app.project)
+    found = app.client.spans.get_spans_dataframe(
+        query=SpanQuery().where(condition), project_identifier=app.project
+    )
     expected = {span for span, label in app.expected.items() if label in DISAGREEING}
     assert len(expected) == 15 and set(found.index) == expected
     labels = {
@@ -233,7 +252,16 @@ def test_follow_picks_up_traces_sent_after_it_started(app):
         assert first_poll.startswith("poll 1:"), first_poll + process.stderr.read()[-3000:]
         later = send(app.endpoint, app.project, app.stub, requests("followed", 1))
         deadline = time.monotonic() + 300
-        while len({a["span_id"] for a in annotations_of(app.client, app.project, later) if a["name"] == DISAGREEMENT}) < 5:
+        while (
+            len(
+                {
+                    a["span_id"]
+                    for a in annotations_of(app.client, app.project, later)
+                    if a["name"] == DISAGREEMENT
+                }
+            )
+            < 5
+        ):
             assert time.monotonic() < deadline, "--follow did not annotate the new traces within 300 s"
             assert process.poll() is None, process.stderr.read()[-3000:]
             time.sleep(1)
@@ -248,7 +276,9 @@ def test_follow_picks_up_traces_sent_after_it_started(app):
     assert report["evaluated"] == 5 and report["polls"] >= 2
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs the `chromium` package for a headless screenshot")
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs the `chromium` package for a headless screenshot"
+)
 def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
     from bertscore_plugins.phoenix import project_id, project_url
 
@@ -257,7 +287,9 @@ def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
     shot = tmp_path / "spans.png"
     base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1600,1000",
             "--virtual-time-budget=20000", f"--user-data-dir={tmp_path / 'profile'}"]  # fmt: skip
-    dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=True).stdout
+    dom = subprocess.run(
+        [*base, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=True
+    ).stdout
     subprocess.run([*base, f"--screenshot={shot}", url], capture_output=True, timeout=180, check=True)
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -275,21 +307,31 @@ def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_ser
     _, question, documents, answer, reference, _ = TEMPLATES[1]
     batch = [
         Request("ok", question, documents, answer, reference, "high_sim_unfaithful"),
-        Request("judge-down", f"{FAIL_MARKER} {question}", documents, answer, reference, "high_sim_unfaithful"),
+        Request(
+            "judge-down", f"{FAIL_MARKER} {question}", documents, answer, reference, "high_sim_unfaithful"
+        ),
     ]
     store = tmp_path / "store.sqlite"
     with RagStub(fail_when=[FAIL_MARKER]) as flaky:
         spans = send(phoenix_server.otlp_http_endpoint, project, flaky, batch)
         wait_for_roots(client, project, 2)
-        first = evaluate_project(project, client=client, llm=flaky.llm(), store=store, reference_key="metadata.reference")
+        first = evaluate_project(
+            project, client=client, llm=flaky.llm(), store=store, reference_key="metadata.reference"
+        )
     assert first.results == {GROUNDEDNESS: 2, SIMILARITY: 2, FAITHFULNESS: 1, DISAGREEMENT: 1}
     assert sum(first.failed.values()) == 1 and first.logged == 6
     with RagStub() as healthy:
-        second = evaluate_project(project, client=client, llm=healthy.llm(), store=store, reference_key="metadata.reference")
+        second = evaluate_project(
+            project, client=client, llm=healthy.llm(), store=store, reference_key="metadata.reference"
+        )
         assert healthy.log.count("json_schema") == 1  # the judge ran for the failed span only
     assert second.results == {FAITHFULNESS: 1, DISAGREEMENT: 1}  # BERTScore not recomputed
     assert second.logged == 2 and second.failed == {}
-    labels = {a["span_id"]: a["result"]["label"] for a in annotations_of(client, project, spans) if a["name"] == DISAGREEMENT}
+    labels = {
+        a["span_id"]: a["result"]["label"]
+        for a in annotations_of(client, project, spans)
+        if a["name"] == DISAGREEMENT
+    }
     assert labels == dict.fromkeys(spans, "high_sim_unfaithful")
 
 
@@ -349,6 +391,8 @@ def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
         query=SpanQuery().where("metadata['request'] == 'first-0-wrong_day' and span_kind == 'LLM'"),
         project_identifier=app.project,
     ).index))  # fmt: skip
-    (disagreement,) = [a for a in annotations_of(app.client, app.project, [llm_span]) if a["name"] == DISAGREEMENT]
+    (disagreement,) = [
+        a for a in annotations_of(app.client, app.project, [llm_span]) if a["name"] == DISAGREEMENT
+    ]
     assert disagreement["metadata"]["faithfulness_signal"] == GROUNDEDNESS
     assert disagreement["metadata"]["similarity"] > 0.9  # the LLM span's answer against the gold answer

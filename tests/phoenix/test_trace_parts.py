@@ -17,7 +17,7 @@ from bertscore_plugins.phoenix.trace_evaluation import (
     parse_since,
 )
 
-# Spans exactly as Phoenix's REST API returned them for the instrumented app in tests/rag_app.py
+# Spans exactly as Phoenix's REST API returned them for the instrumented app in tests/support/rag_app.py
 # (openinference-instrumentation-openai 0.1.66; attributes come back flattened).
 ROOT = {
     "context": {"trace_id": "t1", "span_id": "root1"},
@@ -76,10 +76,17 @@ def test_retriever_documents_keep_their_positions_past_ten():
 
 
 def test_missing_pieces_are_none_not_empty_strings():
-    bare = {"context": {"trace_id": "t", "span_id": "s"}, "span_kind": "CHAIN", "attributes": {"input.value": " "}}
+    bare = {
+        "context": {"trace_id": "t", "span_id": "s"},
+        "span_kind": "CHAIN",
+        "attributes": {"input.value": " "},
+    }
     fields = extract_fields(bare)
     assert (fields.input, fields.output, fields.context, fields.reference) == (None, None, None, None)
-    assert lookup(ROOT, "metadata.missing") is None and lookup(ROOT, "input.value") == ROOT["attributes"]["input.value"]
+    assert (
+        lookup(ROOT, "metadata.missing") is None
+        and lookup(ROOT, "input.value") == ROOT["attributes"]["input.value"]
+    )
 
 
 def test_result_store_keeps_results_until_logged_across_reopening(tmp_path):

@@ -4,7 +4,7 @@
 (``openinference-instrumentation-openai``), a manual CHAIN root span and a RETRIEVER span (as LangChain
 / LlamaIndex instrumentors emit them), ``using_metadata`` for the reference. The "LLM" is
 :class:`RagStub` on loopback: it answers the application's chat requests with a planned answer and
-judges faithfulness (tests/stub_judge.py) for every other request.
+judges faithfulness (tests/support/stub_judge.py) for every other request.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from openinference.semconv.trace import DocumentAttributes, SpanAttributes
-from stub_judge import MODEL_NAME, StubJudge
+
+from tests.support.stub_judge import MODEL_NAME, StubJudge
 
 SYSTEM_PROMPT = "Answer the question from the context below in one sentence.\n\nContext:\n"
 
