@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scenario f of benchmarks/speed.py (GPU: project bf16 vs bert_score fp32 vs the bf16 bare forward, on the
+# The gpu scenario of benchmarks/speed.py (GPU: project bf16 vs bert_score fp32 vs the bf16 bare forward, on the
 # default model and a roberta-large-shaped random model; bf16 vs fp32 F1) in ONE go on a CUDA machine
 # that may have no network. Writes $OUT/speed_gpu.json, $OUT/speed_gpu.md, $OUT/speed_gpu.log and
 # $OUT/environment.txt (OUT defaults to benchmarks/gpu-results). Aims to finish in ~8 minutes.
@@ -20,7 +20,7 @@ GPU_PAIRS="${GPU_PAIRS:-8000}"
 REPEATS="${REPEATS:-2}"
 LIMIT_S="${LIMIT_S:-420}"           # for speed.py itself; setup comes on top (~1 minute)
 VENV="${VENV:-/tmp/bertscore-gpu-venv}"
-REQUIRE_CUDA="${REQUIRE_CUDA:-1}"  # 0: accept a CPU torch (a dry run of this script; scenario f then skips)
+REQUIRE_CUDA="${REQUIRE_CUDA:-1}"  # 0: accept a CPU torch (a dry run of this script; the gpu scenario then skips)
 ALLOW_TORCH_INSTALL="${ALLOW_TORCH_INSTALL:-0}"  # 1: pip install torch into the venv when none is found
 mkdir -p "$OUT"
 log() { echo "[gpu_check +$((SECONDS - started))s] $*" | tee -a "$OUT/environment.txt" >&2; }
@@ -41,7 +41,7 @@ if [ -z "$python" ] && [ "$ALLOW_TORCH_INSTALL" = 1 ] && python3 -m venv "$VENV"
         && "$VENV/bin/python" -c "$cuda_ok" "$REQUIRE_CUDA" && python="$VENV/bin/python"
 fi
 if [ -z "$python" ]; then
-    log "no CUDA torch available (ALLOW_TORCH_INSTALL=1 tries pip): scenario f cannot run here"
+    log "no CUDA torch available (ALLOW_TORCH_INSTALL=1 tries pip): the gpu scenario cannot run here"
     echo '{"skipped": "no CUDA torch"}' >"$OUT/speed_gpu.json"
     exit 2
 fi
@@ -108,9 +108,9 @@ else
 fi
 { nvidia-smi 2>&1 | head -20; nproc; free -g; } >>"$OUT/environment.txt"
 
-# 6. scenario f, stopped at LIMIT_S; a stopped run leaves speed_gpu.partial.json behind
-log "running speed.py: scenario f, $GPU_PAIRS pairs, $REPEATS rounds, models $gpu_models"
-timeout "$LIMIT_S" "$py" "$here/speed.py" --scenarios f --gpu-models "$gpu_models" --gpu-pairs "$GPU_PAIRS" \
+# 6. the gpu scenario, stopped at LIMIT_S; a stopped run leaves speed_gpu.partial.json behind
+log "running speed.py: gpu scenario, $GPU_PAIRS pairs, $REPEATS rounds, models $gpu_models"
+timeout "$LIMIT_S" "$py" "$here/speed.py" --scenarios gpu --gpu-models "$gpu_models" --gpu-pairs "$GPU_PAIRS" \
     --repeats "$REPEATS" --out "$OUT/speed_gpu.json" --markdown "$OUT/speed_gpu.md" "${model_args[@]}" \
     >"$OUT/speed_gpu.log" 2>&1
 status=$?
