@@ -477,6 +477,7 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
             "bertscore": 12,
             "faithfulness": 12,
             "groundedness": 12,
+            "offline_faithfulness": 12,
             "sim_faith_disagreement": 12,
         }
         experiment = client.experiments.get_experiment(experiment_id=state["logged"]["experiment"]["id"])
