@@ -47,8 +47,11 @@ space: install
 	rm -rf build/space
 	$(PY) -c "from bertscore_plugins.hf_evaluate import build_space; print(build_space('build/space'))"
 
+# The style gate CI runs before the tests: ruff's rules (pyproject.toml) and its formatter, checking only.
+LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card
 lint: install
-	$(PY) -m ruff check bertscore_plugins tests recipes benchmarks
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
 clean:
 	rm -rf $(VENV) .phoenix-venv .phoenix-data runs build dist *.egg-info

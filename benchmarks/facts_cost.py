@@ -29,13 +29,19 @@ DEMO = Path(__file__).resolve().parent.parent / "recipes" / "demo_data.jsonl"
 def rows(args: argparse.Namespace) -> tuple[str, list[str], list[str]]:
     if args.demo:
         records = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
-        return f"recipes/demo_data.jsonl ({len(records)} rows)", [r["output"] for r in records], [
-            r["context"] for r in records]
+        return (
+            f"recipes/demo_data.jsonl ({len(records)} rows)",
+            [r["output"] for r in records],
+            [r["context"] for r in records],
+        )
     from benchmarks.quality_data import eval_data_dir, load_summeval
 
     summeval = load_summeval(eval_data_dir(), args.docs)
-    return (f"SummEval, first {args.docs} documents x 16 systems ({len(summeval)} rows)",
-            [r.summary for r in summeval], [r.source for r in summeval])
+    return (
+        f"SummEval, first {args.docs} documents x 16 systems ({len(summeval)} rows)",
+        [r.summary for r in summeval],
+        [r.source for r in summeval],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     name, outputs, contexts = rows(args)
     scorer = get_scorer()
     offline_faithfulness(outputs[:4], contexts[:4], scorer=scorer)  # model load and first-call costs
-    timings: dict[str, list[float]] = {"groundedness": [], "groundedness+alignment": [], "offline faithfulness": []}
+    timings: dict[str, list[float]] = {
+        "groundedness": [],
+        "groundedness+alignment": [],
+        "offline faithfulness": [],
+    }
     for _ in range(args.repeats):
         for label, run in (
             ("groundedness", lambda: scorer.score(outputs, contexts)),
@@ -72,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         "best_seconds": best,
         "all_seconds": timings,
         "added_over_groundedness": best["offline faithfulness"] / best["groundedness"] - 1.0,
-        "added_over_groundedness_with_alignment": best["offline faithfulness"] / best["groundedness+alignment"] - 1.0,
+        "added_over_groundedness_with_alignment": best["offline faithfulness"]
+        / best["groundedness+alignment"]
+        - 1.0,
         "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, shared CPU",
     }
     print(json.dumps(result, indent=2))

@@ -55,7 +55,7 @@ def run_contender(
 
         try:
             return contenders.run(spec)
-        except Exception as error:  # noqa: BLE001 -- reported like a failed child process
+        except Exception as error:
             return {"error": f"{type(error).__name__}: {error}"}
     with tempfile.TemporaryDirectory(prefix="bench-run-") as folder:
         spec_path, result_path = Path(folder) / "spec.json", Path(folder) / "result.json"

@@ -66,7 +66,9 @@ def timed(function) -> tuple[float, float, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--batch-size", type=int, default=256, help="ds.map batch size")
     parser.add_argument("--repeats", type=int, default=3)
@@ -88,17 +90,25 @@ def main(argv: list[str] | None = None) -> int:
         disk_dataset = datasets.load_from_disk(f"{workdir}/pairs")
         transform = BERTScoreTransform(config=config)
         load_seconds, _, module = timed(
-            lambda: evaluate.load(metric_card_path(), model=args.model, layer=args.layer, device=args.device,
-                                  cache_dir=f"{workdir}/metrics")
+            lambda: evaluate.load(
+                metric_card_path(),
+                model=args.model,
+                layer=args.layer,
+                device=args.device,
+                cache_dir=f"{workdir}/metrics",
+            )
         )
 
         runs = {
             "core": lambda: scorer.score(candidates, references).f1,
             "datasets_map": lambda: np.asarray(
-                disk_dataset.map(transform, batched=True, batch_size=args.batch_size,
-                                 load_from_cache_file=False)["bertscore_f1"]
+                disk_dataset.map(
+                    transform, batched=True, batch_size=args.batch_size, load_from_cache_file=False
+                )["bertscore_f1"]
             ),
-            "evaluate": lambda: np.asarray(module.compute(predictions=candidates, references=references)["f1"]),
+            "evaluate": lambda: np.asarray(
+                module.compute(predictions=candidates, references=references)["f1"]
+            ),
         }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
@@ -136,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         "evaluate_load_seconds": round(load_seconds, 3),
         "targets": TARGETS,
         "within_target_cpu_min": {name: ratios[name] <= TARGETS[name] for name in TARGETS},
-        "within_target_wall_min": {name: wall["ratio_to_core_min"][name] <= TARGETS[name] for name in TARGETS},
+        "within_target_wall_min": {
+            name: wall["ratio_to_core_min"][name] <= TARGETS[name] for name in TARGETS
+        },
         "max_abs_difference_to_core": {
             name: float(np.max(np.abs(outputs[name] - outputs["core"]))) for name in TARGETS
         },
@@ -144,8 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(result, indent=2)
     print(text)
     print()
-    print(f"| pairs | device | time (min of {args.repeats}) | core s | ds.map (batch {args.batch_size}) s | ratio "
-          "| evaluate s | ratio |")
+    print(
+        f"| pairs | device | time (min of {args.repeats}) | core s | ds.map (batch {args.batch_size}) s | ratio "
+        "| evaluate s | ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for label, table in (("CPU", cpu), ("wall", wall)):
         best, ratio = table["min"], table["ratio_to_core_min"]

@@ -56,7 +56,9 @@ def read_wmt16(folder: Path) -> dict[str, tuple[list[str], list[str], np.ndarray
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--layer", type=int, default=None)
     parser.add_argument("--idf", action="store_true", help="idf fitted on each call's references")
     parser.add_argument("--rescale", action="store_true")
@@ -79,8 +81,12 @@ def main(argv: list[str] | None = None) -> int:
             "spearman_f1": round(float(spearmanr(f1, gold).statistic), 4),
             "pearson_f1": round(float(pearsonr(f1, gold).statistic), 4),
             # where scores fall: pairs rated unrelated (gold < 1) vs equivalent or nearly (gold >= 4)
-            "f1_quartiles_gold_below_1": [round(float(q), 3) for q in np.percentile(f1[gold < 1], [25, 50, 75])],
-            "f1_quartiles_gold_4_or_more": [round(float(q), 3) for q in np.percentile(f1[gold >= 4], [25, 50, 75])],
+            "f1_quartiles_gold_below_1": [
+                round(float(q), 3) for q in np.percentile(f1[gold < 1], [25, 50, 75])
+            ],
+            "f1_quartiles_gold_4_or_more": [
+                round(float(q), 3) for q in np.percentile(f1[gold >= 4], [25, 50, 75])
+            ],
         },
     }
     per_pair = {}

@@ -146,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     bit_identical = int(np.sum(_column(batch, "score") == _column(per_row, "score")))
     labels_equal = int(
-        sum(a["label"] == b["label"] for a, b in zip(batch["bertscore_score"], per_row["bertscore_score"]))
+        sum(
+            a["label"] == b["label"]
+            for a, b in zip(batch["bertscore_score"], per_row["bertscore_score"], strict=True)
+        )
     )
     failed = sum(d["status"] != "COMPLETED" for d in per_row["bertscore_execution_details"])
     speedup = per_row_seconds / batch_seconds

@@ -54,12 +54,16 @@ def _layers(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
-def _mean_pearson(f1_by_pair: dict[str, np.ndarray], sets: dict[str, PairSet]) -> tuple[float, dict[str, float]]:
+def _mean_pearson(
+    f1_by_pair: dict[str, np.ndarray], sets: dict[str, PairSet]
+) -> tuple[float, dict[str, float]]:
     per_pair = {pair: float(pearsonr(f1, sets[pair].human)[0]) for pair, f1 in f1_by_pair.items()}
     return float(np.mean(list(per_pair.values()))), per_pair
 
 
-def bert_score_sweep(folder: Path, sets: dict[str, PairSet], top: int, only_top: bool = False) -> dict[str, Any]:
+def bert_score_sweep(
+    folder: Path, sets: dict[str, PairSet], top: int, only_top: bool = False
+) -> dict[str, Any]:
     """Every layer 0..top from one bert_score pass per language pair (all_layers=True).
 
     With `only_top`, just layer `top`, from bert_score's truncated model (cheaper on a CPU).
@@ -67,7 +71,9 @@ def bert_score_sweep(folder: Path, sets: dict[str, PairSet], top: int, only_top:
     import bert_score
 
     start = time.perf_counter()
-    scorer = bert_score.BERTScorer(model_type=str(folder), num_layers=top, all_layers=not only_top, batch_size=64)
+    scorer = bert_score.BERTScorer(
+        model_type=str(folder), num_layers=top, all_layers=not only_top, batch_size=64
+    )
     f1_rows: dict[str, np.ndarray] = {}
     for pair, pairs in sets.items():
         _, _, f1 = scorer.score(pairs.first, pairs.second)
@@ -93,8 +99,10 @@ def core_layer(preset: str, layer: int, sets: dict[str, PairSet]) -> dict[str, A
     f1 = {pair: scorer.score(pairs.first, pairs.second).f1.astype(np.float64) for pair, pairs in sets.items()}
     mean, per_pair = _mean_pearson(f1, sets)
     return {
-        "mean": round(mean, 6), "per_pair": {pair: round(v, 6) for pair, v in per_pair.items()},
-        "seconds": round(time.perf_counter() - start, 1), "signature": scorer.signature,
+        "mean": round(mean, 6),
+        "per_pair": {pair: round(v, 6) for pair, v in per_pair.items()},
+        "seconds": round(time.perf_counter() - start, 1),
+        "signature": scorer.signature,
         "f1": {pair: values.tolist() for pair, values in f1.items()},
     }
 
@@ -116,9 +124,13 @@ def cpu_speed(preset: str, layer: int, sets: dict[str, PairSet], pairs: int) -> 
         wall, cpu = time.perf_counter(), time.process_time()
         scorer.score(candidates, references)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        out[name] = {"layer": scorer.layer, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-                     "pairs_per_s": round(len(candidates) / wall, 2),
-                     "pairs_per_cpu_s": round(len(candidates) / cpu, 2)}
+        out[name] = {
+            "layer": scorer.layer,
+            "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2),
+            "pairs_per_s": round(len(candidates) / wall, 2),
+            "pairs_per_cpu_s": round(len(candidates) / cpu, 2),
+        }
     out["preset_cpu_cost_vs_default"] = round(out[preset]["cpu_s"] / out["default"]["cpu_s"], 2)
     return out
 
@@ -142,13 +154,21 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
             if layer not in reference["mean"]:
                 continue
             row_diff = max(
-                float(np.max(np.abs(np.asarray(measured["f1"][pair]) - np.asarray(reference["f1"][pair][int(layer)]))))
+                float(
+                    np.max(
+                        np.abs(
+                            np.asarray(measured["f1"][pair]) - np.asarray(reference["f1"][pair][int(layer)])
+                        )
+                    )
+                )
                 for pair in measured["f1"]
             )
             pearson_diff = abs(measured["mean"] - reference["mean"][layer])
             parity[layer] = {
-                "core": measured["mean"], "bert_score": reference["mean"][layer],
-                "abs_diff_mean_pearson": pearson_diff, "max_abs_diff_f1_per_row": row_diff,
+                "core": measured["mean"],
+                "bert_score": reference["mean"][layer],
+                "abs_diff_mean_pearson": pearson_diff,
+                "max_abs_diff_f1_per_row": row_diff,
                 "within_tolerance": pearson_diff < PARITY_TOLERANCE,
             }
         summary["parity"] = parity
@@ -160,7 +180,7 @@ def _write(path: Path, results: dict[str, Any], keep_rows: bool = False) -> None
     if keep_rows:  # the per-row F1 goes to a side file (for --merge); the results file holds figures only
         path.with_suffix(".rows.json").write_text(json.dumps(results))
     slim = json.loads(json.dumps(results))  # drop the per-row F1 lists from the file: figures only
-    for section in [slim.get("bert_score")] + list(slim.get("core", {}).values()):
+    for section in [slim.get("bert_score"), *list(slim.get("core", {}).values())]:
         if section:
             section.pop("f1", None)
     path.write_text(json.dumps(slim, indent=1) + "\n")
@@ -171,16 +191,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="quality")
     parser.add_argument("--core-layers", default="7", help="e.g. 7, 5,6,7,8,12 or 0-12 (default 7)")
     parser.add_argument("--bert-score-top", type=int, default=12, help="bert_score sweep 0..N; -1 = skip")
-    parser.add_argument("--bert-score-only-top", action="store_true",
-                        help="bert_score for layer --bert-score-top only (truncated model, no sweep)")
+    parser.add_argument(
+        "--bert-score-only-top",
+        action="store_true",
+        help="bert_score for layer --bert-score-top only (truncated model, no sweep)",
+    )
     parser.add_argument("--limit", type=int, default=None, help="rows per language pair (partial run)")
-    parser.add_argument("--speed-pairs", type=int, default=0,
-                        help="also time the default model vs the preset on this many pairs (CPU and wall)")
+    parser.add_argument(
+        "--speed-pairs",
+        type=int,
+        default=0,
+        help="also time the default model vs the preset on this many pairs (CPU and wall)",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "preset_layers.json")
-    parser.add_argument("--keep-rows", action="store_true",
-                        help="also write per-row F1 to OUT.rows.json, so separate runs can be merged")
-    parser.add_argument("--merge", type=Path, nargs="+", default=None,
-                        help="combine the .rows.json side files of separate runs (e.g. core and bert_score) into --out")
+    parser.add_argument(
+        "--keep-rows",
+        action="store_true",
+        help="also write per-row F1 to OUT.rows.json, so separate runs can be merged",
+    )
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        default=None,
+        help="combine the .rows.json side files of separate runs (e.g. core and bert_score) into --out",
+    )
     args = parser.parse_args(argv)
     if args.merge:
         merged: dict[str, Any] = {}
@@ -205,13 +240,19 @@ def main(argv: list[str] | None = None) -> int:
     import transformers
 
     results: dict[str, Any] = {
-        "preset": args.preset, "identity": info.identity, "folder": str(info.path),
+        "preset": args.preset,
+        "identity": info.identity,
+        "folder": str(info.path),
         "protocol": "WMT16 DAseg, 6 to-English pairs, Pearson(F1, human z), mean over pairs; no idf, no rescaling",
-        "rows_per_pair": {pair: len(s) for pair, s in sets.items()}, "partial": args.limit is not None,
+        "rows_per_pair": {pair: len(s) for pair, s in sets.items()},
+        "partial": args.limit is not None,
         "issue_figures_bert_score": {str(k): v for k, v in ISSUE_FIGURES.items()},
-        "versions": {"bert_score": "0.3.13" if bert_score.__version__ == "0.3.12" else bert_score.__version__,
-                     "transformers": transformers.__version__, "torch": torch.__version__,
-                     "python": platform.python_version()},
+        "versions": {
+            "bert_score": "0.3.13" if bert_score.__version__ == "0.3.12" else bert_score.__version__,
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+        },
         "torch_threads": torch.get_num_threads(),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "core": {},
@@ -220,17 +261,25 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore")
     for layer in _layers(args.core_layers):
         results["core"][str(layer)] = core_layer(args.preset, layer, sets)
-        print(f"core L{layer}: {results['core'][str(layer)]['mean']:.4f} ({results['core'][str(layer)]['seconds']} s)",
-              flush=True)
+        print(
+            f"core L{layer}: {results['core'][str(layer)]['mean']:.4f} ({results['core'][str(layer)]['seconds']} s)",
+            flush=True,
+        )
         _write(args.out, results, args.keep_rows)
     if args.speed_pairs:
         results["speed"] = cpu_speed(args.preset, info.default_layer, sets, args.speed_pairs)
         print("speed:", results["speed"], flush=True)
         _write(args.out, results, args.keep_rows)
     if args.bert_score_top >= 0:
-        results["bert_score"] = bert_score_sweep(info.path, sets, args.bert_score_top, args.bert_score_only_top)
-        print("bert_score:", {k: round(v, 4) for k, v in results["bert_score"]["mean"].items()},
-              f"({results['bert_score']['seconds']} s)", flush=True)
+        results["bert_score"] = bert_score_sweep(
+            info.path, sets, args.bert_score_top, args.bert_score_only_top
+        )
+        print(
+            "bert_score:",
+            {k: round(v, 4) for k, v in results["bert_score"]["mean"].items()},
+            f"({results['bert_score']['seconds']} s)",
+            flush=True,
+        )
     results["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     _write(args.out, results, args.keep_rows)
     print(json.dumps(results["summary"], indent=1))

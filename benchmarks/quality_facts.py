@@ -64,8 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=None, help="first N documents only (x 16 systems)")
     parser.add_argument("--no-write", action="store_true", help="print only")
-    parser.add_argument("--from-json", action="store_true",
-                        help="rewrite the QUALITY.md section from results/facts_summeval.json, without scoring")
+    parser.add_argument(
+        "--from-json",
+        action="store_true",
+        help="rewrite the QUALITY.md section from results/facts_summeval.json, without scoring",
+    )
     args = parser.parse_args(argv)
     if args.from_json:
         result = json.loads(RESULTS.read_text(encoding="utf-8"))
@@ -109,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         "chrF vs source": lexical["chrf"],
     }
     positive = consistency == 5.0
-    table = {name: {"spearman": spearman(values, consistency), "roc_auc": roc_auc(values, positive)}
-             for name, values in signals.items()}
+    table = {
+        name: {"spearman": spearman(values, consistency), "roc_auc": roc_auc(values, positive)}
+        for name, values in signals.items()
+    }
     flagged = np.array([check.label == "unsupported" for check in checks])
     kinds: dict[str, int] = {}
     for check in checks:
@@ -137,11 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         },
         "cost_ratio": {
             "fact_check / groundedness": check_seconds / groundedness_seconds,
-            "(alignment + fact check) / groundedness": (explained_seconds - groundedness_seconds + check_seconds)
+            "(alignment + fact check) / groundedness": (
+                explained_seconds - groundedness_seconds + check_seconds
+            )
             / groundedness_seconds,
         },
         "machine": f"{platform.machine()}, {platform.python_version()}, torch threads "
-                   f"{__import__('torch').get_num_threads()}",
+        f"{__import__('torch').get_num_threads()}",
     }
     print(json.dumps(result, indent=2))
     if not args.no_write:
@@ -152,17 +159,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def section(result: dict, docs: int | None) -> str:
-    subset = (f"the first {result['documents']} documents x 16 systems = {result['rows']} summaries (a subset, "
-              "to keep the run affordable on a 2-core CPU)" if docs else
-              f"all {result['rows']} summaries ({result['documents']} documents x 16 systems)")
+    subset = (
+        f"the first {result['documents']} documents x 16 systems = {result['rows']} summaries (a subset, "
+        "to keep the run affordable on a 2-core CPU)"
+        if docs
+        else f"all {result['rows']} summaries ({result['documents']} documents x 16 systems)"
+    )
     lines = [
         BEGIN,
         "## 6. Offline faithfulness: groundedness and the fact check (SummEval consistency)",
         "",
-        (f"Written by `benchmarks/quality_facts.py` on {subset}. Every signal compares the summary with its "
-         "SOURCE article; human = mean expert consistency (1-5). ROC-AUC is for `consistency == 5` "
-         f"({result['positives (consistency == 5)']} of {result['rows']} rows). Default model (packaged MiniLM, "
-         "layer 4)."),
+        (
+            f"Written by `benchmarks/quality_facts.py` on {subset}. Every signal compares the summary with its "
+            "SOURCE article; human = mean expert consistency (1-5). ROC-AUC is for `consistency == 5` "
+            f"({result['positives (consistency == 5)']} of {result['rows']} rows). Default model (packaged MiniLM, "
+            "layer 4)."
+        ),
         "",
         "| signal | Spearman | ROC-AUC |",
         "|---|---|---|",
@@ -174,23 +186,30 @@ def section(result: dict, docs: int | None) -> str:
     seconds = result["seconds"]
     lines += [
         "",
-        (f"The fact check flags {facts['rows_flagged']} of {result['rows']} summaries; their mean consistency is "
-         f"{_fmt(facts['consistency_mean_flagged'])} against {_fmt(facts['consistency_mean_not_flagged'])} for the "
-         f"rest ({_pct(facts['share_consistency5_among_flagged'])} vs "
-         f"{_pct(facts['share_consistency5_among_not_flagged'])} fully consistent). Unsupported facts by kind: "
-         + ", ".join(f"{kind} {count}" for kind, count in sorted(facts["unsupported_by_kind"].items())) + "."),
+        (
+            f"The fact check flags {facts['rows_flagged']} of {result['rows']} summaries; their mean consistency is "
+            f"{_fmt(facts['consistency_mean_flagged'])} against {_fmt(facts['consistency_mean_not_flagged'])} for the "
+            f"rest ({_pct(facts['share_consistency5_among_flagged'])} vs "
+            f"{_pct(facts['share_consistency5_among_not_flagged'])} fully consistent). Unsupported facts by kind: "
+            + ", ".join(f"{kind} {count}" for kind, count in sorted(facts["unsupported_by_kind"].items()))
+            + "."
+        ),
         "",
-        (f"Cost on the same rows: groundedness {seconds['groundedness']:.1f} s; the fact check on its alignment "
-         f"{seconds['fact_check_on_alignment']:.1f} s (**{cost['fact_check / groundedness']:.1%}** of "
-         f"groundedness); keeping the alignment (explain=True, as the Phoenix evaluators always do) costs "
-         f"{seconds['groundedness_with_alignment']:.1f} s, so alignment + fact check add "
-         f"**{cost['(alignment + fact check) / groundedness']:.1%}** over a bare core call. "
-         f"({result['machine']}; a shared 2-core CPU, so single timings are noisy: "
-         "`benchmarks/facts_cost.py` interleaves repeats for the ratio.)"),
+        (
+            f"Cost on the same rows: groundedness {seconds['groundedness']:.1f} s; the fact check on its alignment "
+            f"{seconds['fact_check_on_alignment']:.1f} s (**{cost['fact_check / groundedness']:.1%}** of "
+            f"groundedness); keeping the alignment (explain=True, as the Phoenix evaluators always do) costs "
+            f"{seconds['groundedness_with_alignment']:.1f} s, so alignment + fact check add "
+            f"**{cost['(alignment + fact check) / groundedness']:.1%}** over a bare core call. "
+            f"({result['machine']}; a shared 2-core CPU, so single timings are noisy: "
+            "`benchmarks/facts_cost.py` interleaves repeats for the ratio.)"
+        ),
         "",
         *_cost_lines(),
-        ("Rules and thresholds were chosen for their meaning (same normalised value and compatible unit, "
-         "polarity of the aligned words in the cue's scope), not tuned on this set."),
+        (
+            "Rules and thresholds were chosen for their meaning (same normalised value and compatible unit, "
+            "polarity of the aligned words in the cue's scope), not tuned on this set."
+        ),
         END,
     ]
     return "\n".join(lines)
@@ -204,10 +223,12 @@ def _cost_lines() -> list[str]:
     cost = json.loads(path.read_text(encoding="utf-8"))
     best = cost["best_seconds"]
     return [
-        (f"`benchmarks/facts_cost.py` ({cost['rows']}, best of {cost['repeats']} interleaved repeats): "
-         f"groundedness {best['groundedness']:.1f} s, offline faithfulness (groundedness + alignment + fact "
-         f"check, one call) {best['offline faithfulness']:.1f} s: "
-         f"**{cost['added_over_groundedness']:+.1%}** over groundedness."),
+        (
+            f"`benchmarks/facts_cost.py` ({cost['rows']}, best of {cost['repeats']} interleaved repeats): "
+            f"groundedness {best['groundedness']:.1f} s, offline faithfulness (groundedness + alignment + fact "
+            f"check, one call) {best['offline faithfulness']:.1f} s: "
+            f"**{cost['added_over_groundedness']:+.1%}** over groundedness."
+        ),
         "",
     ]
 

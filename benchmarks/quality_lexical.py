@@ -30,7 +30,7 @@ def lexical_scores(
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     rows = _references_per_row(references)
     out = {name: np.zeros(len(candidates)) for name in LEXICAL_METRICS}
-    for index, (candidate, refs) in enumerate(zip(candidates, rows)):
+    for index, (candidate, refs) in enumerate(zip(candidates, rows, strict=True)):
         out["bleu"][index] = bleu.sentence_score(candidate, refs).score / 100.0
         out["chrf"][index] = chrf.sentence_score(candidate, refs).score / 100.0
         if len(refs) == 1:

@@ -115,7 +115,7 @@ def _plots(results: dict, folder: Path) -> dict[str, str]:
     rows += [(f"{LEXICAL_NAMES[n]} vs refs", summ["lexical_reference"][n]) for n in LEXICAL_NAMES]
     rows += [(f"{LEXICAL_NAMES[n]} vs source", summ["lexical_source"][n]) for n in LEXICAL_NAMES]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharey=True)
-    for ax, level in zip(axes, ("system", "summary")):
+    for ax, level in zip(axes, ("system", "summary"), strict=True):
         for index, aspect in enumerate(("consistency", "relevance")):
             values = [
                 (r[aspect]["system"]["spearman"] if level == "system" else r[aspect]["summary"])
@@ -421,7 +421,7 @@ def write_report(results: dict, out: Path) -> None:
     md.append("Per language pair at the default layer (Pearson):\n")
     md.append(
         _table(
-            ["metric"] + list(per_pair) + ["mean"],
+            ["metric", *list(per_pair), "mean"],
             [
                 [f"BERTScore F1 (L{layer})"]
                 + [_f(v, 3) for v in per_pair.values()]

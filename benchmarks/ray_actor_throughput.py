@@ -49,7 +49,13 @@ def random_weights_model(source: str) -> str:
     from transformers import BertConfig, BertModel
 
     folder = tempfile.mkdtemp(prefix="minilm_random_")
-    for name in ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+    for name in (
+        "config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "vocab.txt",
+        "special_tokens_map.json",
+    ):
         shutil.copy(Path(source) / name, folder)
     torch.manual_seed(0)
     BertModel(BertConfig.from_json_file(Path(folder) / "config.json")).save_pretrained(folder)
@@ -66,7 +72,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--pairs", default=None, help="TSV of candidate<TAB>reference")
     parser.add_argument("--model", default="default")
-    parser.add_argument("--random-weights", default=None, help="folder with the model's config/tokenizer files")
+    parser.add_argument(
+        "--random-weights", default=None, help="folder with the model's config/tokenizer files"
+    )
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -84,12 +92,22 @@ def main() -> int:
         sync()
         start = time.perf_counter()
         for begin in range(0, len(candidates), rows):
-            scorer.score(candidates[begin:begin + rows], references[begin:begin + rows])
+            scorer.score(candidates[begin : begin + rows], references[begin : begin + rows])
         sync()
         seconds = time.perf_counter() - start
-        print(json.dumps({"device": args.device, "rows_per_batch": rows, "dtype": args.dtype,
-                          "threads": torch.get_num_threads(), "pairs": len(candidates),
-                          "seconds": round(seconds, 3), "pairs_per_s": round(len(candidates) / seconds, 1)}))
+        print(
+            json.dumps(
+                {
+                    "device": args.device,
+                    "rows_per_batch": rows,
+                    "dtype": args.dtype,
+                    "threads": torch.get_num_threads(),
+                    "pairs": len(candidates),
+                    "seconds": round(seconds, 3),
+                    "pairs_per_s": round(len(candidates) / seconds, 1),
+                }
+            )
+        )
     return 0
 
 

@@ -47,7 +47,10 @@ HERE = Path(__file__).resolve().parent
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--pairs", type=int, default=2000, help="WMT16 pairs for cold, cached-references, fast-cpu-mode (default 2000)"
+        "--pairs",
+        type=int,
+        default=2000,
+        help="WMT16 pairs for cold, cached-references, fast-cpu-mode (default 2000)",
     )
     parser.add_argument(
         "--scenarios",
@@ -70,8 +73,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--rss-cap-mib", type=float, default=12288, help="stop a run whose RSS passes this")
     parser.add_argument("--long-docs", type=int, default=16, help="document pairs in long-text-window")
-    parser.add_argument("--long-tokens", type=int, default=2000, help="tokens per document in long-text-window")
-    parser.add_argument("--gpu-pairs", type=int, default=None, help="pairs for the gpu scenario (default --pairs)")
+    parser.add_argument(
+        "--long-tokens", type=int, default=2000, help="tokens per document in long-text-window"
+    )
+    parser.add_argument(
+        "--gpu-pairs", type=int, default=None, help="pairs for the gpu scenario (default --pairs)"
+    )
     parser.add_argument(
         "--floor-batch-tokens",
         default="4096,8192",
@@ -87,7 +94,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_false",
         help="leave out fast-cpu-mode's bf16-on-CPU contender (measured beside int8 by default)",
     )
-    parser.add_argument("--device", default="cpu", help="device for the CPU scenarios (default cpu; gpu uses cuda)")
+    parser.add_argument(
+        "--device", default="cpu", help="device for the CPU scenarios (default cpu; gpu uses cuda)"
+    )
     parser.add_argument(
         "--in-process",
         action="store_true",

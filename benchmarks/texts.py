@@ -116,7 +116,7 @@ def new_candidates(candidates: list[str]) -> list[str]:
     for text in candidates:
         words = text.split()
         if len(words) >= 3:
-            changed.append(" ".join(words[1:-1] + [words[0].lower()]) + " .")
+            changed.append(" ".join([*words[1:-1], words[0].lower()]) + " .")
         else:
             changed.append(text + " again")
     return changed

@@ -11,7 +11,7 @@ reading spans, scoring, judging, storing and writing annotations. Prints one JSO
 ``--layer`` (a core setting: fewer encoder layers run) makes scoring cheaper on a busy CPU without
 changing what is held per page (the hidden size and the page size are the same).
 
-The judge (``--judge``) is the loopback stub of tests/stub_judge.py through Phoenix's own
+The judge (``--judge``) is the loopback stub of tests/support/stub_judge.py through Phoenix's own
 FaithfulnessEvaluator and OpenAI adapter, so its share is the adapter's overhead, not a real LLM's.
 Texts: WMT16 pairs from the shared evaluation data when present, else the project's own sentences.
 """
@@ -33,7 +33,6 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
 
 
 def _rss_mb() -> float:
@@ -107,7 +106,7 @@ def child(args: argparse.Namespace) -> None:
     llm = None
     stub = None
     if args.judge:
-        from stub_judge import StubJudge
+        from tests.support.stub_judge import StubJudge
 
         stub = StubJudge().start()
         llm = stub.llm()
@@ -143,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", action="store_true", help="also run the (stub) faithfulness judge")
     parser.add_argument("--page-size", type=int, default=500)
     parser.add_argument("--layer", type=int, default=None, help="core layer setting (default: the model's)")
-    parser.add_argument("--text-pool", type=int, default=None, help="text pairs cycled (default: smallest size)")
+    parser.add_argument(
+        "--text-pool", type=int, default=None, help="text pairs cycled (default: smallest size)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--project", help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -156,7 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     from bertscore_plugins.phoenix.dev_server import PhoenixServer
 
     results = []
-    with tempfile.TemporaryDirectory(prefix="trace-bench-") as tmp, PhoenixServer(workdir=Path(tmp) / "px") as server:
+    with (
+        tempfile.TemporaryDirectory(prefix="trace-bench-") as tmp,
+        PhoenixServer(workdir=Path(tmp) / "px") as server,
+    ):
         for count in args.spans:
             project = f"bench-{count}"
             started = time.perf_counter()
@@ -185,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                 spans_per_s=round(count / row["wall_s"], 1),
             )
             results.append(row)
-            print(json.dumps({k: row[k] for k in ("spans", "peak_rss_mb", "wall_s", "shares")}), file=sys.stderr)
+            print(
+                json.dumps({k: row[k] for k in ("spans", "peak_rss_mb", "wall_s", "shares")}), file=sys.stderr
+            )
     summary = {
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         "page_size": args.page_size,
@@ -193,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         "layer": args.layer,
         "text_pool": args.text_pool or min(args.spans),
         "runs": results,
-        "peak_rss_ratio_largest_vs_smallest": round(results[-1]["peak_rss_mb"] / results[0]["peak_rss_mb"], 3),
+        "peak_rss_ratio_largest_vs_smallest": round(
+            results[-1]["peak_rss_mb"] / results[0]["peak_rss_mb"], 3
+        ),
     }
     print(json.dumps(summary, indent=1))
     return 0

@@ -68,24 +68,31 @@ def read_baseline(path: str | Path, layer: int, source: str | None = None) -> Ba
     """
     path = Path(path)
     if not path.is_file():
-        raise BaselineNotFoundError(f"baseline file {path} does not exist" + (" (it is a folder)" if path.exists() else ""))
+        raise BaselineNotFoundError(
+            f"baseline file {path} does not exist" + (" (it is a folder)" if path.exists() else "")
+        )
     data = read_bytes(path, "baseline file")
     lines = split_lines(decode(data, path))
     if not lines or [cell.strip() for cell in lines[0].split(",")][:4] != ["LAYER", "P", "R", "F"]:
         got = lines[0][:60] if lines else "an empty file"
-        raise FileFormatError(path, f"a baseline file must start with the header LAYER,P,R,F (got {got!r})", 1)
+        raise FileFormatError(
+            path, f"a baseline file must start with the header LAYER,P,R,F (got {got!r})", 1
+        )
     found: dict[int, tuple[float, float, float]] = {}
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         cells = line.split(",")
         if len(cells) < 4:
-            raise FileFormatError(path, f"expected 4 comma-separated cells LAYER,P,R,F, got {len(cells)}", number)
-        row_layer = parse_number(path, number, "LAYER", cells[0], lambda v: v >= 0 and v == int(v),
-                                 "a non-negative integer")
+            raise FileFormatError(
+                path, f"expected 4 comma-separated cells LAYER,P,R,F, got {len(cells)}", number
+            )
+        row_layer = parse_number(
+            path, number, "LAYER", cells[0], lambda v: v >= 0 and v == int(v), "a non-negative integer"
+        )
         values = tuple(
             parse_number(path, number, name, cell, _valid, "a finite number in [-1, 1)")
-            for name, cell in zip("PRF", cells[1:4])
+            for name, cell in zip("PRF", cells[1:4], strict=True)
         )
         if int(row_layer) in found:
             raise FileFormatError(path, f"layer {int(row_layer)} is given twice", number)

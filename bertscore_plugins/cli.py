@@ -35,8 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bertscore-plugins",
         description="BERTScore with a reproducibility signature. Default model: all-MiniLM-L6-v2 (offline).",
     )
-    parser.add_argument("--debug", action="store_true",
-                        help="on an error, show the full traceback instead of one line (also: BERTSCORE_DEBUG=1)")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error, show the full traceback instead of one line (also: BERTSCORE_DEBUG=1)",
+    )
     from bertscore_plugins import __version__
 
     parser.add_argument("--version", action="version", version=f"bertscore-plugins {__version__}")

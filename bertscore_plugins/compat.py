@@ -7,8 +7,8 @@
 
 Same signatures, argument names and return types as bert_score: (P, R, F) tensors of shape (N,), or
 (L + 1, N) with `all_layers=True`; `((P, R, F), hash)` with `return_hash=True`; `idf` as a bool or a dict
-token id -> weight. Numbers equal bert_score's on the same model and layer (tests/test_compat.py runs both
-side by side). Differences, all documented in the README's migration section:
+token id -> weight. Numbers equal bert_score's on the same model and layer
+(tests/integrations/test_compat.py runs both side by side). Differences, all documented in the README's migration section:
 
 - `lang="en"` without `model_type` scores with the packaged all-MiniLM-L6-v2 (offline), not roberta-large:
   pass `model_type="roberta-large"` for upstream's model and numbers. Other languages pick upstream's
@@ -38,8 +38,14 @@ Triple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
 
 def _config(
-    model_type: str | None, num_layers: int | None, lang: str | None, *, idf: Any, device: str | None,
-    rescale_with_baseline: bool, baseline_path: str | None,
+    model_type: str | None,
+    num_layers: int | None,
+    lang: str | None,
+    *,
+    idf: Any,
+    device: str | None,
+    rescale_with_baseline: bool,
+    baseline_path: str | None,
 ) -> ScoreConfig:
     settings: dict[str, Any] = {"rescale": bool(rescale_with_baseline), "idf": idf_from_upstream(idf)}
     if model_type is None and (lang or "en").lower() == "en":
@@ -64,11 +70,19 @@ def _config(
 
 
 def _tensors(scores: Scores) -> Triple:
-    return tuple(torch.from_numpy(np.array(values, dtype=np.float32)) for values in (  # type: ignore[return-value]
-        scores.precision, scores.recall, scores.f1))
+    return tuple(
+        torch.from_numpy(np.array(values, dtype=np.float32))
+        for values in (  # type: ignore[return-value]
+            scores.precision,
+            scores.recall,
+            scores.f1,
+        )
+    )
 
 
-def _score(scorer: _CoreScorer, cands: Sequence[str], refs: Any, verbose: bool, all_layers: bool) -> tuple[Triple, str]:
+def _score(
+    scorer: _CoreScorer, cands: Sequence[str], refs: Any, verbose: bool, all_layers: bool
+) -> tuple[Triple, str]:
     progress = True if verbose else None
     if not all_layers:
         scores = scorer.score(cands, refs, progress=progress)
@@ -120,8 +134,15 @@ def score(
         InputError, ModelLoadError, BaselineNotFoundError, ValueError: as the core does.
     """
     del batch_size, nthreads, use_fast_tokenizer  # no effect here
-    config = _config(model_type, num_layers, lang, idf=idf, device=device,
-                     rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path)
+    config = _config(
+        model_type,
+        num_layers,
+        lang,
+        idf=idf,
+        device=device,
+        rescale_with_baseline=rescale_with_baseline,
+        baseline_path=baseline_path,
+    )
     triple, signature = _score(get_scorer(config), cands, refs, verbose, all_layers)
     return (triple, signature) if return_hash else triple
 
@@ -153,8 +174,15 @@ class BERTScorer:
         self.all_layers = all_layers
         self._idf = bool(idf)
         self._use_fast_tokenizer = use_fast_tokenizer
-        self._config = _config(model_type, num_layers, lang, idf=False, device=device,
-                               rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path)
+        self._config = _config(
+            model_type,
+            num_layers,
+            lang,
+            idf=False,
+            device=device,
+            rescale_with_baseline=rescale_with_baseline,
+            baseline_path=baseline_path,
+        )
         self._scorer = get_scorer(self._config)
         self._idf_table: IdfTable | None = None
         self._baseline_path = baseline_path
@@ -238,8 +266,10 @@ class BERTScorer:
         return self._scorer.plot_example(candidate, reference, path=fname or None)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(hash={self.hash}, batch_size={self.batch_size}, "
-                f"nthreads={self.nthreads})")
+        return (
+            f"{self.__class__.__name__}(hash={self.hash}, batch_size={self.batch_size}, "
+            f"nthreads={self.nthreads})"
+        )
 
 
 def plot_example(
@@ -255,6 +285,13 @@ def plot_example(
 ):
     """bert_score.plot_example: a similarity heatmap of one pair (a matplotlib Figure)."""
     del use_fast_tokenizer
-    config = _config(model_type, num_layers, lang, idf=False, device=None,
-                     rescale_with_baseline=rescale_with_baseline, baseline_path=baseline_path)
+    config = _config(
+        model_type,
+        num_layers,
+        lang,
+        idf=False,
+        device=None,
+        rescale_with_baseline=rescale_with_baseline,
+        baseline_path=baseline_path,
+    )
     return get_scorer(config).plot_example(candidate, reference, path=fname or None)

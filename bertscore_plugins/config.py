@@ -156,7 +156,9 @@ def check_config(config: ScoreConfig) -> None:
                 "baseline_path", f"baseline_path must be a path (str) or None, got {config.baseline_path!r}"
             )
     if config.device is not None and (not isinstance(config.device, str) or not config.device.strip()):
-        raise SettingError("device", f"device must be a string such as 'cpu' or 'cuda:0', got {config.device!r}")
+        raise SettingError(
+            "device", f"device must be a string such as 'cpu' or 'cuda:0', got {config.device!r}"
+        )
 
 
 def _flag(config: ScoreConfig, name: str) -> None:
@@ -204,10 +206,10 @@ UPSTREAM_RENAMES = {
 #: upstream names accepted and ignored because they cannot change a score here, and why
 UPSTREAM_NO_EFFECT = {
     "batch_size": "upstream's sentences per batch; batches here are cut by a padded-token budget "
-                  "(batch_tokens), and no batch size changes a score",
+    "(batch_tokens), and no batch size changes a score",
     "nthreads": "upstream's processes for counting idf; here idf is counted from one batched tokenizer call",
     "use_fast_tokenizer": "a fast tokenizer is always used; its token ids equal the slow one's for the "
-                          "tested models (upstream's default is the slow one)",
+    "tested models (upstream's default is the slow one)",
 }
 #: upstream names that are options of a scoring call rather than settings: where each is accepted
 UPSTREAM_CALL_OPTIONS = {
@@ -240,19 +242,25 @@ def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for name, value in arguments.items():
         if name in UPSTREAM_CALL_OPTIONS:
-            raise TypeError(f"{name} is an option of a scoring call, not a setting; use {UPSTREAM_CALL_OPTIONS[name]}")
+            raise TypeError(
+                f"{name} is an option of a scoring call, not a setting; use {UPSTREAM_CALL_OPTIONS[name]}"
+            )
         if name in UPSTREAM_NO_EFFECT:
             continue
         ours = UPSTREAM_RENAMES.get(name, name)
         if value is None and (ours != name or name == "lang"):  # upstream's None means "the default"
             continue
         if ours in settings or (ours != name and arguments.get(ours) is not None):
-            raise TypeError(f"{name} and {ours} both given; they are the same setting ({name} is bert_score's name)")
+            raise TypeError(
+                f"{name} and {ours} both given; they are the same setting ({name} is bert_score's name)"
+            )
         settings[ours] = idf_from_upstream(value) if ours == "idf" else value
     return settings
 
 
-def split_call_options(arguments: dict[str, Any], accepted: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_call_options(
+    arguments: dict[str, Any], accepted: tuple[str, ...]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(settings, call options): the upstream call options named in `accepted` taken out of `arguments`."""
     settings = {name: value for name, value in arguments.items() if name not in accepted}
     options = {name: value for name, value in arguments.items() if name in accepted}

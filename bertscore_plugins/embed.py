@@ -65,7 +65,10 @@ class Embedder:
     """Runs the (truncated) encoder over token sequences."""
 
     def __init__(
-        self, model: LoadedModel, tokenizer: TextTokenizer, batch_tokens: int | None,
+        self,
+        model: LoadedModel,
+        tokenizer: TextTokenizer,
+        batch_tokens: int | None,
         window_stride: int | None = None,
     ) -> None:
         self.model = model
@@ -80,7 +83,10 @@ class Embedder:
         self.pad_id = 0 if pad is None else pad
 
     def embed(
-        self, texts: Sequence[TokenizedText], layers: Sequence[int], on_batch: Callable[[int], None] | None = None
+        self,
+        texts: Sequence[TokenizedText],
+        layers: Sequence[int],
+        on_batch: Callable[[int], None] | None = None,
     ) -> list[torch.Tensor]:
         """One (layers, tokens, hidden) float32 tensor per text from one forward pass, unit-norm rows, on
         the model's device (`layers`: hidden-state indices, 0 = the embedding layer)."""
@@ -123,7 +129,9 @@ class Embedder:
             real = np.arange(longest)[None, :] < lengths[:, None]  # (texts, longest) real-token mask
             input_ids = np.full((len(batch), longest), self.pad_id, dtype=np.int64)
             input_ids[real] = np.fromiter(
-                itertools.chain.from_iterable(sequences[index] for index in batch), np.int64, int(lengths.sum())
+                itertools.chain.from_iterable(sequences[index] for index in batch),
+                np.int64,
+                int(lengths.sum()),
             )
             mask = torch.from_numpy(real).to(device)
             hidden = self._forward(torch.from_numpy(input_ids).to(device), mask.long(), layers)
@@ -132,7 +140,7 @@ class Embedder:
             if store is None:
                 store = packed.new_empty((len(layers), total, packed.shape[-1]))
             store[:, filled : filled + packed.shape[1], :] = packed
-            for index, length in zip(batch, lengths.tolist()):
+            for index, length in zip(batch, lengths.tolist(), strict=True):
                 results[index] = store[:, filled : filled + length, :]
                 filled += length
             del hidden, packed
@@ -159,10 +167,9 @@ class Embedder:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
         rows = [outputs[plan[0][0]][..., :prefix, :]]
         spans = owned_spans([(start, end) for _, start, end in plan])
-        for (sequence, start, _), (owned_from, owned_to) in zip(plan, spans):
+        for (sequence, start, _), (owned_from, owned_to) in zip(plan, spans, strict=True):
             rows.append(outputs[sequence][..., prefix + owned_from - start : prefix + owned_to - start, :])
         last = outputs[plan[-1][0]]
         tokens = last.shape[-2]
         rows.append(last[..., tokens - suffix :, :] if suffix else last[..., :0, :])
         return torch.cat(rows, dim=-2)
-

@@ -53,14 +53,18 @@ class Explanation:
     def candidate_matches(self) -> list[TokenMatch]:
         """Each candidate token, its best reference token and their similarity."""
         if self._candidate_matches is None:
-            self._candidate_matches = _best_matches(self.similarity, self.candidate_tokens, self.reference_tokens)
+            self._candidate_matches = _best_matches(
+                self.similarity, self.candidate_tokens, self.reference_tokens
+            )
         return self._candidate_matches
 
     @property
     def reference_matches(self) -> list[TokenMatch]:
         """Each reference token, its best candidate token and their similarity."""
         if self._reference_matches is None:
-            self._reference_matches = _best_matches(self.similarity.T, self.reference_tokens, self.candidate_tokens)
+            self._reference_matches = _best_matches(
+                self.similarity.T, self.reference_tokens, self.candidate_tokens
+            )
         return self._reference_matches
 
     def worst(self, k: int = 3) -> list[TokenMatch]:
@@ -85,7 +89,10 @@ def _best_matches(similarity: torch.Tensor, tokens: list[str], others: list[str]
     if similarity.numel() == 0:
         return []
     best, index = similarity.max(dim=1)
-    return [TokenMatch(token, others[j], value) for token, j, value in zip(tokens, index.tolist(), best.tolist())]
+    return [
+        TokenMatch(token, others[j], value)
+        for token, j, value in zip(tokens, index.tolist(), best.tolist(), strict=True)
+    ]
 
 
 def _word_spans(tokenized: TokenizedText) -> list[tuple[int, int]]:
@@ -110,7 +117,9 @@ def _word_spans(tokenized: TokenizedText) -> list[tuple[int, int]]:
     return spans
 
 
-def _content(tokenized: TokenizedText, prefix: int, suffix: int) -> tuple[slice, list[str], list[tuple[int, int]]]:
+def _content(
+    tokenized: TokenizedText, prefix: int, suffix: int
+) -> tuple[slice, list[str], list[tuple[int, int]]]:
     end = len(tokenized.ids) - suffix
     spans = _word_spans(tokenized)[prefix:end]
     text = tokenized.text
@@ -133,8 +142,15 @@ def explain_pair(
         similarity = torch.zeros(len(cand_words), len(ref_words))
     else:
         similarity = (candidate_embedding[cand_slice] @ reference_embedding[ref_slice].T).float().cpu()
-    return Explanation(cand_words, ref_words, similarity, candidate_spans=cand_spans, reference_spans=ref_spans,
-                       candidate_text=candidate.text, reference_text=reference.text)
+    return Explanation(
+        cand_words,
+        ref_words,
+        similarity,
+        candidate_spans=cand_spans,
+        reference_spans=ref_spans,
+        candidate_text=candidate.text,
+        reference_text=reference.text,
+    )
 
 
 def plot_explanation(explanation: Explanation, title: str = "", path: str | None = None):
@@ -152,15 +168,23 @@ def plot_explanation(explanation: Explanation, title: str = "", path: str | None
     figure = Figure(figsize=(width, height))
     axes = figure.subplots()
     image = axes.imshow(matrix, cmap="Blues", vmin=min(0.0, float(matrix.min(initial=0))), vmax=1.0)
-    axes.set_xticks(range(len(explanation.reference_tokens)), explanation.reference_tokens, rotation=60,
-                    ha="right")
+    axes.set_xticks(
+        range(len(explanation.reference_tokens)), explanation.reference_tokens, rotation=60, ha="right"
+    )
     axes.set_yticks(range(len(explanation.candidate_tokens)), explanation.candidate_tokens)
     axes.set_xlabel("reference")
     axes.set_ylabel("candidate")
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
-            axes.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=7,
-                      color="white" if matrix[i, j] > 0.6 else "black")
+            axes.text(
+                j,
+                i,
+                f"{matrix[i, j]:.2f}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if matrix[i, j] > 0.6 else "black",
+            )
     figure.colorbar(image, ax=axes, fraction=0.04)
     if title:
         axes.set_title(title)

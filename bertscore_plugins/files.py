@@ -85,8 +85,14 @@ def numbered_lines(path: str | Path, what: str = "file") -> Iterator[tuple[int, 
     yield from enumerate(read_lines(path, what), start=1)
 
 
-def parse_number(path: str | Path, line: int, name: str, cell: str, check: Callable[[float], bool] | None = None,
-                 expected: str = "a finite number") -> float:
+def parse_number(
+    path: str | Path,
+    line: int,
+    name: str,
+    cell: str,
+    check: Callable[[float], bool] | None = None,
+    expected: str = "a finite number",
+) -> float:
     """A finite float from one cell of a file, or FileFormatError naming file, line and column."""
     try:
         value = float(cell)

@@ -139,7 +139,10 @@ class BERTScoreTransform:
         scorer = get_scorer(self.config.replace(idf=False))
         table = scorer.fit_idf(groups)
         return BERTScoreTransform(
-            self.candidate_column, self.reference_column, self.prefix, self.config.replace(idf=table),
+            self.candidate_column,
+            self.reference_column,
+            self.prefix,
+            self.config.replace(idf=table),
             progress=self.progress,
         )
 
@@ -191,7 +194,9 @@ class BERTScoreTransform:
                 )
             batch, extra = {self.candidate_column: batch, self.reference_column: extra[0]}, extra[1:]
         indices = next((value for value in extra if isinstance(value, (list, range))), None)
-        rank = next((value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None)
+        rank = next(
+            (value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None
+        )
         if self.config.idf is True:
             raise ValueError(
                 "BERTScoreTransform with idf=True would fit idf on each map() batch separately, so the "
@@ -233,7 +238,9 @@ class BERTScoreTransform:
 def _is_index_list(value: Any, column: Any) -> bool:
     """with_indices=True passes a list of ints: not a second text column."""
     return isinstance(value, range) or (
-        isinstance(value, list) and len(value) == len(column) and all(isinstance(v, int) for v in value[:3])
+        isinstance(value, list)
+        and len(value) == len(column)
+        and all(isinstance(v, int) for v in value[:3])
         and bool(value)
     )
 

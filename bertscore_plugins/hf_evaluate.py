@@ -34,8 +34,16 @@ from bertscore_plugins.inputs import check_pairs
 
 # Constructor arguments that `evaluate.load` / `EvaluationModule.__init__` own (not scoring settings).
 EVALUATE_ARGUMENTS = (
-    "config_name", "keep_in_memory", "cache_dir", "num_process", "process_id", "seed", "experiment_id",
-    "hash", "max_concurrent_cache_files", "timeout",
+    "config_name",
+    "keep_in_memory",
+    "cache_dir",
+    "num_process",
+    "process_id",
+    "seed",
+    "experiment_id",
+    "hash",
+    "max_concurrent_cache_files",
+    "timeout",
 )
 
 #: options of one compute() call (not scoring settings): upstream's `verbose` and `all_layers`, and
@@ -94,8 +102,12 @@ def build_space(folder: str | Path) -> Path:
         if item.is_file() and item.suffix != ".pyc":
             shutil.copy2(item, target / item.name)
     package = card.parent
-    shutil.copytree(package, target / package.name, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        package,
+        target / package.name,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     return target
 
 
@@ -191,7 +203,9 @@ class BERTScorePlugins(evaluate.Metric):
             signature = str(by_layer[layers[-1]].signature)
             return {**result, "signature": signature, "hashcode": signature}
         if not self.per_row:
-            return {name: _mean(values) for name, values in self._rows(scorer, predictions, references, progress)}
+            return {
+                name: _mean(values) for name, values in self._rows(scorer, predictions, references, progress)
+            }
         scores = scorer.score(list(predictions), list(references), progress=progress)
         means = scores.means()
         return {
@@ -211,8 +225,10 @@ class BERTScorePlugins(evaluate.Metric):
         A row's score never depends on the other rows (without per-call idf), so evaluate's bootstrap, which
         calls compute() on thousands of resamples of the same rows, scores each distinct row once.
         """
-        rows = [(prediction, tuple(refs) if not isinstance(refs, str) else (refs,))
-                for prediction, refs in zip(predictions, references)]
+        rows = [
+            (prediction, tuple(refs) if not isinstance(refs, str) else (refs,))
+            for prediction, refs in zip(predictions, references, strict=True)
+        ]
         if scorer.config.idf is True:  # idf is fitted on each call's references: no reuse across calls
             scores = scorer.score([p for p, _ in rows], [list(r) for _, r in rows], progress=progress)
             return [(name, getattr(scores, name)) for name in _COLUMNS]
@@ -226,7 +242,10 @@ class BERTScorePlugins(evaluate.Metric):
             scores = scorer.score([p for p, _ in missing], [list(r) for _, r in missing], progress=progress)
             for i, row in enumerate(missing):
                 known[row] = (scores.precision[i], scores.recall[i], scores.f1[i])
-        return [(name, np.array([known[row][i] for row in rows], dtype=np.float32)) for i, name in enumerate(_COLUMNS)]
+        return [
+            (name, np.array([known[row][i] for row in rows], dtype=np.float32))
+            for i, name in enumerate(_COLUMNS)
+        ]
 
 
 _COLUMNS = ("precision", "recall", "f1")

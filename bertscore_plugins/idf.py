@@ -68,7 +68,7 @@ class IdfTable:
 def _weight(value: object, name: str) -> float:
     """A finite, non-negative weight, or ValueError naming it: a NaN or infinite weight would make
     every score of a text holding that token NaN, a negative one could cancel a text's total weight."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+    if isinstance(value, bool) or (not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
         raise TypeError(f"IdfTable {name} must be a number, got {type(value).__name__}")
     number = float(value)  # type: ignore[arg-type]
     if not math.isfinite(number) or number < 0:
@@ -84,6 +84,7 @@ def idf_from_token_ids(documents: Iterable[Sequence[int]], model_identity: str |
         document_frequency.update(set(token_ids))
         num_documents += 1
     weights = {
-        token_id: math.log((num_documents + 1) / (count + 1)) for token_id, count in document_frequency.items()
+        token_id: math.log((num_documents + 1) / (count + 1))
+        for token_id, count in document_frequency.items()
     }
     return IdfTable(weights, math.log(num_documents + 1), num_documents, model_identity)

@@ -26,8 +26,10 @@ def _describe(value: Any) -> str | None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
-            return (f"holds a lone surrogate {value[error.start]!r} at character {error.start}, which is not "
-                    "valid Unicode text (decode the source with errors='replace' or fix the data)")
+            return (
+                f"holds a lone surrogate {value[error.start]!r} at character {error.start}, which is not "
+                "valid Unicode text (decode the source with errors='replace' or fix the data)"
+            )
         return None
     if value is None:
         return "is None (a missing value?)"
@@ -111,7 +113,9 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
             raise InputError(f"references[{row}] {problem}")
         group = _plain_list(item)
         if not group:
-            raise InputError(f"references[{row}] is an empty list: each candidate needs at least one reference")
+            raise InputError(
+                f"references[{row}] is an empty list: each candidate needs at least one reference"
+            )
         for position, text in enumerate(group):
             problem = _describe(text)
             if problem:

@@ -43,8 +43,10 @@ def match_pairs(
     ref_weights = [reference_weights[i] for i in scored]
     for layer in range(depth):
         precision, recall, f1 = greedy_match(
-            [candidate_embeddings[i][layer] for i in scored], cand_weights,
-            [reference_embeddings[i][layer] for i in scored], ref_weights,
+            [candidate_embeddings[i][layer] for i in scored],
+            cand_weights,
+            [reference_embeddings[i][layer] for i in scored],
+            ref_weights,
         )
         scores[:, layer, scored] = torch.stack((precision, recall, f1)).numpy()
     return scores
@@ -84,8 +86,10 @@ def greedy_match(
             longest_c, longest_r = new_c, new_r
             position += 1
         step_p, step_r = _match_step(
-            [candidate_embeddings[i] for i in step], [candidate_weights[i] for i in step],
-            [reference_embeddings[i] for i in step], [reference_weights[i] for i in step],
+            [candidate_embeddings[i] for i in step],
+            [candidate_weights[i] for i in step],
+            [reference_embeddings[i] for i in step],
+            [reference_weights[i] for i in step],
         )
         index_tensor = torch.tensor(step, dtype=torch.long)
         precision[index_tensor] = step_p

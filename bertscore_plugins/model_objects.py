@@ -46,13 +46,15 @@ def register(value: Any) -> str:
     if parts is None:
         if not (isinstance(value, tuple) and len(value) == 2):
             raise TypeError(
-                "model must be a string (\"default\", a preset, a hub id or a folder), a SentenceTransformer, "
+                'model must be a string ("default", a preset, a hub id or a folder), a SentenceTransformer, '
                 f"or a (PreTrainedModel, tokenizer) pair; got {type(value).__name__}"
             )
         parts = value
     encoder, tokenizer = parts
     if not getattr(tokenizer, "is_fast", False):
-        raise TypeError(f"the tokenizer must be a fast (Rust) Hugging Face tokenizer, got {type(tokenizer).__name__}")
+        raise TypeError(
+            f"the tokenizer must be a fast (Rust) Hugging Face tokenizer, got {type(tokenizer).__name__}"
+        )
     with _LOCK:
         key = _KEYS.get(id(encoder))
         if key is None or _OBJECTS[key][1] is not tokenizer:
@@ -72,5 +74,5 @@ def describe(key: str) -> tuple[str, str, tuple[Any, Any]]:
             f"model {key!r} was an object in another process's memory; objects cannot travel between "
             "processes: save it (save_pretrained) and pass the folder instead"
         ) from None
-    name = key[len(PREFIX):]
+    name = key[len(PREFIX) :]
     return name, key, objects

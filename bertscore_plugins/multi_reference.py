@@ -49,7 +49,7 @@ def reduce_over_references(
     if rule not in MULTI_REF_RULES:
         raise ValueError(f"multi_ref must be one of {MULTI_REF_RULES}, got {rule!r}")
     if len(counts) == 0:
-        return pair_scores[..., :0], np.zeros(pair_scores.shape[1:-1] + (0,), dtype=np.int64)
+        return pair_scores[..., :0], np.zeros((*pair_scores.shape[1:-1], 0), dtype=np.int64)
     best = best_pairs(pair_scores[2], counts)
     if rule == "max":
         return np.maximum.reduceat(pair_scores, _offsets(counts), axis=-1), best

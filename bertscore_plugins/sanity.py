@@ -121,7 +121,9 @@ class SanityReport:
         widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
 
         def format_line(cells: tuple[str, ...]) -> str:
-            return "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths)) + " |"
+            return (
+                "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + " |"
+            )
 
         rule = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
         body = [format_line(lines[0]), rule] + [format_line(line) for line in lines[1:]]
@@ -202,7 +204,7 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
     blind_f1 = f1[1 + 2 * len(PARAPHRASES) :]
     paraphrase_median = float(np.median(paraphrase_f1))
     checks = _fact_checks(scorer)
-    for (name, _, _), score, check in zip(BLIND_SPOTS, blind_f1, checks):
+    for (name, _, _), score, check in zip(BLIND_SPOTS, blind_f1, checks, strict=True):
         above = int(np.sum(paraphrase_f1 < score))
         # warn = the metric ranks the factual error at least as close as a typical correct rewording
         blind = score >= paraphrase_median

@@ -148,7 +148,9 @@ class BERTScorer:
         """The reference-embedding cache, once enabled."""
         return self._reference_cache
 
-    def enable_reference_cache(self, disk_dir: str | None = None, max_bytes: int | None = None) -> ReferenceCache:
+    def enable_reference_cache(
+        self, disk_dir: str | None = None, max_bytes: int | None = None
+    ) -> ReferenceCache:
         """Keep reference embeddings (in memory, and on disk when `disk_dir` is given) across calls.
 
         Re-scoring new candidates against the same references then skips re-encoding them.
@@ -214,7 +216,7 @@ class BERTScorer:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
         deepest = self if self.layer == wanted[-1] else self.with_config(layer=wanted[-1])
         with deepest._lock:
-            return dict(zip(wanted, deepest._score(cands, groups, wanted, progress=progress)))
+            return dict(zip(wanted, deepest._score(cands, groups, wanted, progress=progress), strict=True))
 
     def _check_layers(self, layers: Sequence[int] | None) -> list[int]:
         """score_layers' `layers` as a sorted list, or SettingError naming what is wrong."""
@@ -225,11 +227,20 @@ class BERTScorer:
             raise SettingError("layers", f"layers must be a list of layer numbers, got {layers!r}")
         wanted = list(layers)
         if not wanted:
-            raise SettingError("layers", f"layers is empty: pass at least one of 0..{deepest}, or None for all")
+            raise SettingError(
+                "layers", f"layers is empty: pass at least one of 0..{deepest}, or None for all"
+            )
         for layer in wanted:
-            if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= deepest:
-                raise SettingError("layers", f"layers must hold layer numbers 0..{deepest} of model "
-                                             f"{self._model.source.name!r}, got {layer!r}")
+            if (
+                isinstance(layer, bool)
+                or not isinstance(layer, (int, np.integer))
+                or not 0 <= layer <= deepest
+            ):
+                raise SettingError(
+                    "layers",
+                    f"layers must hold layer numbers 0..{deepest} of model "
+                    f"{self._model.source.name!r}, got {layer!r}",
+                )
         return sorted({int(layer) for layer in wanted})
 
     # -------------------------------------------------------------------------------- internals
@@ -238,8 +249,13 @@ class BERTScorer:
     # layer list is the only thing that differs between score() and score_layers().
 
     def _score(
-        self, candidates: list[str], groups: list[list[str]], layers: list[int], *,
-        progress: bool | None = None, explain: bool = False,
+        self,
+        candidates: list[str],
+        groups: list[list[str]],
+        layers: list[int],
+        *,
+        progress: bool | None = None,
+        explain: bool = False,
     ) -> list[Scores]:
         """One Scores per layer in `layers` (each equal to scoring with layer=k) from one encoder pass."""
         report = _Report()
@@ -257,10 +273,14 @@ class BERTScorer:
             report.note(planned, self.tokenizer)
             # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
             chunk = replace(
-                planned, embeddings=self._embed(planned, layers), weights=self._weigh(planned, idf_table, report)
+                planned,
+                embeddings=self._embed(planned, layers),
+                weights=self._weigh(planned, idf_table, report),
             )
             pair_values = self._match(chunk)
-            row_values, best = reduce_over_references(pair_values, chunk.reference_counts, self.config.multi_ref)
+            row_values, best = reduce_over_references(
+                pair_values, chunk.reference_counts, self.config.multi_ref
+            )
             values.append(row_values)
             if explain:
                 for depth, layer_explanations in enumerate(explanations):
@@ -290,13 +310,19 @@ class BERTScorer:
         start, pairs, tokens, chunk = 0, 0, 0, {}
         for block in range(0, len(groups), _COUNT_BLOCK):
             rows = range(block, min(block + _COUNT_BLOCK, len(groups)))
-            block_texts = list(dict.fromkeys(text for row in rows for text in (candidates[row], *groups[row])))
-            encoded = dict(zip(block_texts, self.tokenizer.encode(block_texts, truncate=truncate)))
+            block_texts = list(
+                dict.fromkeys(text for row in rows for text in (candidates[row], *groups[row]))
+            )
+            encoded = dict(
+                zip(block_texts, self.tokenizer.encode(block_texts, truncate=truncate), strict=True)
+            )
             for row in rows:
                 row_texts = dict.fromkeys((candidates[row], *groups[row]))
                 new = [text for text in row_texts if text not in chunk]
                 row_tokens = sum(len(encoded[text].ids) for text in new)
-                if pairs and (pairs + len(groups[row]) > self.config.chunk_pairs or tokens + row_tokens > budget):
+                if pairs and (
+                    pairs + len(groups[row]) > self.config.chunk_pairs or tokens + row_tokens > budget
+                ):
                     yield _Chunk.of(candidates, groups, range(start, row), chunk)
                     start, pairs, tokens, chunk = row, 0, 0, {}
                     new, row_tokens = list(row_texts), sum(len(encoded[text].ids) for text in row_texts)
@@ -322,7 +348,7 @@ class BERTScorer:
         missing = [i for i, embedding in enumerate(embeddings) if embedding is None]
         to_embed = [i for i in missing if not chunk.tokens[i].is_empty]
         fresh = self.embedder.embed([chunk.tokens[i] for i in to_embed], layers) if to_embed else []
-        for i, embedding in zip(to_embed, fresh):
+        for i, embedding in zip(to_embed, fresh, strict=True):
             embeddings[i] = embedding
             if chunk.texts[i] in references:
                 cache.put(chunk.texts[i], chunk.tokens[i], embedding[0])  # type: ignore[union-attr]
@@ -337,8 +363,10 @@ class BERTScorer:
         """(precision/recall/f1, layers, pairs) float32 for the chunk's pairs, row by row."""
         candidates, references = chunk.pair_texts()
         return match_pairs(
-            [chunk.embeddings[i] for i in candidates], [chunk.weights[i] for i in candidates],
-            [chunk.embeddings[i] for i in references], [chunk.weights[i] for i in references],
+            [chunk.embeddings[i] for i in candidates],
+            [chunk.weights[i] for i in candidates],
+            [chunk.embeddings[i] for i in references],
+            [chunk.weights[i] for i in references],
         )
 
     def _explain(self, chunk: _Chunk, depth: int, best: np.ndarray) -> list[Explanation]:
@@ -347,8 +375,12 @@ class BERTScorer:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
         return [
             explain_pair(
-                chunk.tokens[candidates[pair]], chunk.embeddings[candidates[pair]][depth],
-                chunk.tokens[references[pair]], chunk.embeddings[references[pair]][depth], prefix, suffix,
+                chunk.tokens[candidates[pair]],
+                chunk.embeddings[candidates[pair]][depth],
+                chunk.tokens[references[pair]],
+                chunk.embeddings[references[pair]][depth],
+                prefix,
+                suffix,
             )
             for pair in best.tolist()
         ]
@@ -357,7 +389,13 @@ class BERTScorer:
         self, values: np.ndarray, layer: int, idf_text: str, explanations: list[Explanation] | None
     ) -> Scores:
         """Scores at one layer from (precision/recall/f1, rows) values: rescaled when asked, signed."""
-        baseline = self.baseline if layer == self.layer else self._baseline_for(layer) if self.config.rescale else None
+        baseline = (
+            self.baseline
+            if layer == self.layer
+            else self._baseline_for(layer)
+            if self.config.rescale
+            else None
+        )
         precision, recall, f1 = values
         if baseline is not None:
             precision = baseline.rescale(precision, "precision")
@@ -366,20 +404,28 @@ class BERTScorer:
         for name, column in (("precision", precision), ("recall", recall), ("f1", f1)):
             bad = np.flatnonzero(~np.isfinite(column))
             if bad.size:  # never hand out NaN/inf: say which rows instead (should be unreachable)
-                raise FloatingPointError(f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}")
+                raise FloatingPointError(
+                    f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}"
+                )
         signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
 
     def _signature(self, idf_text: str, layer: int, baseline: Baseline | None) -> Signature:
         return Signature.build(
-            self.config, model=self.model_identity, layer=layer, max_length=self.tokenizer.max_length,
-            idf=idf_text, baseline=baseline.label if baseline else None,
+            self.config,
+            model=self.model_identity,
+            layer=layer,
+            max_length=self.tokenizer.max_length,
+            idf=idf_text,
+            baseline=baseline.label if baseline else None,
         )
 
     def _baseline_for(self, layer: int) -> Baseline:
         # the model cache is shared across languages, so the shipped file is looked up per config
         cfg, source = self.config, self._model.source
-        shipped = shipped_baseline(cfg.lang, source.name) or (source.baseline_file if cfg.lang == "en" else None)
+        shipped = shipped_baseline(cfg.lang, source.name) or (
+            source.baseline_file if cfg.lang == "en" else None
+        )
         return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
 
     def _hidden_size(self) -> int:
@@ -424,8 +470,13 @@ class _Chunk:
     def of(
         cls, candidates: list[str], groups: list[list[str]], rows: range, tokens: dict[str, TokenizedText]
     ) -> _Chunk:
-        return cls(rows, candidates[rows.start : rows.stop], groups[rows.start : rows.stop], list(tokens),
-                   list(tokens.values()))
+        return cls(
+            rows,
+            candidates[rows.start : rows.stop],
+            groups[rows.start : rows.stop],
+            list(tokens),
+            list(tokens.values()),
+        )
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -444,7 +495,9 @@ class _Chunk:
     def pair_texts(self) -> tuple[list[int], list[int]]:
         """Candidate and reference text positions of every (row, reference) pair, row by row."""
         index = self.index
-        candidates = [index[cand] for cand, group in zip(self.candidates, self.references) for _ in group]
+        candidates = [
+            index[cand] for cand, group in zip(self.candidates, self.references, strict=True) for _ in group
+        ]
         references = [index[ref] for group in self.references for ref in group]
         return candidates, references
 
@@ -452,7 +505,10 @@ class _Chunk:
 def _fit_idf_on_chunks(chunks: list[_Chunk], model_identity: str) -> IdfTable:
     """idf over every reference of the call (duplicates counted), from the planner's tokens."""
     documents = (
-        chunk.tokens[chunk.index[reference]].ids for chunk in chunks for group in chunk.references for reference in group
+        chunk.tokens[chunk.index[reference]].ids
+        for chunk in chunks
+        for group in chunk.references
+        for reference in group
     )
     return idf_from_token_ids(documents, model_identity)
 
@@ -474,16 +530,20 @@ class _Report:
     def note(self, chunk: _Chunk, tokenizer: TextTokenizer) -> None:
         """Record the chunk's truncated texts, texts made only of the unknown token, and rows with an
         empty side."""
-        self.truncated.update(text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.truncated)
+        self.truncated.update(
+            text for text, tokens in zip(chunk.texts, chunk.tokens, strict=True) if tokens.truncated
+        )
         unknown = tokenizer.tokenizer.unk_token_id
         if unknown is not None:
             self.unknown_only.update(
-                text for text, tokens in zip(chunk.texts, chunk.tokens) if _only_unknown(tokens, unknown, tokenizer)
+                text
+                for text, tokens in zip(chunk.texts, chunk.tokens, strict=True)
+                if _only_unknown(tokens, unknown, tokenizer)
             )
-        empty = {text for text, tokens in zip(chunk.texts, chunk.tokens) if tokens.is_empty}
+        empty = {text for text, tokens in zip(chunk.texts, chunk.tokens, strict=True) if tokens.is_empty}
         if not empty:
             return
-        for row, candidate, group in zip(chunk.rows, chunk.candidates, chunk.references):
+        for row, candidate, group in zip(chunk.rows, chunk.candidates, chunk.references, strict=True):
             if candidate in empty:
                 self.empty_candidates.append(row)
             if any(text in empty for text in group):

@@ -24,7 +24,15 @@ from bertscore_plugins.idf import IdfTable
 _RESCALED = "-rescaled"
 #: fields that change a reference's embedding (the rest, idf/multiref/baseline, act after matching)
 EMBEDDING_FIELDS = (
-    "bertscore_plugins", "model", "layer", "maxlen", "long", "dtype", "quantize", "transformers", "torch",
+    "bertscore_plugins",
+    "model",
+    "layer",
+    "maxlen",
+    "long",
+    "dtype",
+    "quantize",
+    "transformers",
+    "torch",
 )
 
 
@@ -159,4 +167,3 @@ class Signature(str):
         """Only the fields that change an embedding: a key for cached reference embeddings."""
         fields = self.fields
         return Signature.from_fields({key: fields[key] for key in EMBEDDING_FIELDS if key in fields})
-

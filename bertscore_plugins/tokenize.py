@@ -56,7 +56,7 @@ class TextTokenizer:
         if self._backend is not None:
             encodings = self._backend.encode_batch(inputs, add_special_tokens=False)
             results = []
-            for encoding, text in zip(encodings, stripped):
+            for encoding, text in zip(encodings, stripped, strict=True):
                 offsets = encoding.offsets
                 if shift:
                     offsets = [(max(start - shift, 0), max(end - shift, 0)) for start, end in offsets]
@@ -64,7 +64,7 @@ class TextTokenizer:
             return results
         # slow tokenizers only: no offsets available
         results = []
-        for text, model_input in zip(stripped, inputs):
+        for text, model_input in zip(stripped, inputs, strict=True):
             ids = self.tokenizer.encode(model_input, add_special_tokens=False) if text else []
             results.append((ids, [(0, 0)] * len(ids), text))
         return results
@@ -124,9 +124,11 @@ def position_limit(model_config: Any) -> int | None:
     if not positions:
         return None
     # RoBERTa-style models reserve padding_idx + 1 positions
-    offset = (getattr(model_config, "pad_token_id", 0) or 0) + 1 if "roberta" in str(
-        getattr(model_config, "model_type", "")
-    ) else 0
+    offset = (
+        (getattr(model_config, "pad_token_id", 0) or 0) + 1
+        if "roberta" in str(getattr(model_config, "model_type", ""))
+        else 0
+    )
     return int(positions) - offset
 
 

@@ -49,15 +49,30 @@ def main(argv: list[str] | None = None) -> int:
     # Phoenix runs in its own session (so Ctrl-C reaches only us): turn SIGTERM into a normal exit so the
     # `with` block below stops the server instead of leaving it running.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    print("Starting Phoenix on 127.0.0.1 (its first start creates .phoenix-venv and can take minutes) ...",
-          flush=True)
+    print(
+        "Starting Phoenix on 127.0.0.1 (its first start creates .phoenix-venv and can take minutes) ...",
+        flush=True,
+    )
     with PhoenixServer(port=port, workdir=out / "phoenix") as server:
         print(f"Phoenix is up at {server.base_url} (pid {server.pid})", flush=True)
-        code = disagreement.main([str(DEMO_DATA), "--out", str(out / "recipe"), "--phoenix-url", server.base_url,
-                                  "--project", DEMO_PROJECT, *recipe_args])
-        print(f"\nWhere to look:\n  Phoenix:     {server.base_url}  (project {DEMO_PROJECT!r}, and Datasets)\n"
-              f"  HTML report: {out / 'recipe' / 'report' / disagreement.HTML_NAME}\n"
-              f"  scatter:     {out / 'recipe' / 'report' / disagreement.PNG_NAME}", flush=True)
+        code = disagreement.main(
+            [
+                str(DEMO_DATA),
+                "--out",
+                str(out / "recipe"),
+                "--phoenix-url",
+                server.base_url,
+                "--project",
+                DEMO_PROJECT,
+                *recipe_args,
+            ]
+        )
+        print(
+            f"\nWhere to look:\n  Phoenix:     {server.base_url}  (project {DEMO_PROJECT!r}, and Datasets)\n"
+            f"  HTML report: {out / 'recipe' / 'report' / disagreement.HTML_NAME}\n"
+            f"  scatter:     {out / 'recipe' / 'report' / disagreement.PNG_NAME}",
+            flush=True,
+        )
         if code != disagreement.EXIT_OK or once:
             return code
         print("\nPhoenix stays up; press Ctrl-C to stop it.", flush=True)

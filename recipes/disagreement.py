@@ -44,36 +44,79 @@ PNG_NAME, HTML_NAME = "similarity_vs_faithfulness.png", "disagreements.html"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m recipes.disagreement", description=__doc__.split("\n")[0])
-    parser.add_argument("input", help="CSV/TSV/JSONL/JSON/parquet file, or a folder from datasets' save_to_disk")
+    parser = argparse.ArgumentParser(
+        prog="python -m recipes.disagreement", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "input", help="CSV/TSV/JSONL/JSON/parquet file, or a folder from datasets' save_to_disk"
+    )
     parser.add_argument("--out", default=None, help="output folder (default: runs/<input name>)")
     parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
-    parser.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl", dest="table_format",
-                        help="format of the scored table (default jsonl)")
-    for field, default in (("question", "question"), ("context", "context"), ("output", "output"),
-                           ("reference", "reference"), ("id", "id")):
-        parser.add_argument(f"--{field}-column", default=default, help=f"column holding the {field} "
-                            f"(default {default!r})")
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "parquet"),
+        default="jsonl",
+        dest="table_format",
+        help="format of the scored table (default jsonl)",
+    )
+    for field, default in (
+        ("question", "question"),
+        ("context", "context"),
+        ("output", "output"),
+        ("reference", "reference"),
+        ("id", "id"),
+    ):
+        parser.add_argument(
+            f"--{field}-column", default=default, help=f"column holding the {field} (default {default!r})"
+        )
     parser.add_argument("--limit", type=int, default=None, help="use only the first N rows")
-    parser.add_argument("--model", default="default", help="encoder: 'default' (packaged all-MiniLM-L6-v2), "
-                        "a Hugging Face id or a local model folder")
-    parser.add_argument("--similarity-threshold", type=float, default=None,
-                        help="F1 at or above which an answer counts as similar (default 0.9)")
-    parser.add_argument("--faithfulness-threshold", type=float, default=None,
-                        help="faithfulness cut (default 0.5 for the judge, 0.8 for groundedness)")
-    parser.add_argument("--thresholds-from-data", action="store_true",
-                        help="set the thresholds at the medians of this data instead")
-    parser.add_argument("--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)")
-    parser.add_argument("--judge-rows", choices=("all", "unsettled"), default="all",
-                        help="'unsettled': ask the judge only about rows the offline signals (groundedness and "
-                             "the fact check) cannot settle, and report the calls saved (default: all)")
-    parser.add_argument("--phoenix-url", default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
-                        help=f"Phoenix server (default $PHOENIX_BASE_URL or {DEFAULT_PHOENIX_URL})")
-    parser.add_argument("--project", default=DEFAULT_PROJECT, help=f"Phoenix project (default {DEFAULT_PROJECT})")
+    parser.add_argument(
+        "--model",
+        default="default",
+        help="encoder: 'default' (packaged all-MiniLM-L6-v2), a Hugging Face id or a local model folder",
+    )
+    parser.add_argument(
+        "--similarity-threshold",
+        type=float,
+        default=None,
+        help="F1 at or above which an answer counts as similar (default 0.9)",
+    )
+    parser.add_argument(
+        "--faithfulness-threshold",
+        type=float,
+        default=None,
+        help="faithfulness cut (default 0.5 for the judge, 0.8 for groundedness)",
+    )
+    parser.add_argument(
+        "--thresholds-from-data",
+        action="store_true",
+        help="set the thresholds at the medians of this data instead",
+    )
+    parser.add_argument(
+        "--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)"
+    )
+    parser.add_argument(
+        "--judge-rows",
+        choices=("all", "unsettled"),
+        default="all",
+        help="'unsettled': ask the judge only about rows the offline signals (groundedness and "
+        "the fact check) cannot settle, and report the calls saved (default: all)",
+    )
+    parser.add_argument(
+        "--phoenix-url",
+        default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
+        help=f"Phoenix server (default $PHOENIX_BASE_URL or {DEFAULT_PHOENIX_URL})",
+    )
+    parser.add_argument(
+        "--project", default=DEFAULT_PROJECT, help=f"Phoenix project (default {DEFAULT_PROJECT})"
+    )
     parser.add_argument("--no-phoenix", action="store_true", help="score and report only; log nothing")
     parser.add_argument("--top", type=int, default=20, help="disagreements listed in the HTML report")
-    parser.add_argument("--rescore", action="store_true",
-                        help="discard the scores in --out and score again (otherwise they are reused)")
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="discard the scores in --out and score again (otherwise they are reused)",
+    )
     args = parser.parse_args(argv)
     if args.out is None:
         args.out = str(Path("runs") / Path(args.input.rstrip("/")).stem)
@@ -114,8 +157,13 @@ class Recipe:
         from bertscore_plugins.phoenix import JUDGE_SETUP_HINT, judge_llm_from_env
 
         args = self.args
-        columns = ColumnNames(args.question_column, args.context_column, args.output_column,
-                              args.reference_column, args.id_column)
+        columns = ColumnNames(
+            args.question_column,
+            args.context_column,
+            args.output_column,
+            args.reference_column,
+            args.id_column,
+        )
         rows = normalise_rows(read_table(args.input, args.split), columns)
         if args.limit is not None:
             rows = rows.head(args.limit).reset_index(drop=True)
@@ -129,11 +177,14 @@ class Recipe:
         if state is not None and (state.input_digest, state.settings) != (digest, settings):
             raise SettingsChanged(
                 f"{self.folder.path} holds scores of a different input or different settings "
-                f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out")
+                f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out"
+            )
         if state is not None and self.folder.table_path(state.table_format).exists():
             table = self.folder.load_table(state.table_format, rows=state.rows)
-            print(f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
-                  f"(scored {state.scored_at}); nothing is scored again.")
+            print(
+                f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
+                f"(scored {state.scored_at}); nothing is scored again."
+            )
             if state.judge_failed_rows and llm is not None:
                 table = self.retry_judge(table, state, llm)
         else:
@@ -162,13 +213,20 @@ class Recipe:
         could move a score is caught too.
         """
         args = self.args
-        judge = None if llm is None else {"provider": getattr(llm, "provider", None),
-                                          "model": getattr(llm, "model", None)}
-        return {"model": args.model, "signature": str(self.scorer().signature),
-                "similarity_threshold": args.similarity_threshold,
-                "faithfulness_threshold": args.faithfulness_threshold,
-                "thresholds_from_data": args.thresholds_from_data, "judge": judge,
-                **({"judge_rows": args.judge_rows} if args.judge_rows != "all" else {})}
+        judge = (
+            None
+            if llm is None
+            else {"provider": getattr(llm, "provider", None), "model": getattr(llm, "model", None)}
+        )
+        return {
+            "model": args.model,
+            "signature": str(self.scorer().signature),
+            "similarity_threshold": args.similarity_threshold,
+            "faithfulness_threshold": args.faithfulness_threshold,
+            "thresholds_from_data": args.thresholds_from_data,
+            "judge": judge,
+            **({"judge_rows": args.judge_rows} if args.judge_rows != "all" else {}),
+        }
 
     def scorer(self) -> Any:
         if self._scorer is None:
@@ -177,8 +235,9 @@ class Recipe:
             self._scorer = get_scorer(ScoreConfig(model=self.args.model))
         return self._scorer
 
-    def score(self, rows: pd.DataFrame, llm: Any, digest: str,
-              settings: dict[str, Any]) -> tuple[RunState, pd.DataFrame]:
+    def score(
+        self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any]
+    ) -> tuple[RunState, pd.DataFrame]:
         """Score every row, save the table and the state, and return both."""
         from bertscore_plugins.phoenix import (
             DISAGREEMENT,
@@ -198,28 +257,48 @@ class Recipe:
         if args.faithfulness_threshold is not None and llm is None:
             options["groundedness_threshold"] = args.faithfulness_threshold
         if args.faithfulness_threshold is not None and llm is not None:
-            options["thresholds"] = Thresholds(similarity=args.similarity_threshold or 0.9,
-                                               faithfulness=args.faithfulness_threshold)
+            options["thresholds"] = Thresholds(
+                similarity=args.similarity_threshold or 0.9, faithfulness=args.faithfulness_threshold
+            )
         started = time.perf_counter()
-        print(f"Scoring {len(rows)} rows (similarity, groundedness, fact check"
-              + (", LLM faithfulness judge)" if llm is not None else ")") + " ...", flush=True)
+        print(
+            f"Scoring {len(rows)} rows (similarity, groundedness, fact check"
+            + (", LLM faithfulness judge)" if llm is not None else ")")
+            + " ...",
+            flush=True,
+        )
         if llm is not None:
             return self.score_then_judge(rows, llm, digest, settings, started)
-        table = evaluate_rows(rows, llm=llm, judge_concurrency=args.judge_concurrency, scorer=self.scorer(),
-                              judge_rows=args.judge_rows, **options)
+        table = evaluate_rows(
+            rows,
+            llm=llm,
+            judge_concurrency=args.judge_concurrency,
+            scorer=self.scorer(),
+            judge_rows=args.judge_rows,
+            **options,
+        )
         triage = table.attrs.get("judge_triage") or {}
         if llm is not None and triage.get("mode") == "unsettled":
-            print(f"Judge triage: {triage['judged']} of {triage['rows']} rows sent to the judge; "
-                  f"{triage['saved']} calls saved (the offline signals settled those rows)", flush=True)
+            print(
+                f"Judge triage: {triage['judged']} of {triage['rows']} rows sent to the judge; "
+                f"{triage['saved']} calls saved (the offline signals settled those rows)",
+                flush=True,
+            )
         if args.thresholds_from_data:
             try:
-                table = add_disagreement(table, "quantile", similarity=SIMILARITY, faithfulness=faith_name,
-                                         name=DISAGREEMENT)
+                table = add_disagreement(
+                    table, "quantile", similarity=SIMILARITY, faithfulness=faith_name, name=DISAGREEMENT
+                )
             except ValueError as error:  # e.g. the judge failed on every row: keep the fixed cuts for now
                 print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
 
-        state = RunState(input_digest=digest, table_format=args.table_format, settings=settings,
-                         rows=len(table), faithfulness_signal=faith_name)
+        state = RunState(
+            input_digest=digest,
+            table_format=args.table_format,
+            settings=settings,
+            rows=len(table),
+            faithfulness_signal=faith_name,
+        )
         state.thresholds = self.thresholds_of(table)
         state.judge_failed_rows = self.failed_judge_rows(table, faith_name)
         state.judge_tries = 1 if llm is not None else 0
@@ -230,8 +309,9 @@ class Recipe:
         print(f"Scored {len(table)} rows in {time.perf_counter() - started:.1f} s; saved to {path}")
         return state, table
 
-    def score_then_judge(self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any],
-                         started: float) -> tuple[RunState, pd.DataFrame]:
+    def score_then_judge(
+        self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any], started: float
+    ) -> tuple[RunState, pd.DataFrame]:
         """Similarity and groundedness first, saved to disk, then the judge (which may be slow or die).
 
         The saved state lists every row as awaiting the judge, so a run killed while judging resumes with
@@ -244,14 +324,22 @@ class Recipe:
         if args.similarity_threshold is not None:
             options["similarity_threshold"] = args.similarity_threshold
         table = evaluate_rows(rows, llm=None, scorer=self.scorer(), **options)
-        state = RunState(input_digest=digest, table_format=args.table_format, settings=settings,
-                         rows=len(table), faithfulness_signal=FAITHFULNESS,
-                         judge_failed_rows=[str(row_id) for row_id in table["row_id"]])
+        state = RunState(
+            input_digest=digest,
+            table_format=args.table_format,
+            settings=settings,
+            rows=len(table),
+            faithfulness_signal=FAITHFULNESS,
+            judge_failed_rows=[str(row_id) for row_id in table["row_id"]],
+        )
         state.scored_at = now()
         path = self.folder.save_table(table, state.table_format)
         self.folder.save_state(state)
-        print(f"Scored {len(table)} rows (similarity, groundedness) in {time.perf_counter() - started:.1f} s; "
-              f"saved to {path}", flush=True)
+        print(
+            f"Scored {len(table)} rows (similarity, groundedness) in {time.perf_counter() - started:.1f} s; "
+            f"saved to {path}",
+            flush=True,
+        )
         return state, self.retry_judge(table, state, llm, first=True)
 
     @staticmethod
@@ -262,9 +350,11 @@ class Recipe:
         for cell in table[f"{DISAGREEMENT}_score"]:
             if isinstance(cell, dict):
                 meta = cell.get("metadata") or {}
-                return {"similarity": meta.get("similarity_threshold"),
-                        "faithfulness": meta.get("faithfulness_threshold"),
-                        "source": meta.get("threshold_source", "fixed")}
+                return {
+                    "similarity": meta.get("similarity_threshold"),
+                    "faithfulness": meta.get("faithfulness_threshold"),
+                    "source": meta.get("threshold_source", "fixed"),
+                }
         return {}
 
     @staticmethod
@@ -275,10 +365,15 @@ class Recipe:
             return []
         details = table.get(f"{FAITHFULNESS}_execution_details", pd.Series([None] * len(table)))
         scores = table.get(f"{FAITHFULNESS}_score", pd.Series([None] * len(table)))
-        return [row_id for row_id, detail, cell in zip(table["row_id"], details, scores)
-                if not isinstance(cell, dict) or (isinstance(detail, dict) and detail.get("status") == "FAILED")]
+        return [
+            row_id
+            for row_id, detail, cell in zip(table["row_id"], details, scores, strict=True)
+            if not isinstance(cell, dict) or (isinstance(detail, dict) and detail.get("status") == "FAILED")
+        ]
 
-    def retry_judge(self, table: pd.DataFrame, state: RunState, llm: Any, first: bool = False) -> pd.DataFrame:
+    def retry_judge(
+        self, table: pd.DataFrame, state: RunState, llm: Any, first: bool = False
+    ) -> pd.DataFrame:
         """Ask the judge for the rows it has no answer for, then redo the (cheap) disagreement step."""
         from bertscore_plugins.phoenix import (
             DISAGREEMENT,
@@ -294,33 +389,54 @@ class Recipe:
         if first:
             print(f"Asking the judge about {len(positions)} rows ...", flush=True)
         else:
-            print(f"Asking the judge again for the {len(positions)} rows it has no answer for "
-                  "(no BERTScore rescoring) ...", flush=True)
-        slim = pd.DataFrame({"input": [table["input"][i] for i in positions],
-                             "output": [table["output"][i] for i in positions],
-                             "context": [report._text(table["context"][i]) for i in positions]})
+            print(
+                f"Asking the judge again for the {len(positions)} rows it has no answer for "
+                "(no BERTScore rescoring) ...",
+                flush=True,
+            )
+        slim = pd.DataFrame(
+            {
+                "input": [table["input"][i] for i in positions],
+                "output": [table["output"][i] for i in positions],
+                "context": [report._text(table["context"][i]) for i in positions],
+            }
+        )
         judged = run_judge(slim, llm, concurrency=self.args.judge_concurrency)
         for column in (f"{FAITHFULNESS}_score", f"{FAITHFULNESS}_execution_details"):
             cells = list(table[column]) if column in table else [None] * len(table)
-            for position, cell in zip(positions, judged[column] if column in judged else [None] * len(slim)):
+            for position, cell in zip(
+                positions, judged[column] if column in judged else [None] * len(slim), strict=True
+            ):
                 cells[position] = cell
             table[column] = cells
         if state.thresholds.get("similarity") is not None:
-            thresholds: Any = Thresholds(similarity=state.thresholds["similarity"],
-                                         faithfulness=state.thresholds["faithfulness"],
-                                         source=state.thresholds.get("source", "fixed"))
+            thresholds: Any = Thresholds(
+                similarity=state.thresholds["similarity"],
+                faithfulness=state.thresholds["faithfulness"],
+                source=state.thresholds.get("source", "fixed"),
+            )
         else:
             cut = self.args.faithfulness_threshold
-            thresholds = "quantile" if self.args.thresholds_from_data else Thresholds(
-                similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5 if cut is None else cut)
+            thresholds = (
+                "quantile"
+                if self.args.thresholds_from_data
+                else Thresholds(
+                    similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5 if cut is None else cut
+                )
+            )
         try:
-            table = add_disagreement(table, thresholds, similarity=SIMILARITY, faithfulness=FAITHFULNESS,
-                                     name=DISAGREEMENT)
+            table = add_disagreement(
+                table, thresholds, similarity=SIMILARITY, faithfulness=FAITHFULNESS, name=DISAGREEMENT
+            )
         except ValueError as error:  # e.g. the judge failed on every row: keep the fixed cuts for now
             print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
-            table = add_disagreement(table, Thresholds(similarity=self.args.similarity_threshold or 0.9,
-                                                       faithfulness=0.5), similarity=SIMILARITY,
-                                     faithfulness=FAITHFULNESS, name=DISAGREEMENT)
+            table = add_disagreement(
+                table,
+                Thresholds(similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5),
+                similarity=SIMILARITY,
+                faithfulness=FAITHFULNESS,
+                name=DISAGREEMENT,
+            )
         state.thresholds = self.thresholds_of(table)
         state.judge_failed_rows = self.failed_judge_rows(table, FAITHFULNESS)
         state.judge_tries += 1
@@ -332,15 +448,23 @@ class Recipe:
     def judge_failure_message(self, table: pd.DataFrame, state: RunState) -> str:
         from bertscore_plugins.phoenix import FAITHFULNESS
 
-        first = next((d for d in table.get(f"{FAITHFULNESS}_execution_details", [])
-                      if isinstance(d, dict) and d.get("exceptions")), {})
+        first = next(
+            (
+                d
+                for d in table.get(f"{FAITHFULNESS}_execution_details", [])
+                if isinstance(d, dict) and d.get("exceptions")
+            ),
+            {},
+        )
         errors = (first.get("exceptions") or ["no detail"]) if first else ["no detail"]
-        return (f"error: the faithfulness judge failed on {len(state.judge_failed_rows)} of {len(table)} rows "
-                f"(rows {', '.join(state.judge_failed_rows[:10])}{' ...' if len(state.judge_failed_rows) > 10 else ''};"
-                f" first error: {str(errors[-1])[:300]}).\n"
-                f"Nothing is lost: every BERTScore score is saved in {self.folder.table_path(state.table_format)}. "
-                "Check the judge (BERTSCORE_JUDGE_* settings, server up) and run the same command again: it asks "
-                "the judge for those rows only, then logs everything to Phoenix.")
+        return (
+            f"error: the faithfulness judge failed on {len(state.judge_failed_rows)} of {len(table)} rows "
+            f"(rows {', '.join(state.judge_failed_rows[:10])}{' ...' if len(state.judge_failed_rows) > 10 else ''};"
+            f" first error: {str(errors[-1])[:300]}).\n"
+            f"Nothing is lost: every BERTScore score is saved in {self.folder.table_path(state.table_format)}. "
+            "Check the judge (BERTSCORE_JUDGE_* settings, server up) and run the same command again: it asks "
+            "the judge for those rows only, then logs everything to Phoenix."
+        )
 
     def add_matches(self, table: pd.DataFrame, state: RunState) -> pd.DataFrame:
         """Store the token matches (answer vs reference) of the rows the HTML report will list.
@@ -350,18 +474,22 @@ class Recipe:
         from bertscore_plugins.phoenix import DISAGREEMENT, SIMILARITY
 
         rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
-        top = report.top_disagreements(rows, state.thresholds or {"similarity": 0, "faithfulness": 0},
-                                       self.args.top)
+        top = report.top_disagreements(
+            rows, state.thresholds or {"similarity": 0, "faithfulness": 0}, self.args.top
+        )
         matches = list(table["similarity_matches"]) if "similarity_matches" in table else [None] * len(table)
         position = {row_id: i for i, row_id in enumerate(table["row_id"])}
         wanted = [position[row.row_id] for row in top] + [position[r] for r in state.judge_failed_rows]
         needed = sorted({i for i in wanted if matches[i] is None})
         if needed:
-            result = self.scorer().score([table["output"][i] for i in needed],
-                                         [table["reference"][i] for i in needed], explain=True)
-            for i, explanation in zip(needed, result.explanations):
-                matches[i] = [[m.token, m.matched_token, round(float(m.similarity), 4)]
-                              for m in explanation.candidate_matches]
+            result = self.scorer().score(
+                [table["output"][i] for i in needed], [table["reference"][i] for i in needed], explain=True
+            )
+            for i, explanation in zip(needed, result.explanations, strict=True):
+                matches[i] = [
+                    [m.token, m.matched_token, round(float(m.similarity), 4)]
+                    for m in explanation.candidate_matches
+                ]
         table["similarity_matches"] = matches
         return table
 
@@ -372,36 +500,57 @@ class Recipe:
 
         rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
         thresholds = state.thresholds or {"similarity": 0.0, "faithfulness": 0.0}
-        png = report.plot_scatter(rows, thresholds, self.folder.report_dir / PNG_NAME,
-                                  faithfulness_name=state.faithfulness_signal,
-                                  binary_faithfulness=state.faithfulness_signal == FAITHFULNESS)
+        png = report.plot_scatter(
+            rows,
+            thresholds,
+            self.folder.report_dir / PNG_NAME,
+            faithfulness_name=state.faithfulness_signal,
+            binary_faithfulness=state.faithfulness_signal == FAITHFULNESS,
+        )
         filters = _filters(state)
         html_path = report.write_html(
-            rows, report.top_disagreements(rows, thresholds, self.args.top), thresholds,
-            self.folder.report_dir / HTML_NAME, png=png, faithfulness_name=state.faithfulness_signal,
+            rows,
+            report.top_disagreements(rows, thresholds, self.args.top),
+            thresholds,
+            self.folder.report_dir / HTML_NAME,
+            png=png,
+            faithfulness_name=state.faithfulness_signal,
             title=f"Similarity vs {state.faithfulness_signal}: {Path(self.args.input).name}",
-            summary_lines=[f"{len(table)} rows scored {state.scored_at}",
-                           f"model: {self.args.model}; faithfulness signal: {state.faithfulness_signal}",
-                           f"scores: {self.folder.table_path(state.table_format)}"],
-            filters=filters)
+            summary_lines=[
+                f"{len(table)} rows scored {state.scored_at}",
+                f"model: {self.args.model}; faithfulness signal: {state.faithfulness_signal}",
+                f"scores: {self.folder.table_path(state.table_format)}",
+            ],
+            filters=filters,
+        )
         self.report_paths = (png, html_path)
         return png, html_path
 
     def print_summary(self, table: pd.DataFrame, state: RunState, urls: dict[str, str]) -> None:
         from bertscore_plugins.phoenix import DISAGREEMENT
 
-        counts = Counter((cell or {}).get("label", "not scored") if isinstance(cell, dict) else "not scored"
-                         for cell in table[f"{DISAGREEMENT}_score"])
+        counts = Counter(
+            (cell or {}).get("label", "not scored") if isinstance(cell, dict) else "not scored"
+            for cell in table[f"{DISAGREEMENT}_score"]
+        )
         t = state.thresholds
-        lines = ["", f"Similarity vs {state.faithfulness_signal} on {len(table)} rows",
-                 (f"  thresholds: similarity >= {_cut(t.get('similarity'))}, {state.faithfulness_signal} >= "
-                  f"{_cut(t.get('faithfulness'))} ({t.get('source')})")]
+        lines = [
+            "",
+            f"Similarity vs {state.faithfulness_signal} on {len(table)} rows",
+            (
+                f"  thresholds: similarity >= {_cut(t.get('similarity'))}, {state.faithfulness_signal} >= "
+                f"{_cut(t.get('faithfulness'))} ({t.get('source')})"
+            ),
+        ]
         for label in ("agree", "high_sim_unfaithful", "low_sim_faithful", "not scored"):
             if counts.get(label) or label != "not scored":
                 lines.append(f"  {label:<22}{counts.get(label, 0):>6}")
         png, html_path = self.report_paths
-        lines += [f"Scores:  {self.folder.table_path(state.table_format)}",
-                  f"Report:  {html_path}", f"         {png}"]
+        lines += [
+            f"Scores:  {self.folder.table_path(state.table_format)}",
+            f"Report:  {html_path}",
+            f"         {png}",
+        ]
         if urls:
             lines += [f"Phoenix: {urls.get('project', '')}"]
             if urls.get("experiment"):
@@ -451,17 +600,24 @@ class Recipe:
             step = "span annotations"
             if "span_annotations" not in state.logged:
                 by_span = table.drop(columns=["span_id", "retriever_span_id"]).set_index(
-                    pd.Index(table["span_id"], name="context.span_id"))
+                    pd.Index(table["span_id"], name="context.span_id")
+                )
                 done("span_annotations", {"annotations": log_span_annotations(client, by_span), "at": now()})
-            print(f"  span annotations: {state.logged['span_annotations']['annotations']} on the server",
-                  flush=True)
+            print(
+                f"  span annotations: {state.logged['span_annotations']['annotations']} on the server",
+                flush=True,
+            )
             step = "dataset"
             if "dataset" not in state.logged:
                 name = f"{project}-{state.run_key[:8]}"
                 # a run stopped right after creating it: the server has it, the state file does not yet
                 dataset = _existing_dataset(client, name) or create_dataset(
-                    client, table, name=name, span_id_column="span_id",
-                    description=f"rows of {Path(self.args.input).name} (recipes.disagreement)")
+                    client,
+                    table,
+                    name=name,
+                    span_id_column="span_id",
+                    description=f"rows of {Path(self.args.input).name} (recipes.disagreement)",
+                )
                 done("dataset", {"id": _get(dataset, "id"), "name": _get(dataset, "name")})
             step = "experiment"
             if "experiment" not in state.logged:
@@ -469,11 +625,18 @@ class Recipe:
                 _drop_earlier_experiments(client, dataset_id, state.run_key)
                 dataset = client.datasets.get_dataset(dataset=dataset_id, timeout=30)
                 _, experiment = log_experiment(
-                    client, table, dataset_name=state.logged["dataset"]["name"], dataset=dataset,
+                    client,
+                    table,
+                    dataset_name=state.logged["dataset"]["name"],
+                    dataset=dataset,
                     experiment_name=f"bertscore-vs-{state.faithfulness_signal}",
-                    experiment_metadata={"thresholds": state.thresholds, "model": self.args.model,
-                                         "faithfulness_signal": state.faithfulness_signal,
-                                         "run_key": state.run_key})
+                    experiment_metadata={
+                        "thresholds": state.thresholds,
+                        "model": self.args.model,
+                        "faithfulness_signal": state.faithfulness_signal,
+                        "run_key": state.run_key,
+                    },
+                )
                 done("experiment", {"id": _get(experiment, "experiment_id"), "at": now()})
             print("  dataset and experiment: on the server", flush=True)
         except Exception as error:
@@ -487,12 +650,15 @@ class Recipe:
                 f"Nothing is lost: all {len(table)} scored rows are in {self.folder.table_path(state.table_format)}"
                 f" and {self.folder.state_path} records what was logged ({finished}).\n"
                 f"When the server at {url} is back, run the same command again: it logs the rest without "
-                "scoring again.") from error
+                "scoring again."
+            ) from error
         urls = {}
         pid = phoenix_logging.project_id(client, project)
         if pid:
             urls["project"] = project_url(url, pid)
-        urls["experiment"] = experiment_url(url, state.logged["dataset"]["id"], state.logged["experiment"]["id"])
+        urls["experiment"] = experiment_url(
+            url, state.logged["dataset"]["id"], state.logged["experiment"]["id"]
+        )
         done("urls", urls)
         return urls
 
@@ -501,7 +667,7 @@ def _existing_dataset(client: Any, name: str) -> Any:
     """The dataset called `name` on the server, or None."""
     try:
         return client.datasets.get_dataset(dataset=name, timeout=30)
-    except Exception:  # noqa: BLE001 - phoenix.client raises its HTTP error (404) for an unknown name
+    except Exception:
         return None
 
 
@@ -535,8 +701,11 @@ def _what_changed(state: RunState, digest: str, settings: dict[str, Any]) -> str
         changes.append("the saved run has no signature (made by an older version)")
     elif saved_signature != signature:
         changes.append(Signature.parse(saved_signature).describe_diff(signature))
-    changes += [f"{name} {saved.get(name)!r} -> {value!r}" for name, value in settings.items()
-                if name != "signature" and saved.get(name) != value]
+    changes += [
+        f"{name} {saved.get(name)!r} -> {value!r}"
+        for name, value in settings.items()
+        if name != "signature" and saved.get(name) != value
+    ]
     return "; ".join(changes)
 
 
@@ -545,8 +714,10 @@ def _filters(state: RunState) -> dict[str, str]:
     from bertscore_plugins.phoenix import FAITHFULNESS, disagreement_filters
 
     judged = state.faithfulness_signal == FAITHFULNESS
-    filters = disagreement_filters(faithfulness=state.faithfulness_signal,
-                                   similarity_threshold=state.thresholds.get("similarity") if judged else None)
+    filters = disagreement_filters(
+        faithfulness=state.faithfulness_signal,
+        similarity_threshold=state.thresholds.get("similarity") if judged else None,
+    )
     flat: dict[str, str] = {}
     for group, entries in filters.items():
         if isinstance(entries, dict):

@@ -45,7 +45,9 @@ def with_span_ids(table: pd.DataFrame, run_key: str) -> pd.DataFrame:
     (the run and the project: Phoenix keeps span ids unique across projects) and each row's id."""
     ids = [row_span_ids(run_key, str(row_id)) for row_id in table["row_id"]]
     table = table.copy()
-    table["trace_id"], table["span_id"], table["retriever_span_id"] = (list(col) for col in zip(*ids))
+    table["trace_id"], table["span_id"], table["retriever_span_id"] = (
+        list(col) for col in zip(*ids, strict=True)
+    )
     return table
 
 
@@ -137,9 +139,11 @@ def spans_on_server(client: Any, project: str, span_ids: Sequence[str], chunk: i
     """Which of ``span_ids`` the server holds in ``project`` (an unknown project holds none)."""
     found: set[str] = set()
     for start in range(0, len(span_ids), chunk):
-        part = list(span_ids[start:start + chunk])
+        part = list(span_ids[start : start + chunk])
         try:
-            spans = client.spans.get_spans(project_identifier=project, span_ids=part, limit=len(part), timeout=30)
+            spans = client.spans.get_spans(
+                project_identifier=project, span_ids=part, limit=len(part), timeout=30
+            )
         except httpx.HTTPStatusError as error:
             if error.response.status_code == 404:  # the project does not exist yet
                 return found
@@ -148,8 +152,9 @@ def spans_on_server(client: Any, project: str, span_ids: Sequence[str], chunk: i
     return found
 
 
-def send_traces(client: Any, base_url: str, table: pd.DataFrame, project: str, *,
-                chunk: int = 200, wait_s: float = 60.0) -> int:
+def send_traces(
+    client: Any, base_url: str, table: pd.DataFrame, project: str, *, chunk: int = 200, wait_s: float = 60.0
+) -> int:
     """Send the traces of the rows whose root span the server lacks; wait until it has them all.
 
     Returns the number of rows sent. Raises :class:`PhoenixUnavailable` when an export fails or the
@@ -167,9 +172,11 @@ def send_traces(client: Any, base_url: str, table: pd.DataFrame, project: str, *
     exporter = OTLPSpanExporter(endpoint=f"{base_url}/v1/traces", timeout=10)
     try:
         for start in range(0, len(spans), chunk):
-            if exporter.export(spans[start:start + chunk]) is not SpanExportResult.SUCCESS:
-                raise PhoenixUnavailable(f"Phoenix at {base_url} refused or did not take traces "
-                                         f"{start}..{min(start + chunk, len(spans)) - 1} of {len(spans)}")
+            if exporter.export(spans[start : start + chunk]) is not SpanExportResult.SUCCESS:
+                raise PhoenixUnavailable(
+                    f"Phoenix at {base_url} refused or did not take traces "
+                    f"{start}..{min(start + chunk, len(spans)) - 1} of {len(spans)}"
+                )
     finally:
         exporter.shutdown()
     deadline = time.monotonic() + wait_s
@@ -179,8 +186,9 @@ def send_traces(client: Any, base_url: str, table: pd.DataFrame, project: str, *
         if len(have) == len(wanted):
             return len(wanted)
         if time.monotonic() > deadline:
-            raise PhoenixUnavailable(f"Phoenix at {base_url} shows {len(have)} of {len(wanted)} sent traces "
-                                     f"after {wait_s:.0f} s")
+            raise PhoenixUnavailable(
+                f"Phoenix at {base_url} shows {len(have)} of {len(wanted)} sent traces after {wait_s:.0f} s"
+            )
         time.sleep(0.5)
 
 
@@ -188,6 +196,6 @@ def project_id(client: Any, project: str) -> str | None:
     """The server's id for ``project`` (used in dashboard URLs), or None when it cannot be read."""
     try:
         return client.projects.get(project_name=project)["id"]
-    except Exception as error:  # noqa: BLE001 - a URL is a convenience, never worth failing the run
+    except Exception as error:
         logger.warning("could not read the id of project %r: %s", project, error)
         return None

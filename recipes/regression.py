@@ -108,14 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    for path, lines in [(args.candidate, candidate)] + list(zip(args.references, columns)):
+    for path, lines in [(args.candidate, candidate), *list(zip(args.references, columns, strict=True))]:
         if len(lines) != len(baseline):
             print(
                 f"error: {path} has {len(lines)} lines but {args.baseline} has {len(baseline)}",
                 file=sys.stderr,
             )
             return EXIT_BAD_INPUT
-    references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
+    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
 
     try:
         scorer = BERTScorer(config_from_args(args))  # the loaded model is shared; the cache is this run's
@@ -137,8 +137,11 @@ def main(argv: list[str] | None = None) -> int:
 
     changed = _changed_since_last_report(args.out, comparison.signature)
     if changed:
-        print(f"note: the previous report in {args.out} was made with other settings ({changed}); "
-              "its numbers are not comparable with these", file=sys.stderr)
+        print(
+            f"note: the previous report in {args.out} was made with other settings ({changed}); "
+            "its numbers are not comparable with these",
+            file=sys.stderr,
+        )
     status = status_of(comparison.test.difference, comparison.test.p_value, args.alpha, args.tolerance)
     text = format_comparison(comparison, args.baseline, args.candidate, alpha=args.alpha)
     report = {

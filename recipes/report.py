@@ -13,14 +13,20 @@ from typing import Any
 
 import pandas as pd
 
-QUADRANT_COLOURS = {"agree": "#4c72b0", "high_sim_unfaithful": "#c44e52", "low_sim_faithful": "#dd8452",
-                    "not scored": "#999999"}
+QUADRANT_COLOURS = {
+    "agree": "#4c72b0",
+    "high_sim_unfaithful": "#c44e52",
+    "low_sim_faithful": "#dd8452",
+    "not scored": "#999999",
+}
 OFFLINE = "offline_faithfulness"  # the column holding the fact check (bertscore_plugins.phoenix)
 OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
-SIGNAL_TEXT = {"faithfulness": "Phoenix's LLM faithfulness judge",
-               "groundedness": "BERTScore precision of the answer against its context",
-               "offline_faithfulness": "groundedness x fact check: BERTScore precision against the context, "
-                                       "and every number, date, name and negation carried by it"}
+SIGNAL_TEXT = {
+    "faithfulness": "Phoenix's LLM faithfulness judge",
+    "groundedness": "BERTScore precision of the answer against its context",
+    "offline_faithfulness": "groundedness x fact check: BERTScore precision against the context, "
+    "and every number, date, name and negation carried by it",
+}
 QUADRANT_TEXT = {
     "high_sim_unfaithful": "looks like the reference, not supported by the context",
     "low_sim_faithful": "supported by the context, worded or scoped unlike the reference",
@@ -46,28 +52,32 @@ class ReportRow:
     fact_check: str = ""  # the offline fact check's verdict ("Thursday: context says Tuesday")
 
 
-def report_rows(table: pd.DataFrame, similarity: str, faithfulness: str, disagreement: str) -> list[ReportRow]:
+def report_rows(
+    table: pd.DataFrame, similarity: str, faithfulness: str, disagreement: str
+) -> list[ReportRow]:
     """Pull the report's values out of the scored table's ``<name>_score`` cells."""
     rows = []
     for record in table.to_dict(orient="records"):
         sim_cell = record.get(f"{similarity}_score") or {}
         faith_cell = record.get(f"{faithfulness}_score") or {}
         dis_cell = record.get(f"{disagreement}_score") or {}
-        rows.append(ReportRow(
-            row_id=str(record.get("row_id", "")),
-            case=record.get("case") if isinstance(record.get("case"), str) else None,
-            question=_text(record.get("input")),
-            context=_text(record.get("context")),
-            output=_text(record.get("output")),
-            reference=_text(record.get("reference")),
-            similarity=sim_cell.get("score"),
-            faithfulness=faith_cell.get("score"),
-            label=dis_cell.get("label") or "not scored",
-            similarity_explanation=sim_cell.get("explanation") or "",
-            judge_explanation=faith_cell.get("explanation") or "",
-            matches=[(str(t), str(m), float(s)) for t, m, s in (record.get("similarity_matches") or [])],
-            fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
-        ))
+        rows.append(
+            ReportRow(
+                row_id=str(record.get("row_id", "")),
+                case=record.get("case") if isinstance(record.get("case"), str) else None,
+                question=_text(record.get("input")),
+                context=_text(record.get("context")),
+                output=_text(record.get("output")),
+                reference=_text(record.get("reference")),
+                similarity=sim_cell.get("score"),
+                faithfulness=faith_cell.get("score"),
+                label=dis_cell.get("label") or "not scored",
+                similarity_explanation=sim_cell.get("explanation") or "",
+                judge_explanation=faith_cell.get("explanation") or "",
+                matches=[(str(t), str(m), float(s)) for t, m, s in (record.get("similarity_matches") or [])],
+                fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
+            )
+        )
     return rows
 
 
@@ -102,8 +112,14 @@ def top_disagreements(rows: list[ReportRow], thresholds: dict[str, float], limit
     return sorted(disagreeing, key=key)[:limit]
 
 
-def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path, *,
-                 faithfulness_name: str, binary_faithfulness: bool) -> Path:
+def plot_scatter(
+    rows: list[ReportRow],
+    thresholds: dict[str, float],
+    path: Path,
+    *,
+    faithfulness_name: str,
+    binary_faithfulness: bool,
+) -> Path:
     """Save the similarity-vs-faithfulness scatter with threshold lines and shaded disagreement quadrants."""
     import matplotlib
 
@@ -117,17 +133,35 @@ def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path
     x_low = min([*sims, t_sim]) - 0.03
     x_high = max([*sims, t_sim, 1.0]) + 0.01
     faiths = [r.faithfulness for r in scored]
-    y_low, y_high = (-0.15, 1.15) if binary_faithfulness else (min([*faiths, t_faith]) - 0.03,
-                                                                max([*faiths, t_faith, 1.0]) + 0.01)
+    y_low, y_high = (
+        (-0.15, 1.15)
+        if binary_faithfulness
+        else (min([*faiths, t_faith]) - 0.03, max([*faiths, t_faith, 1.0]) + 0.01)
+    )
     # A judge answers 0 or 1: spread the points vertically a little (seeded) so overlaps stay visible.
-    jitter = np.random.default_rng(0).uniform(-0.07, 0.07, len(scored)) if binary_faithfulness else np.zeros(
-        len(scored))
+    jitter = (
+        np.random.default_rng(0).uniform(-0.07, 0.07, len(scored))
+        if binary_faithfulness
+        else np.zeros(len(scored))
+    )
 
     fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
-    ax.axvspan(t_sim, x_high, ymin=0, ymax=(t_faith - y_low) / (y_high - y_low),
-               color=QUADRANT_COLOURS["high_sim_unfaithful"], alpha=0.08)
-    ax.axvspan(x_low, t_sim, ymin=(t_faith - y_low) / (y_high - y_low), ymax=1,
-               color=QUADRANT_COLOURS["low_sim_faithful"], alpha=0.08)
+    ax.axvspan(
+        t_sim,
+        x_high,
+        ymin=0,
+        ymax=(t_faith - y_low) / (y_high - y_low),
+        color=QUADRANT_COLOURS["high_sim_unfaithful"],
+        alpha=0.08,
+    )
+    ax.axvspan(
+        x_low,
+        t_sim,
+        ymin=(t_faith - y_low) / (y_high - y_low),
+        ymax=1,
+        color=QUADRANT_COLOURS["low_sim_faithful"],
+        alpha=0.08,
+    )
     ax.axvline(t_sim, color="#333333", linestyle="--", linewidth=1)
     ax.axhline(t_faith, color="#333333", linestyle="--", linewidth=1)
     counts: dict[str, int] = {}
@@ -135,20 +169,48 @@ def plot_scatter(rows: list[ReportRow], thresholds: dict[str, float], path: Path
         idx = [i for i, r in enumerate(scored) if r.label == label]
         counts[label] = len(idx)
         if idx:
-            ax.scatter([sims[i] for i in idx], [faiths[i] + jitter[i] for i in idx], s=36, color=colour,
-                       edgecolor="white", linewidth=0.6, label=f"{label} ({len(idx)})", zorder=3)
-    ax.text(x_high, y_low, "high similarity, unfaithful ", ha="right", va="bottom", fontsize=9,
-            color=QUADRANT_COLOURS["high_sim_unfaithful"])
-    ax.text(x_low, y_high, " low similarity, faithful", ha="left", va="top", fontsize=9,
-            color=QUADRANT_COLOURS["low_sim_faithful"])
+            ax.scatter(
+                [sims[i] for i in idx],
+                [faiths[i] + jitter[i] for i in idx],
+                s=36,
+                color=colour,
+                edgecolor="white",
+                linewidth=0.6,
+                label=f"{label} ({len(idx)})",
+                zorder=3,
+            )
+    ax.text(
+        x_high,
+        y_low,
+        "high similarity, unfaithful ",
+        ha="right",
+        va="bottom",
+        fontsize=9,
+        color=QUADRANT_COLOURS["high_sim_unfaithful"],
+    )
+    ax.text(
+        x_low,
+        y_high,
+        " low similarity, faithful",
+        ha="left",
+        va="top",
+        fontsize=9,
+        color=QUADRANT_COLOURS["low_sim_faithful"],
+    )
     ax.text(t_sim, y_high, f" similarity threshold {t_sim:.3f}", ha="left", va="top", fontsize=8, rotation=90)
-    ax.text(x_low, t_faith, f" {faithfulness_name} threshold {t_faith:.3f}", ha="left", va="bottom", fontsize=8)
+    ax.text(
+        x_low, t_faith, f" {faithfulness_name} threshold {t_faith:.3f}", ha="left", va="bottom", fontsize=8
+    )
     ax.set_xlim(x_low, x_high)
     ax.set_ylim(y_low, y_high)
     ax.set_xlabel("similarity to the reference (BERTScore F1)")
-    ax.set_ylabel(f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)" if binary_faithfulness
-                  else f"{faithfulness_name} (groundedness x fact check)" if faithfulness_name == OFFLINE
-                  else f"{faithfulness_name} (BERTScore precision against the context)")
+    ax.set_ylabel(
+        f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)"
+        if binary_faithfulness
+        else f"{faithfulness_name} (groundedness x fact check)"
+        if faithfulness_name == OFFLINE
+        else f"{faithfulness_name} (BERTScore precision against the context)"
+    )
     ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
@@ -166,8 +228,11 @@ def highlighted_output(row: ReportRow, worst: int = 3) -> str:
         return html.escape(text)
     sims = [s for _, _, s in row.matches]
     low, high = min(sims), max(sims)
-    weakest = {i for i in sorted(range(len(row.matches)), key=lambda i: sims[i])[:worst]
-               if sims[i] < OUTLINE_BELOW and _is_word(row.matches[i][0])}
+    weakest = {
+        i
+        for i in sorted(range(len(row.matches)), key=lambda i: sims[i])[:worst]
+        if sims[i] < OUTLINE_BELOW and _is_word(row.matches[i][0])
+    }
     pieces, cursor = [], 0
     for i, (token, matched, sim) in enumerate(row.matches):
         at = text.find(token, cursor) if token else -1
@@ -201,9 +266,18 @@ code.filter { display: block; background: #f6f6f6; padding: 4px 8px; margin: 4px
 """
 
 
-def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str, Any], path: Path, *,
-               png: Path, title: str, faithfulness_name: str, summary_lines: list[str],
-               filters: dict[str, str]) -> Path:
+def write_html(
+    rows: list[ReportRow],
+    top: list[ReportRow],
+    thresholds: dict[str, Any],
+    path: Path,
+    *,
+    png: Path,
+    title: str,
+    faithfulness_name: str,
+    summary_lines: list[str],
+    filters: dict[str, str],
+) -> Path:
     """Write the self-contained HTML report."""
     counts: dict[str, int] = {}
     for row in rows:
@@ -213,21 +287,27 @@ def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        ("<p>Similarity (BERTScore F1 of the answer against the reference) and "
-         f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}) "
-         "disagree on the rows below: these are the ones to read. Hover a token for its best match in "
-         "the reference; outlined tokens matched worst.</p>"),
+        (
+            "<p>Similarity (BERTScore F1 of the answer against the reference) and "
+            f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}) "
+            "disagree on the rows below: these are the ones to read. Hover a token for its best match in "
+            "the reference; outlined tokens matched worst.</p>"
+        ),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
         *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
         "</table>",
         "<p class='meta'>" + "<br>".join(html.escape(line) for line in summary_lines) + "</p>",
-        (f"<img alt='similarity vs {html.escape(faithfulness_name)} scatter' width='800' "
-        f"src='data:image/png;base64,{image}'>"),
+        (
+            f"<img alt='similarity vs {html.escape(faithfulness_name)} scatter' width='800' "
+            f"src='data:image/png;base64,{image}'>"
+        ),
     ]
     if filters:
         parts.append("<h2>Phoenix filters</h2>")
-        parts += [f"<div>{html.escape(name)}<code class='filter'>{html.escape(text)}</code></div>"
-                  for name, text in filters.items()]
+        parts += [
+            f"<div>{html.escape(name)}<code class='filter'>{html.escape(text)}</code></div>"
+            for name, text in filters.items()
+        ]
     parts.append(f"<h2>Top {len(top)} disagreements</h2>")
     if not top:
         parts.append("<p>No row disagrees at these thresholds.</p>")
@@ -249,8 +329,10 @@ def write_html(rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str
             f"<dt>Context</dt><dd>{html.escape(row.context)}</dd>",
         ]
         if row.judge_explanation:
-            parts.append(f"<dt>{html.escape(faithfulness_name)} explanation</dt>"
-                         f"<dd>{html.escape(row.judge_explanation)}</dd>")
+            parts.append(
+                f"<dt>{html.escape(faithfulness_name)} explanation</dt>"
+                f"<dd>{html.escape(row.judge_explanation)}</dd>"
+            )
         if row.fact_check and faithfulness_name != OFFLINE:
             parts.append(f"<dt>fact check (offline)</dt><dd class='facts'>{html.escape(row.fact_check)}</dd>")
         parts.append("</dl></div>")

@@ -27,8 +27,12 @@ class ColumnNames:
 
     def mapping(self) -> dict[str, str]:
         """The user's column name for each of the recipe's text columns."""
-        return {"input": self.question, "context": self.context, "output": self.output,
-                "reference": self.reference}
+        return {
+            "input": self.question,
+            "context": self.context,
+            "output": self.output,
+            "reference": self.reference,
+        }
 
 
 class InputTableError(ValueError):
@@ -47,7 +51,10 @@ def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
         return _read_file(path, suffix)
     except InputTableError:
         raise
-    except (ValueError, OSError) as error:  # FileFormatError names file:line; pandas/Arrow errors get the path
+    except (
+        ValueError,
+        OSError,
+    ) as error:  # FileFormatError names file:line; pandas/Arrow errors get the path
         message = str(error)
         raise InputTableError(message if message.startswith(str(path)) else f"{path}: {message}") from None
 
@@ -60,8 +67,12 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
     from bertscore_plugins.files import read_text, split_lines
 
     if suffix in (".csv", ".tsv"):
-        return pd.read_csv(io.StringIO(read_text(path, "input table")), sep="," if suffix == ".csv" else "\t",
-                           dtype=str, keep_default_na=False)
+        return pd.read_csv(
+            io.StringIO(read_text(path, "input table")),
+            sep="," if suffix == ".csv" else "\t",
+            dtype=str,
+            keep_default_na=False,
+        )
     if suffix in (".jsonl", ".ndjson"):
         records = []
         for number, line in enumerate(split_lines(read_text(path, "input table")), start=1):
@@ -72,7 +83,9 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
             except json.JSONDecodeError as error:
                 raise InputTableError(f"{path}:{number}: not valid JSON ({error.msg})") from None
             if not isinstance(record, dict):
-                raise InputTableError(f"{path}:{number}: expected a JSON object per line, got {type(record).__name__}")
+                raise InputTableError(
+                    f"{path}:{number}: expected a JSON object per line, got {type(record).__name__}"
+                )
             records.append(record)
         return pd.DataFrame(records)
     if suffix == ".json":
@@ -87,16 +100,20 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
             return pd.read_parquet(path)
         except pa.ArrowException as error:
             raise InputTableError(f"{path}: not a readable parquet file ({error})") from None
-    raise InputTableError(f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .jsonl, .json, .parquet "
-                          "or a folder written by datasets.Dataset.save_to_disk")
+    raise InputTableError(
+        f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .jsonl, .json, .parquet "
+        "or a folder written by datasets.Dataset.save_to_disk"
+    )
 
 
 def _read_saved_dataset(path: Path, split: str | None) -> pd.DataFrame:
     try:
         from datasets import DatasetDict, load_from_disk
     except ImportError as err:  # pragma: no cover - datasets is in the [datasets] extra
-        raise InputTableError(f"{path} is a folder: reading a saved Hugging Face dataset needs the "
-                              "`datasets` package (pip install 'bertscore-plugins[datasets]')") from err
+        raise InputTableError(
+            f"{path} is a folder: reading a saved Hugging Face dataset needs the "
+            "`datasets` package (pip install 'bertscore-plugins[datasets]')"
+        ) from err
     try:
         loaded = load_from_disk(str(path))
     except FileNotFoundError as err:
@@ -122,9 +139,11 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     mapping = columns.mapping()
     missing = [f"{user!r} (for {ours})" for ours, user in mapping.items() if user not in table.columns]
     if missing:
-        raise InputTableError(f"input has no column {', '.join(missing)}; columns are {list(table.columns)}; "
-                              "name yours with --question-column/--context-column/--output-column/"
-                              "--reference-column")
+        raise InputTableError(
+            f"input has no column {', '.join(missing)}; columns are {list(table.columns)}; "
+            "name yours with --question-column/--context-column/--output-column/"
+            "--reference-column"
+        )
     clashes = [ours for ours, user in mapping.items() if ours in table.columns and ours != user]
     rows = table.drop(columns=clashes).rename(columns={user: ours for ours, user in mapping.items()})
     rows = rows.reset_index(drop=True)
@@ -132,13 +151,17 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
         row_ids = rows[columns.row_id].astype(str)
         duplicated = row_ids[row_ids.duplicated()]
         if len(duplicated):
-            raise InputTableError(f"row {int(duplicated.index[0])}: id {duplicated.iloc[0]!r} appears twice "
-                                  f"in column {columns.row_id!r}")
+            raise InputTableError(
+                f"row {int(duplicated.index[0])}: id {duplicated.iloc[0]!r} appears twice "
+                f"in column {columns.row_id!r}"
+            )
         rows["row_id"] = row_ids
     else:
         rows["row_id"] = [str(i) for i in range(len(rows))]
     for name in TEXT_COLUMNS:
-        rows[name] = [_checked_text(value, index, name, mapping[name]) for index, value in enumerate(rows[name])]
+        rows[name] = [
+            _checked_text(value, index, name, mapping[name]) for index, value in enumerate(rows[name])
+        ]
     if rows.empty:
         raise InputTableError("input has no rows")
     return rows
@@ -151,7 +174,9 @@ def _checked_text(value: object, index: int, ours: str, user: str) -> str | list
         return [str(item) for item in value]
     if value is None or (isinstance(value, float) and math.isnan(value)):
         raise InputTableError(f"row {index}: column {user!r} is missing a value")
-    raise InputTableError(f"row {index}: column {user!r} must be text, got {type(value).__name__} {value!r:.60}")
+    raise InputTableError(
+        f"row {index}: column {user!r} must be text, got {type(value).__name__} {value!r:.60}"
+    )
 
 
 def _is_list_of_text(value: object) -> bool:

@@ -73,8 +73,17 @@ class RunState:
         if unknown or not isinstance(data.get("input_digest"), str):
             raise ValueError(f"unexpected or missing keys ({', '.join(unknown) or 'input_digest'})")
         state = cls(**data)
-        kinds = {"rows": int, "judge_tries": int, "logging_attempts": int, "settings": dict, "thresholds": dict,
-                 "logged": dict, "judge_failed_rows": list, "table_format": str, "run_key": str}
+        kinds = {
+            "rows": int,
+            "judge_tries": int,
+            "logging_attempts": int,
+            "settings": dict,
+            "thresholds": dict,
+            "logged": dict,
+            "judge_failed_rows": list,
+            "table_format": str,
+            "run_key": str,
+        }
         for name, kind in kinds.items():
             if not isinstance(getattr(state, name), kind):
                 raise TypeError(f"{name} is {type(getattr(state, name)).__name__}, expected {kind.__name__}")
@@ -116,8 +125,10 @@ class OutputFolder:
         """Write the scored table (nested cells such as Score dicts are kept as JSON)."""
         path = self.table_path(table_format)
         self.path.mkdir(parents=True, exist_ok=True)
-        records = [{column: _plain(value) for column, value in row.items()}
-                   for row in table.to_dict(orient="records")]
+        records = [
+            {column: _plain(value) for column, value in row.items()}
+            for row in table.to_dict(orient="records")
+        ]
         if table_format == "jsonl":
             text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             write_atomically(path, text)
@@ -127,10 +138,13 @@ class OutputFolder:
 
             # Score cells are dicts with varying keys: kept as JSON text, named in the file's metadata.
             nested = sorted({c for r in records for c, v in r.items() if isinstance(v, (dict, list))})
-            flat = pd.DataFrame([{c: json.dumps(v) if c in nested else v for c, v in r.items()} for r in records])
+            flat = pd.DataFrame(
+                [{c: json.dumps(v) if c in nested else v for c, v in r.items()} for r in records]
+            )
             arrow = pa.Table.from_pandas(flat, preserve_index=False)
-            arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}),
-                                                   JSON_COLUMNS_KEY: json.dumps(nested).encode()})
+            arrow = arrow.replace_schema_metadata(
+                {**(arrow.schema.metadata or {}), JSON_COLUMNS_KEY: json.dumps(nested).encode()}
+            )
             write_atomically(path, lambda temporary: pq.write_table(arrow, temporary))
         return path
 

@@ -66,7 +66,7 @@ def _references(values: pd.Series) -> list[str | list[str]]:
 
 
 def _check_rows(candidates: pd.Series, references: pd.Series) -> None:
-    for row, (candidate, reference) in enumerate(zip(candidates, references)):
+    for row, (candidate, reference) in enumerate(zip(candidates, references, strict=True)):
         if not isinstance(candidate, str):
             raise TypeError(f"row {row} of the Arrow batch: candidate is {candidate!r}, expected a string")
         if reference is None or (not isinstance(reference, str) and len(reference) == 0):
@@ -157,8 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         df = spark.read.parquet(args.input)
         scored = score_spark_dataframe(
-            df, candidate_column=args.candidate_column, reference_column=args.reference_column,
-            model=args.model, layer=args.layer, idf=args.idf, rescale=args.rescale,
+            df,
+            candidate_column=args.candidate_column,
+            reference_column=args.reference_column,
+            model=args.model,
+            layer=args.layer,
+            idf=args.idf,
+            rescale=args.rescale,
         )
         scored.write.mode("overwrite").parquet(args.output)
         print(f"wrote {args.output}")

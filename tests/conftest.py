@@ -5,18 +5,12 @@ Other test modules add their own fixtures in their own files (or a conftest in a
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-TESTS_DIR = Path(__file__).resolve().parent
-if str(TESTS_DIR) not in sys.path:  # lets tests (and recipes' tests) `import stub_judge`
-    sys.path.insert(0, str(TESTS_DIR))
-
-from stub_judge import StubJudge
+from tests.support.stub_judge import StubJudge
 
 
 @pytest.fixture(scope="session")

@@ -211,7 +211,12 @@ def plan_scenarios(args: argparse.Namespace, work: Path, plan: Plan) -> dict:
             plan.add(
                 "fast-cpu-mode/project-bf16",
                 spec(
-                    "project", pairs, model, layer, dtype="bfloat16", save_scores=scores_path(work, "fast_bf16")
+                    "project",
+                    pairs,
+                    model,
+                    layer,
+                    dtype="bfloat16",
+                    save_scores=scores_path(work, "fast_bf16"),
                 ),
                 rounds,
             )

@@ -26,13 +26,22 @@ def register(subparsers) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--corpus", action="append", required=True,
-                        help="a text file (one sentence per line), or FILE.tsv:COL[,COL] to take tab-separated "
-                             "columns (0-based; read with no quoting). Repeatable")
-    parser.add_argument("--pairs", type=int, default=5000, help="sentence pairs to average over (default 5000)")
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        required=True,
+        help="a text file (one sentence per line), or FILE.tsv:COL[,COL] to take tab-separated "
+        "columns (0-based; read with no quoting). Repeatable",
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=5000, help="sentence pairs to average over (default 5000)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
-    parser.add_argument("--layers", default=None,
-                        help="comma-separated layers (default: every layer of the model, 0 = embeddings)")
+    parser.add_argument(
+        "--layers",
+        default=None,
+        help="comma-separated layers (default: every layer of the model, 0 = embeddings)",
+    )
     parser.add_argument("--out", required=True, help="output baseline file (bert_score format)")
     add_model_arguments(parser)
     parser.set_defaults(func=run)
@@ -40,7 +49,9 @@ def register(subparsers) -> None:
 
 def read_corpus(spec: str) -> tuple[list[str], dict]:
     """Sentences from one --corpus spec, and its provenance record."""
-    path, _, columns = spec.partition(":") if spec.count(":") == 1 and not Path(spec).exists() else (spec, "", "")
+    path, _, columns = (
+        spec.partition(":") if spec.count(":") == 1 and not Path(spec).exists() else (spec, "", "")
+    )
     data = read_bytes(path, "--corpus file")
     lines = split_lines(decode(data, path))
     if columns:
@@ -49,8 +60,12 @@ def read_corpus(spec: str) -> tuple[list[str], dict]:
         sentences = [row[c] for row in rows for c in wanted if len(row) > c]
     else:
         sentences = lines
-    record = {"file": Path(path).name, "sha256": hashlib.sha256(data).hexdigest(), "columns": columns or None,
-              "sentences": len(sentences)}
+    record = {
+        "file": Path(path).name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "columns": columns or None,
+        "sentences": len(sentences),
+    }
     return sentences, record
 
 

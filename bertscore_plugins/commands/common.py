@@ -26,35 +26,81 @@ _UPSTREAM_SHORT_FLAGS = {"batch_size": "-b"}
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("model and scoring settings (all are in the signature)")
-    group.add_argument("-m", "--model", default="default",
-                       help="'default' (packaged all-MiniLM-L6-v2, offline), a preset such as 'quality', "
-                            "a Hugging Face hub id (needs a network), or a local model folder")
-    group.add_argument("-l", "--layer", type=int, default=None,
-                       help="hidden layer to use (0 = embeddings); default: the model's tuned layer, or the "
-                            "last layer with a warning for unknown models")
-    group.add_argument("--idf", action="store_true",
-                       help="weight tokens by idf fitted on the references of this run (bert_score's formula)")
-    group.add_argument("--rescale", action="store_true",
-                       help="rescale with a baseline (the shipped one for the model, or --baseline-path)")
-    group.add_argument("--baseline-path", "--baseline_path", default=None,
-                       help="a baseline file in bert_score's format (LAYER,P,R,F); used with --rescale")
-    group.add_argument("--lang", default="en",
-                       help="language of the texts (default: en): picks the baseline and, without --model, "
-                            "bert_score's model for a language other than English (a download)")
-    group.add_argument("--max-length", type=int, default=None,
-                       help="tokens per window including special tokens (default: the model's limit)")
-    group.add_argument("--long-text", choices=LONG_TEXT_POLICIES, default="truncate",
-                       help="texts longer than the window: truncate (counted and warned) or overlapping windows")
-    group.add_argument("--multi-ref", choices=MULTI_REF_RULES, default="max",
-                       help="several references: per-column max (bert_score) or the best-F1 reference's triple")
-    group.add_argument("--dtype", choices=DTYPES, default="float32",
-                       help="model precision (float32 is exact; half precision is for GPUs)")
+    group.add_argument(
+        "-m",
+        "--model",
+        default="default",
+        help="'default' (packaged all-MiniLM-L6-v2, offline), a preset such as 'quality', "
+        "a Hugging Face hub id (needs a network), or a local model folder",
+    )
+    group.add_argument(
+        "-l",
+        "--layer",
+        type=int,
+        default=None,
+        help="hidden layer to use (0 = embeddings); default: the model's tuned layer, or the "
+        "last layer with a warning for unknown models",
+    )
+    group.add_argument(
+        "--idf",
+        action="store_true",
+        help="weight tokens by idf fitted on the references of this run (bert_score's formula)",
+    )
+    group.add_argument(
+        "--rescale",
+        action="store_true",
+        help="rescale with a baseline (the shipped one for the model, or --baseline-path)",
+    )
+    group.add_argument(
+        "--baseline-path",
+        "--baseline_path",
+        default=None,
+        help="a baseline file in bert_score's format (LAYER,P,R,F); used with --rescale",
+    )
+    group.add_argument(
+        "--lang",
+        default="en",
+        help="language of the texts (default: en): picks the baseline and, without --model, "
+        "bert_score's model for a language other than English (a download)",
+    )
+    group.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help="tokens per window including special tokens (default: the model's limit)",
+    )
+    group.add_argument(
+        "--long-text",
+        choices=LONG_TEXT_POLICIES,
+        default="truncate",
+        help="texts longer than the window: truncate (counted and warned) or overlapping windows",
+    )
+    group.add_argument(
+        "--multi-ref",
+        choices=MULTI_REF_RULES,
+        default="max",
+        help="several references: per-column max (bert_score) or the best-F1 reference's triple",
+    )
+    group.add_argument(
+        "--dtype",
+        choices=DTYPES,
+        default="float32",
+        help="model precision (float32 is exact; half precision is for GPUs)",
+    )
     group.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: cuda if available)")
-    group.add_argument("--batch-tokens", type=int, default=None,
-                       help="padded tokens per encoder batch (default 4096 on CPU, 16384 on GPU; memory and "
-                            "speed only, does not change scores)")
-    group.add_argument("--quantize", choices=QUANTIZE_MODES, default=None,
-                       help="fast approximate CPU mode: int8 dynamic quantization of linear layers")
+    group.add_argument(
+        "--batch-tokens",
+        type=int,
+        default=None,
+        help="padded tokens per encoder batch (default 4096 on CPU, 16384 on GPU; memory and "
+        "speed only, does not change scores)",
+    )
+    group.add_argument(
+        "--quantize",
+        choices=QUANTIZE_MODES,
+        default=None,
+        help="fast approximate CPU mode: int8 dynamic quantization of linear layers",
+    )
     add_upstream_flags(parser)
 
 
@@ -64,8 +110,11 @@ def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
     accepted and ignored; underscore spellings of this CLI's flags are refused with "did you mean"."""
     group = parser.add_argument_group("bert-score flags accepted for compatibility (no effect on scores)")
     for name, why in UPSTREAM_NO_EFFECT.items():
-        flags = [flag for flag in (_UPSTREAM_SHORT_FLAGS.get(name), f"--{name}")
-                 if flag and flag not in parser._option_string_actions]  # compare's -b is system B
+        flags = [
+            flag
+            for flag in (_UPSTREAM_SHORT_FLAGS.get(name), f"--{name}")
+            if flag and flag not in parser._option_string_actions
+        ]  # compare's -b is system B
         kind = {"action": "store_true"} if name == "use_fast_tokenizer" else {"type": int}
         kind = kind if "action" in kind else {**kind, "metavar": "N"}
         group.add_argument(*flags, dest=f"upstream_{name}", default=None, help=f"no effect: {why}", **kind)
@@ -74,15 +123,18 @@ def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
         flag, ours = f"--{upstream}", by_setting.get(setting)
         if ours is None or flag in parser._option_string_actions:
             continue
-        kind = {"action": "store_true"} if isinstance(ours, argparse._StoreTrueAction) else {"type": ours.type}
+        kind = (
+            {"action": "store_true"} if isinstance(ours, argparse._StoreTrueAction) else {"type": ours.type}
+        )
         # a hidden twin writing the same setting; SUPPRESS keeps the default of our own flag
         parser.add_argument(flag, dest=setting, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kind)
     known = {flag for action in parser._actions for flag in action.option_strings}
-    for flag in sorted(flag for action in parser._actions for flag in action.option_strings if "-" in flag[2:]):
+    for flag in sorted(
+        flag for action in parser._actions for flag in action.option_strings if "-" in flag[2:]
+    ):
         underscored = "--" + flag[2:].replace("-", "_")
         if flag.startswith("--") and underscored not in known:
-            parser.add_argument(underscored, nargs="?", help=argparse.SUPPRESS,
-                                action=_did_you_mean(flag))
+            parser.add_argument(underscored, nargs="?", help=argparse.SUPPRESS, action=_did_you_mean(flag))
 
 
 def _did_you_mean(flag: str) -> type[argparse.Action]:
@@ -95,9 +147,19 @@ def _did_you_mean(flag: str) -> type[argparse.Action]:
 
 def config_from_args(args: argparse.Namespace) -> ScoreConfig:
     settings: dict[str, Any] = {
-        "model": args.model, "layer": args.layer, "idf": args.idf, "rescale": args.rescale, "baseline_path": args.baseline_path,
-        "lang": args.lang, "max_length": args.max_length, "long_text": args.long_text, "multi_ref": args.multi_ref,
-        "dtype": args.dtype, "device": args.device, "batch_tokens": args.batch_tokens, "quantize": args.quantize,
+        "model": args.model,
+        "layer": args.layer,
+        "idf": args.idf,
+        "rescale": args.rescale,
+        "baseline_path": args.baseline_path,
+        "lang": args.lang,
+        "max_length": args.max_length,
+        "long_text": args.long_text,
+        "multi_ref": args.multi_ref,
+        "dtype": args.dtype,
+        "device": args.device,
+        "batch_tokens": args.batch_tokens,
+        "quantize": args.quantize,
     }
     return ScoreConfig(**settings)
 
@@ -124,7 +186,7 @@ def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple
     """
     rows = read_lines(first[1], f"{first[0]} file")
     columns = [read_lines(path, f"{flag} file") for flag, path in others]
-    for (_, path), column in zip(others, columns):
+    for (_, path), column in zip(others, columns, strict=True):
         if len(column) != len(rows):
             raise ValueError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
     return rows, columns

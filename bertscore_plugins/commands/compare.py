@@ -78,14 +78,14 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:  # missing, a folder, invalid UTF-8 (file and line named)
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for path, lines in [(args.system_b, system_b)] + list(zip(args.references, columns)):
+    for path, lines in [(args.system_b, system_b), *list(zip(args.references, columns, strict=True))]:
         if len(lines) != len(system_a):
             print(
                 f"error: {path} has {len(lines)} lines but {args.system_a} has {len(system_a)}",
                 file=sys.stderr,
             )
             return 2
-    references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
+    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
     try:
         # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;
         # both systems share the references: encode them once (and keep them on disk with --cache-dir)

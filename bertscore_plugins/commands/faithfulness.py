@@ -24,22 +24,36 @@ def register(subparsers) -> None:
         "faithfulness",
         help="offline faithfulness of outputs against their sources: groundedness x fact check",
         description="Checks each line of OUTPUTS against the same line of SOURCES without an LLM: BERTScore "
-                    "precision against the source (groundedness) combined with a fact check (numbers, dates, "
-                    "weekdays, names and negations must be carried by the source). Writes row, score, label "
-                    "and the unsupported facts per line, and a JSON summary with the signature.",
+        "precision against the source (groundedness) combined with a fact check (numbers, dates, "
+        "weekdays, names and negations must be carried by the source). Writes row, score, label "
+        "and the unsupported facts per line, and a JSON summary with the signature.",
     )
     parser.add_argument("-o", "--outputs", required=True, help="file with one generated text per line")
-    parser.add_argument("-s", "--sources", required=True,
-                        help="file with one source/context per line, aligned with the outputs")
+    parser.add_argument(
+        "-s",
+        "--sources",
+        required=True,
+        help="file with one source/context per line, aligned with the outputs",
+    )
     parser.add_argument("--out", default="-", help="per-row output file (default: stdout)")
     parser.add_argument("--format", choices=["tsv", "jsonl"], default="tsv", help="per-row output format")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="groundedness at or above which a row with every fact supported is faithful "
-                             "(default 0.8)")
-    parser.add_argument("--summary", default=None,
-                        help="write the JSON summary (rows, faithful, mean score, signature) here (default: stderr)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bar (default: on a terminal for long runs)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="groundedness at or above which a row with every fact supported is faithful (default 0.8)",
+    )
+    parser.add_argument(
+        "--summary",
+        default=None,
+        help="write the JSON summary (rows, faithful, mean score, signature) here (default: stderr)",
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on a terminal for long runs)",
+    )
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -67,9 +81,18 @@ def run(args: argparse.Namespace) -> int:
             cells = "; ".join(unsupported).replace("\t", " ").replace("\n", " ")
             lines.append(f"{index}\t{row.score:.6f}\t{row.label}\t{cells}")
         else:
-            lines.append(json.dumps({"row": index, "score": row.score, "label": row.label,
-                                     "unsupported_facts": unsupported, "groundedness": row.groundedness,
-                                     "fact_score": row.facts.score}))
+            lines.append(
+                json.dumps(
+                    {
+                        "row": index,
+                        "score": row.score,
+                        "label": row.label,
+                        "unsupported_facts": unsupported,
+                        "groundedness": row.groundedness,
+                        "fact_score": row.facts.score,
+                    }
+                )
+            )
     rows_text = "".join(line + "\n" for line in lines)
     summary = {
         "rows": len(rows),

@@ -73,28 +73,44 @@ def _register_evaluate(actions) -> None:
     evaluate.add_argument(
         "--where", default=None, help="Phoenix filter string narrowing the spans (as in the UI filter bar)"
     )
-    evaluate.add_argument("--since", default=None, help="only spans started since: 30m, 2h, 7d or an ISO time")
+    evaluate.add_argument(
+        "--since", default=None, help="only spans started since: 30m, 2h, 7d or an ISO time"
+    )
     reference = evaluate.add_mutually_exclusive_group()
     reference.add_argument(
         "--reference-key", default=None, help="the reference: metadata.<key> or a span attribute name"
     )
     reference.add_argument(
-        "--reference-dataset", default=None, help="Phoenix dataset whose examples' expected output is the reference"
+        "--reference-dataset",
+        default=None,
+        help="Phoenix dataset whose examples' expected output is the reference",
     )
     evaluate.add_argument(
         "--example-id-key",
         default="metadata.example_id",
         help="span metadata key / attribute holding the dataset example id (default metadata.example_id)",
     )
-    evaluate.add_argument("--reference-field", default=None, help="key of the reference in the example output")
-    evaluate.add_argument("--similarity-threshold", type=float, default=None, help="F1 cut for 'similar'")
-    evaluate.add_argument("--groundedness-threshold", type=float, default=None, help="precision cut for 'grounded'")
-    evaluate.add_argument("--no-judge", action="store_true", help="do not run the LLM judge even if configured")
-    evaluate.add_argument("--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)")
     evaluate.add_argument(
-        "--store", default=None, help="local result store (default $BERTSCORE_PHOENIX_STORE or the user cache)"
+        "--reference-field", default=None, help="key of the reference in the example output"
     )
-    evaluate.add_argument("--page-size", type=int, default=500, help="spans read and scored per page (default 500)")
+    evaluate.add_argument("--similarity-threshold", type=float, default=None, help="F1 cut for 'similar'")
+    evaluate.add_argument(
+        "--groundedness-threshold", type=float, default=None, help="precision cut for 'grounded'"
+    )
+    evaluate.add_argument(
+        "--no-judge", action="store_true", help="do not run the LLM judge even if configured"
+    )
+    evaluate.add_argument(
+        "--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)"
+    )
+    evaluate.add_argument(
+        "--store",
+        default=None,
+        help="local result store (default $BERTSCORE_PHOENIX_STORE or the user cache)",
+    )
+    evaluate.add_argument(
+        "--page-size", type=int, default=500, help="spans read and scored per page (default 500)"
+    )
     evaluate.add_argument("--follow", action="store_true", help="keep polling for new traces until Ctrl-C")
     evaluate.add_argument("--interval", type=float, default=30.0, help="seconds between polls with --follow")
     evaluate.add_argument("--json", action="store_true", help="print the final report as one JSON object")

@@ -20,24 +20,49 @@ def register(subparsers) -> None:
         "score",
         help="score candidates against references (files with one text per line)",
         description="Score each line of CANDS against the same line of REFS (several -r files = several "
-                    "references per line). Writes per-row precision/recall/F1 and a JSON summary with the "
-                    "signature.",
+        "references per line). Writes per-row precision/recall/F1 and a JSON summary with the "
+        "signature.",
     )
-    parser.add_argument("-c", "--candidates", "--cand", required=True,
-                        help="file with one candidate per line ('-' = standard input)")
-    parser.add_argument("-r", "--references", "--ref", required=True, action="extend", nargs="+",
-                        help="file(s) with one reference per line, aligned with the candidates; several files "
-                             "(-r a.txt b.txt, or -r repeated) = several references per line; '-' = standard input")
+    parser.add_argument(
+        "-c",
+        "--candidates",
+        "--cand",
+        required=True,
+        help="file with one candidate per line ('-' = standard input)",
+    )
+    parser.add_argument(
+        "-r",
+        "--references",
+        "--ref",
+        required=True,
+        action="extend",
+        nargs="+",
+        help="file(s) with one reference per line, aligned with the candidates; several files "
+        "(-r a.txt b.txt, or -r repeated) = several references per line; '-' = standard input",
+    )
     parser.add_argument("-o", "--output", default="-", help="per-row output file (default: stdout)")
     parser.add_argument("--format", choices=["tsv", "jsonl"], default="tsv", help="per-row output format")
-    parser.add_argument("--summary", default=None,
-                        help="write the JSON summary (means, rows, signature) here (default: stderr)")
+    parser.add_argument(
+        "--summary",
+        default=None,
+        help="write the JSON summary (means, rows, signature) here (default: stderr)",
+    )
     parser.add_argument("--explain", action="store_true", help="add the worst-matched tokens of each row")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bar (default: on a terminal for long runs)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="bert-score's flag: the same as --progress")
-    parser.add_argument("-s", "--seg_level", action="store_true",
-                        help="bert-score's flag for per-row scores; accepted: every row is always written")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on a terminal for long runs)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="bert-score's flag: the same as --progress"
+    )
+    parser.add_argument(
+        "-s",
+        "--seg_level",
+        action="store_true",
+        help="bert-score's flag for per-row scores; accepted: every row is always written",
+    )
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -52,9 +77,10 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     check_output_path(args.output, "-o/--output")
     check_output_path(args.summary, "--summary")
-    candidates, columns = read_aligned(("-c/--candidates", args.candidates),
-                                       [("-r/--references", path) for path in args.references])
-    references = [list(group) for group in zip(*columns)] if len(columns) > 1 else columns[0]
+    candidates, columns = read_aligned(
+        ("-c/--candidates", args.candidates), [("-r/--references", path) for path in args.references]
+    )
+    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
     scorer = get_scorer(config)
     progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)

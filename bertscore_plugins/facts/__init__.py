@@ -76,7 +76,7 @@ def _checked(outputs: Sequence[str], contexts: Sequence[Any]) -> tuple[list[str]
     outputs, contexts = list(outputs), list(contexts)
     if len(outputs) != len(contexts):
         raise InputError(f"{len(outputs)} outputs but {len(contexts)} contexts")
-    for row, (output, context) in enumerate(zip(outputs, contexts)):
+    for row, (output, context) in enumerate(zip(outputs, contexts, strict=True)):
         problem = text_problem(output)
         if problem:
             raise InputError(f"row {row}: output {problem}")
@@ -116,8 +116,10 @@ def check_facts(
         explanations = _scorer(scorer).score(outputs, joined, explain=True).explanations
     if len(explanations) != len(outputs):
         raise ValueError(f"{len(explanations)} explanations for {len(outputs)} rows")
-    return [check_pair(output, context, explanation)
-            for output, context, explanation in zip(outputs, joined, explanations)]
+    return [
+        check_pair(output, context, explanation)
+        for output, context, explanation in zip(outputs, joined, explanations, strict=True)
+    ]
 
 
 def offline_faithfulness(
@@ -134,8 +136,10 @@ def offline_faithfulness(
     outputs, joined = _checked(outputs, contexts)
     result = _scorer(scorer).score(outputs, joined, progress=progress, explain=True)
     checks = check_facts(outputs, joined, explanations=result.explanations)
-    return [OfflineFaithfulness(float(precision), check, threshold)
-            for precision, check in zip(result.precision, checks)]
+    return [
+        OfflineFaithfulness(float(precision), check, threshold)
+        for precision, check in zip(result.precision, checks, strict=True)
+    ]
 
 
 def _scorer(scorer: Any) -> Any:

@@ -28,21 +28,108 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DMY_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2}|\d{4})\b")
 _SENTENCE_END = {".", "!", "?"}
 #: units after which a number from 1800 to 2100 is a quantity, not a year
-_MEASURES = {"metre", "kilometre", "mile", "foot", "yard", "kilogram", "gram", "pound", "tonne", "ton", "litre",
-             "dollar", "euro", "yen", "percent", "person", "people", "calorie", "hour", "minute", "second",
-             "day", "week", "month", "year", "room", "seat", "job", "employee", "worker", "student", "unit",
-             "acre", "hectare", "watt", "kilowatt", "point", "vote", "mark"}
-_AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "will", "would", "can",
-                "could", "should", "must", "may", "might"}
+_MEASURES = {
+    "metre",
+    "kilometre",
+    "mile",
+    "foot",
+    "yard",
+    "kilogram",
+    "gram",
+    "pound",
+    "tonne",
+    "ton",
+    "litre",
+    "dollar",
+    "euro",
+    "yen",
+    "percent",
+    "person",
+    "people",
+    "calorie",
+    "hour",
+    "minute",
+    "second",
+    "day",
+    "week",
+    "month",
+    "year",
+    "room",
+    "seat",
+    "job",
+    "employee",
+    "worker",
+    "student",
+    "unit",
+    "acre",
+    "hectare",
+    "watt",
+    "kilowatt",
+    "point",
+    "vote",
+    "mark",
+}
+_AUXILIARIES = {
+    "do",
+    "does",
+    "did",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "must",
+    "may",
+    "might",
+}
 _CLAUSE_PUNCT = {",", ";", ":", "(", ")", "—", "–", '"', "“", "”", "[", "]"}
-_CURRENCY = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen", "usd": "dollar", "eur": "euro",
-             "gbp": "pound"}
-_UNIT_ALIASES = {"meter": "metre", "kilometer": "kilometre", "centimeter": "centimetre", "liter": "litre",
-                 "min": "minute", "mins": "minute", "hr": "hour", "hrs": "hour", "yr": "year", "yrs": "year",
-                 "sec": "second", "secs": "second", "km": "kilometre", "kg": "kilogram", "cm": "centimetre",
-                 "mm": "millimetre", "percent": "percent", "pct": "percent", "%": "percent",
-                 "euros": "euro", "dollars": "dollar", "pounds": "pound", "people": "person", "men": "man",
-                 "women": "woman", "children": "child", "feet": "foot", "teeth": "tooth", "mice": "mouse"}
+_CURRENCY = {
+    "$": "dollar",
+    "€": "euro",
+    "£": "pound",
+    "¥": "yen",
+    "usd": "dollar",
+    "eur": "euro",
+    "gbp": "pound",
+}
+_UNIT_ALIASES = {
+    "meter": "metre",
+    "kilometer": "kilometre",
+    "centimeter": "centimetre",
+    "liter": "litre",
+    "min": "minute",
+    "mins": "minute",
+    "hr": "hour",
+    "hrs": "hour",
+    "yr": "year",
+    "yrs": "year",
+    "sec": "second",
+    "secs": "second",
+    "km": "kilometre",
+    "kg": "kilogram",
+    "cm": "centimetre",
+    "mm": "millimetre",
+    "percent": "percent",
+    "pct": "percent",
+    "%": "percent",
+    "euros": "euro",
+    "dollars": "dollar",
+    "pounds": "pound",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "children": "child",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+}
 
 
 @dataclass(frozen=True)
@@ -110,8 +197,18 @@ def stem(word: str) -> str:
     w = word.lower().strip("'’")
     if w in lx.WEEKDAYS or len(w) <= 3:
         return w
-    for suffix, keep in (("ies", "y"), ("ied", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"),
-                         ("xes", "x"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+    for suffix, keep in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("sses", "ss"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("xes", "x"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", "e"),
+        ("s", ""),
+    ):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             w = w[: len(w) - len(suffix)] + keep
             break
@@ -147,8 +244,17 @@ def tokenize(text: str) -> list[Word]:
         if lower in lx.CLAUSE_WORDS and not fresh_clause:
             clause += 1
         fresh_clause = False
-        words.append(Word(token, lower, match.start(), match.end(), sentence, clause,
-                          new_sentence and token[:1].isalnum()))
+        words.append(
+            Word(
+                token,
+                lower,
+                match.start(),
+                match.end(),
+                sentence,
+                clause,
+                new_sentence and token[:1].isalnum(),
+            )
+        )
         if token[:1].isalnum():
             new_sentence = False
         previous_end = match.end()
@@ -200,7 +306,9 @@ def extract(text: str) -> TextFacts:
     positions: dict[str, list[int]] = {}
     for k, w in enumerate(words):
         positions.setdefault(w.lower, []).append(k)
-    return TextFacts(text, words, facts, polarity, negated, proper, forms, [w.start for w in words], positions)
+    return TextFacts(
+        text, words, facts, polarity, negated, proper, forms, [w.start for w in words], positions
+    )
 
 
 def _capitalised_name(words: list[Word], k: int) -> bool:
@@ -245,8 +353,13 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         return None
     span = tuple(range(i, last + 1 + unit_words))
     text = _joined(words, span[0], span[-1])
-    if (not ordinal and float(value).is_integer() and 1800 <= value <= 2100 and lower.isdigit()
-            and (unit is None or unit not in _MEASURES)):
+    if (
+        not ordinal
+        and float(value).is_integer()
+        and 1800 <= value <= 2100
+        and lower.isdigit()
+        and (unit is None or unit not in _MEASURES)
+    ):
         return Fact("year", word.text, float(value), (i,))  # "in 2019", "the 2013 bombings"
     return Fact("number", text, float(value), span, unit, window)
 
@@ -258,9 +371,12 @@ def _month_at(words: list[Word], i: int) -> int | None:
     if lower in lx.AMBIGUOUS_MONTHS:
         next_word = words[i + 1].lower if i + 1 < len(words) else ""
         previous = words[i - 1].lower if i > 0 else ""
-        near_number = _day_value(next_word) is not None or _day_value(previous) is not None or previous == "of"
-        if not (near_number or (words[i].text[:1].isupper() and not words[i].sentence_start
-                                and len(lower) > 3)):
+        near_number = (
+            _day_value(next_word) is not None or _day_value(previous) is not None or previous == "of"
+        )
+        if not (
+            near_number or (words[i].text[:1].isupper() and not words[i].sentence_start and len(lower) > 3)
+        ):
             return None
     return lx.MONTHS[lower]
 
@@ -285,7 +401,7 @@ def _year_at(words: list[Word], k: int) -> int | None:
 
 
 def _date_from_month(words: list[Word], i: int, month: int) -> Fact:
-    """"August 14", "August 14th, 2024", "June 2019", or the month alone."""
+    """ "August 14", "August 14th, 2024", "June 2019", or the month alone."""
     k = i + 1
     day = _day_value(words[k].lower) if k < len(words) else None
     if day is not None and not (words[k].lower.isdigit() and len(words[k].lower) == 4):
@@ -296,8 +412,12 @@ def _date_from_month(words: list[Word], i: int, month: int) -> Fact:
         year = _year_at(words, k)
         if year:
             span.append(k)
-        return Fact("date", _joined(words, i, span[-1]), frozenset({(month, day, year)}),
-                    tuple(range(i, span[-1] + 1)))
+        return Fact(
+            "date",
+            _joined(words, i, span[-1]),
+            frozenset({(month, day, year)}),
+            tuple(range(i, span[-1] + 1)),
+        )
     year = _year_at(words, k)
     if year:
         return Fact("date", f"{words[i].text} {year}", frozenset({(month, None, year)}), (i, k))
@@ -305,7 +425,7 @@ def _date_from_month(words: list[Word], i: int, month: int) -> Fact:
 
 
 def _date_from_day(words: list[Word], i: int, last: int, value: float, ordinal: bool) -> Fact | None:
-    """"14 August", "the thirtieth of April", "4th of June 2024"."""
+    """ "14 August", "the thirtieth of April", "4th of June 2024"."""
     if not float(value).is_integer() or not 1 <= value <= 31:
         return None
     k = last + 1
@@ -320,7 +440,9 @@ def _date_from_day(words: list[Word], i: int, last: int, value: float, ordinal: 
     year = _year_at(words, k + 1)
     if year:
         end = k + 1
-    return Fact("date", _joined(words, i, end), frozenset({(month, int(value), year)}), tuple(range(i, end + 1)))
+    return Fact(
+        "date", _joined(words, i, end), frozenset({(month, int(value), year)}), tuple(range(i, end + 1))
+    )
 
 
 def _joined(words: list[Word], first: int, last: int) -> str:
@@ -368,8 +490,12 @@ def _number_at(words: list[Word], i: int) -> tuple[float, int, bool] | None:
         return value, last, False
     if lower in lx.ORDINALS:
         return float(lx.ORDINALS[lower]), i, True
-    if not (lower in lx.UNITS or lower in lx.TENS or lower in lx.DOZEN
-            or (lower in lx.SCALES and lower not in lx.DIGIT_ONLY_SCALES)):
+    if not (
+        lower in lx.UNITS
+        or lower in lx.TENS
+        or lower in lx.DOZEN
+        or (lower in lx.SCALES and lower not in lx.DIGIT_ONLY_SCALES)
+    ):
         return None
     if lower in lx.SCALES and (i == 0 or words[i - 1].lower not in ("a", "an", "one")):
         return None  # "several hundred", "thousands of": a size, not a count
@@ -391,9 +517,16 @@ def _number_at(words: list[Word], i: int) -> tuple[float, int, bool] | None:
             ordinal_end = True
             last = k
             break
-        elif w in ("-", "and") and k > i and k + 1 < len(words) and (
-                words[k + 1].lower in lx.UNITS or words[k + 1].lower in lx.TENS
-                or (words[k + 1].lower in lx.ORDINALS and w == "-")):
+        elif (
+            w in ("-", "and")
+            and k > i
+            and k + 1 < len(words)
+            and (
+                words[k + 1].lower in lx.UNITS
+                or words[k + 1].lower in lx.TENS
+                or (words[k + 1].lower in lx.ORDINALS and w == "-")
+            )
+        ):
             if w == "-" and words[k - 1].lower not in lx.TENS:
                 break
             k += 1
@@ -458,8 +591,11 @@ def _negations(words: list[Word]) -> list[Fact]:
     for k in range(len(words)):
         if not _is_cue(words, k):
             continue
-        scope = [j for j in range(k, len(words))
-                 if words[j].clause == words[k].clause and words[j].text[:1].isalnum()][:5] or [k]
+        scope = [
+            j
+            for j in range(k, len(words))
+            if words[j].clause == words[k].clause and words[j].text[:1].isalnum()
+        ][:5] or [k]
         auxiliary = k > 0 and (words[k].lower == "n't" or words[k - 1].lower in _AUXILIARIES)
         start = k - 1 if auxiliary else k
         text = " ".join(words[j].text for j in range(start, scope[-1] + 1)).replace(" n't", "n't")

@@ -89,9 +89,15 @@ class FactCheck:
         return "; ".join(str(finding) for finding in self.unsupported)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "label": self.label, "explanation": self.explanation,
-                "facts": [{"kind": f.kind, "text": f.text, "supported": f.supported,
-                           "context_says": f.context_says} for f in self.findings]}
+        return {
+            "score": self.score,
+            "label": self.label,
+            "explanation": self.explanation,
+            "facts": [
+                {"kind": f.kind, "text": f.text, "supported": f.supported, "context_says": f.context_says}
+                for f in self.findings
+            ],
+        }
 
 
 class Alignment:
@@ -101,8 +107,9 @@ class Alignment:
     cosine similarity; :meth:`closest` compares one output word with chosen context words.
     """
 
-    def __init__(self, output: TextFacts | None = None, context: TextFacts | None = None,
-                 explanation: Any = None) -> None:
+    def __init__(
+        self, output: TextFacts | None = None, context: TextFacts | None = None, explanation: Any = None
+    ) -> None:
         self.context_word: dict[int, int] = {}
         self.similarity: dict[int, float] = {}
         self._matrix: np.ndarray | None = None
@@ -113,8 +120,9 @@ class Alignment:
             return
         if not getattr(explanation, "candidate_spans", None) or explanation.similarity.numel() == 0:
             return
-        self._content = {k for k, w in enumerate(output.words)
-                         if w.text[:1].isalpha() and w.lower not in lx.STOPWORDS}
+        self._content = {
+            k for k, w in enumerate(output.words) if w.text[:1].isalpha() and w.lower not in lx.STOPWORDS
+        }
         matrix = explanation.similarity.numpy()
         self._matrix = matrix
         for piece, (start, _) in enumerate(explanation.candidate_spans):
@@ -146,16 +154,20 @@ class Alignment:
         if self._matrix is None or output_word not in self._output_pieces:
             return None
         rows = self._output_pieces[output_word]
-        neighbours = [(k - output_word, self.context_word[k])
-                      for k in range(output_word - reach, output_word + reach + 1)
-                      if k != output_word and k in self.context_word and k in self._content]
+        neighbours = [
+            (k - output_word, self.context_word[k])
+            for k in range(output_word - reach, output_word + reach + 1)
+            if k != output_word and k in self.context_word and k in self._content
+        ]
         scored = []
         for w in context_words:
             if w not in self._context_pieces:
                 continue
             similarity = float(self._matrix[np.ix_(rows, self._context_pieces[w])].max())
             # nearer neighbours weigh more ("Anna Varga": the surname right after the first name)
-            kept = sum(max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours)
+            kept = sum(
+                max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours
+            )
             weight = sum(1.0 / abs(offset) for offset, _ in neighbours)
             scored.append((similarity + (kept / weight if weight else 0.0), w))
         return max(scored)[1] if scored else None
@@ -211,8 +223,11 @@ def _carries(output: Fact, context: Fact) -> bool:
     """Does this context fact carry this output fact?"""
     kind = output.kind
     if kind == "number":
-        return context.kind in ("number", "year") and _same_number(output.value, context.value) and (
-            context.kind == "year" or _units_agree(output, context))
+        return (
+            context.kind in ("number", "year")
+            and _same_number(output.value, context.value)
+            and (context.kind == "year" or _units_agree(output, context))
+        )
     if kind == "year":
         if context.kind in ("year", "number"):
             return _same_number(output.value, context.value)
@@ -220,10 +235,13 @@ def _carries(output: Fact, context: Fact) -> bool:
     if kind == "date":
         return context.kind == "date" and any(
             o[0] == c[0] and (o[1] is None or o[1] == c[1]) and (o[2] is None or c[2] is None or o[2] == c[2])
-            for o in output.value for c in context.value)
+            for o in output.value
+            for c in context.value
+        )
     if kind == "month":
         return (context.kind == "month" and context.value == output.value) or (
-            context.kind == "date" and any(c[0] == output.value for c in context.value))
+            context.kind == "date" and any(c[0] == output.value for c in context.value)
+        )
     return context.kind == kind and context.value == output.value
 
 
@@ -293,14 +311,15 @@ def _name_in(lower: str, ctx: TextFacts) -> bool:
     return len(lower) >= 5 and any(
         (len(form) >= 5 and (form.startswith(lower[:-1]) or lower.startswith(form)) and form[:5] == lower[:5])
         or (len(lower) >= 6 and _one_edit_apart(lower, form))
-        for form in ctx.proper)
+        for form in ctx.proper
+    )
 
 
 def _one_edit_apart(a: str, b: str) -> bool:
     if abs(len(a) - len(b)) > 1 or a == b:
         return a == b
     if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
@@ -313,8 +332,15 @@ def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignm
     named = " ".join(out.words[k].text for k in missing)
     # what the context says in its place: the context name most similar to the missing one
     # (a capitalised word at a sentence start counts here too: "Ilse Varga won ...")
-    names = [j for j, w in enumerate(ctx.words) if w.text[:1].isupper() and w.text[:1].isalpha()
-             and w.lower not in lx.STOPWORDS and w.lower not in _CALENDAR and not _name_in(w.lower, out)]
+    names = [
+        j
+        for j, w in enumerate(ctx.words)
+        if w.text[:1].isupper()
+        and w.text[:1].isalpha()
+        and w.lower not in lx.STOPWORDS
+        and w.lower not in _CALENDAR
+        and not _name_in(w.lower, out)
+    ]
     closest = alignment.closest(missing[0], names) if names else None
     return Finding("entity", named, False, ctx.words[closest].text if closest is not None else None)
 
@@ -325,18 +351,29 @@ def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignm
 def _predicate_words(out: TextFacts, ctx: TextFacts, clause: int, after: int = -1) -> list[int]:
     """The clause's content words after ``after``, names left out: polarity is about what is said of
     a name, and a name recurs all over a long context."""
-    return [k for k, w in enumerate(out.words) if k > after and w.clause == clause and w.text[:1].isalpha()
-            and w.lower not in lx.STOPWORDS and w.lower not in lx.NEGATION_CUES
-            and w.lower.strip("'’") not in out.proper and w.lower.strip("'’") not in ctx.proper]
+    return [
+        k
+        for k, w in enumerate(out.words)
+        if k > after
+        and w.clause == clause
+        and w.text[:1].isalpha()
+        and w.lower not in lx.STOPWORDS
+        and w.lower not in lx.NEGATION_CUES
+        and w.lower.strip("'’") not in out.proper
+        and w.lower.strip("'’") not in ctx.proper
+    ]
 
 
-def _counterparts(out: TextFacts, ctx: TextFacts, words: list[int],
-                  alignment: Alignment) -> list[tuple[int, float]] | None:
+def _counterparts(
+    out: TextFacts, ctx: TextFacts, words: list[int], alignment: Alignment
+) -> list[tuple[int, float]] | None:
     """(context word, similarity) for each word, when together they restate one context passage."""
     if not words:
         return None
     if alignment.context_word:
-        pairs = [(alignment.context_word[k], alignment.similarity[k]) for k in words if k in alignment.context_word]
+        pairs = [
+            (alignment.context_word[k], alignment.similarity[k]) for k in words if k in alignment.context_word
+        ]
         if not pairs or float(np.mean([similarity for _, similarity in pairs])) < CLAUSE_ALIGNMENT:
             return None
         return pairs
@@ -361,6 +398,7 @@ def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_out
     output the benefit of the doubt: it votes "negated" for a negated output when ANY occurrence of it
     is in a negation's scope, and "plain" for a plain output when any occurrence is plain.
     """
+
     def negated(j: int) -> bool:
         occurrences = ctx.positions.get(ctx.words[j].lower, [j])
         flags = [ctx.negated[i] for i in occurrences]
@@ -383,7 +421,9 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
     cues: dict[int, tuple[int, Fact]] = {}
     for fact in out.facts:
         if fact.kind == "negation":
-            cue = next(k for k in fact.words if out.words[k].lower in lx.NEGATION_CUES or out.words[k].lower == "no")
+            cue = next(
+                k for k in fact.words if out.words[k].lower in lx.NEGATION_CUES or out.words[k].lower == "no"
+            )
             cues.setdefault(out.words[cue].clause, (cue, fact))
     for clause in out.clause_polarity:
         if clause in cues:
@@ -394,8 +434,14 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
             negated_output = out.negated[min(cue + 1, len(out.words) - 1)]
             agrees = _context_negated(ctx, pairs, negated_output) == negated_output
             strongest = max(pairs, key=lambda pair: pair[1])[0]
-            findings.append(Finding("negation", fact.text, agrees,
-                                    None if agrees else _clause_text(ctx, ctx.words[strongest].clause)))
+            findings.append(
+                Finding(
+                    "negation",
+                    fact.text,
+                    agrees,
+                    None if agrees else _clause_text(ctx, ctx.words[strongest].clause),
+                )
+            )
             continue
         words = _predicate_words(out, ctx, clause)
         pairs = _counterparts(out, ctx, words, alignment)
@@ -408,8 +454,10 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
 
 
 def _negated_form(word: str, other: str) -> bool:
-    return any(word == prefix + other or other == prefix + word for prefix in lx.NEGATING_PREFIXES) and min(
-        len(word), len(other)) >= 4
+    return (
+        any(word == prefix + other or other == prefix + word for prefix in lx.NEGATING_PREFIXES)
+        and min(len(word), len(other)) >= 4
+    )
 
 
 def _antonyms(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list[Finding]:
@@ -437,7 +485,7 @@ def _passive(words: list, relation: int, second: int) -> bool:
 
 
 def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]) -> list[Finding]:
-    """"Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
+    """ "Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
     findings = []
     for first, second in itertools.pairwise(entities):
         a, b = first[-1], second[0]
@@ -446,8 +494,13 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
         name_a, name_b = out.words[first[0]].lower, out.words[second[0]].lower
         if name_a == name_b or not _name_in(name_a, ctx) or not _name_in(name_b, ctx):
             continue
-        relations = [k for k in range(a + 1, b) if out.words[k].text[:1].isalpha()
-                     and out.words[k].lower not in lx.STOPWORDS and stem(out.words[k].lower) in ctx.forms]
+        relations = [
+            k
+            for k in range(a + 1, b)
+            if out.words[k].text[:1].isalpha()
+            and out.words[k].lower not in lx.STOPWORDS
+            and stem(out.words[k].lower) in ctx.forms
+        ]
         if not relations:
             continue
         relation = relations[0]

@@ -45,7 +45,7 @@ def loopback_address(address: str) -> str:
     rest = address.strip()
     for scheme in ("ipv4:", "ipv6:", "dns:"):
         if rest.lower().startswith(scheme):
-            rest = rest[len(scheme):]
+            rest = rest[len(scheme) :]
             break
     rest = rest.lstrip("/")
     if "," in rest:
@@ -89,7 +89,9 @@ def install() -> None:
         server = make_server(*args, **kwargs)
         add_insecure, add_secure = server.add_insecure_port, server.add_secure_port
         server.add_insecure_port = lambda address: add_insecure(loopback_address(address))
-        server.add_secure_port = lambda address, credentials: add_secure(loopback_address(address), credentials)
+        server.add_secure_port = lambda address, credentials: add_secure(
+            loopback_address(address), credentials
+        )
         return server
 
     loopback_server._loopback = True  # type: ignore[attr-defined]

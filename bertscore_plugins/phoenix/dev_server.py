@@ -290,10 +290,14 @@ class PhoenixServer:
 
     def _child_env(self) -> dict[str, str]:
         env = {
-            k: v for k, v in os.environ.items()
+            k: v
+            for k, v in os.environ.items()
             if k not in _INHERITED_PHOENIX_SETTINGS
-            and not (k.startswith("PHOENIX_") and any(word in k for word in _LISTENER_WORDS)
-                     and not any(word in k for word in _OUTGOING_WORDS))
+            and not (
+                k.startswith("PHOENIX_")
+                and any(word in k for word in _LISTENER_WORDS)
+                and not any(word in k for word in _OUTGOING_WORDS)
+            )
         }
         env.update(
             PHOENIX_ENABLE_PROMETHEUS="false",

@@ -207,7 +207,7 @@ def add_disagreement(
 
     cells: list[dict[str, Any] | None] = []
     details: list[dict[str, Any]] = []
-    for position, (sim_cell, faith_cell) in enumerate(zip(sim_cells, faith_cells)):
+    for position, (sim_cell, faith_cell) in enumerate(zip(sim_cells, faith_cells, strict=True)):
         missing = [n for n, cell in ((similarity, sim_cell), (faithfulness, faith_cell)) if not _usable(cell)]
         if missing:
             cells.append(None)

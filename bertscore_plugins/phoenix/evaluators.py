@@ -255,7 +255,7 @@ def score_dataframe(
     scored_positions: list[int] = []
     failures: dict[int, str] = {}
     records = dataframe.to_dict("records")
-    for position, (index, record) in enumerate(zip(dataframe.index, records)):
+    for position, (index, record) in enumerate(zip(dataframe.index, records, strict=True)):
         eval_input = {str(key): value for key, value in record.items()}
         try:
             remapped = remap_eval_input(
@@ -264,8 +264,10 @@ def score_dataframe(
             validated = schema.model_validate(remapped).model_dump()
             candidate, reference = evaluator._pair(validated)
             # the core's text check, per row: one bad text fails its row, not the whole batch
-            for field, text in ((evaluator.candidate_field, candidate),
-                                *((evaluator.reference_field, ref) for ref in _as_texts(reference))):
+            for field, text in (
+                (evaluator.candidate_field, candidate),
+                *((evaluator.reference_field, ref) for ref in _as_texts(reference)),
+            ):
                 problem = _core().inputs.text_problem(text)
                 if problem:
                     raise _input_error(f"{field} {problem}")

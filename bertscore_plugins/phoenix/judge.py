@@ -108,7 +108,7 @@ def _run_coroutine(factory: Callable[[], Any]) -> Any:
     def target() -> None:
         try:
             box["value"] = asyncio.run(factory())
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+        except BaseException as error:
             box["error"] = error
 
     thread = threading.Thread(target=target, name="bertscore-judge")

@@ -60,8 +60,14 @@ class OfflineFaithfulnessEvaluator(_BERTScoreEvaluatorBase):
         companion: GroundednessEvaluator | None = None,
         **core_settings: Any,
     ) -> None:
-        super().__init__(name=name, threshold=threshold, scorer=scorer, explain_k=explain_k,
-                         input_schema=GroundednessInput, **core_settings)
+        super().__init__(
+            name=name,
+            threshold=threshold,
+            scorer=scorer,
+            explain_k=explain_k,
+            input_schema=GroundednessInput,
+            **core_settings,
+        )
         # when set, every Score also carries the companion's groundedness cell (one core call for both)
         self.companion = companion
 
@@ -91,8 +97,15 @@ class OfflineFaithfulnessEvaluator(_BERTScoreEvaluatorBase):
         }
         if self.companion is not None:
             metadata[_GROUNDEDNESS_CELL] = self.companion.score_from_result(result, row).to_dict()
-        return Score(name=self.name, score=signal.score, label=signal.label, explanation=signal.explanation,
-                     metadata=metadata, kind="code", direction="maximize")
+        return Score(
+            name=self.name,
+            score=signal.score,
+            label=signal.label,
+            explanation=signal.explanation,
+            metadata=metadata,
+            kind="code",
+            direction="maximize",
+        )
 
 
 def score_offline(
@@ -128,7 +141,7 @@ def score_offline(
 
 
 def settled_label(cell: Mapping[str, Any] | None) -> str | None:
-    """"faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
+    """ "faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
 
     Settled unfaithful: a fact (number, date, name, polarity) the context contradicts or lacks: concrete
     evidence. Low groundedness alone settles nothing: a faithful answer wrapped in polite padding

@@ -153,8 +153,12 @@ def evaluate_rows(
                 else:
                     cells.append({"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0})
             result[column] = cells
-        triage = {"rows": len(settled), "judged": len(asked), "saved": len(settled) - len(asked),
-                  "mode": judge_rows}
+        triage = {
+            "rows": len(settled),
+            "judged": len(asked),
+            "saved": len(settled) - len(asked),
+            "mode": judge_rows,
+        }
         default_faithful_cut = FAITHFUL_CUT
     else:
         logger.info("no LLM judge given: groundedness x fact check stands in for faithfulness")

@@ -77,7 +77,9 @@ class ResultStore:
                 )
         return found
 
-    def put(self, configuration: str, entries: Iterable[tuple[str, str, Mapping[str, Any] | None, str | None]]) -> None:
+    def put(
+        self, configuration: str, entries: Iterable[tuple[str, str, Mapping[str, Any] | None, str | None]]
+    ) -> None:
         """Store ``(span_id, name, annotation or None, failure or None)`` results (one transaction)."""
         with self._db:
             self._db.executemany(

@@ -260,7 +260,9 @@ def trace_documents(client: Any, project: str, trace_ids: Sequence[str]) -> dict
         for page in span_pages(client, project, span_kind=RETRIEVER, trace_ids=unique[start : start + 100]):
             for span in page:
                 trace_id = str((span.get("context") or {}).get("trace_id", ""))
-                found.setdefault(trace_id, []).append((str(span.get("start_time", "")), retriever_documents(span)))
+                found.setdefault(trace_id, []).append(
+                    (str(span.get("start_time", "")), retriever_documents(span))
+                )
     return {
         trace_id: [doc for _, docs in sorted(entries, key=lambda e: e[0]) for doc in docs]
         for trace_id, entries in found.items()

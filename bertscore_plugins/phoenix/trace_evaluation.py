@@ -101,8 +101,7 @@ class EvaluationReport:
                 lines.append(f"  {title}: {count} span(s): {reason}")
         total = sum(self.seconds.values()) or 1.0
         lines.append(
-            "  time: "
-            + ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)" for k, v in self.seconds.items())
+            "  time: " + ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)" for k, v in self.seconds.items())
         )
         return "\n".join(lines)
 
@@ -263,7 +262,7 @@ class _Run:
         self._timed("store", started)
 
         to_score: list[tuple[dict[str, Any], dict[str, StoredResult]]] = []
-        for span, span_id in zip(spans, ids):
+        for span, span_id in zip(spans, ids, strict=True):
             mine = stored.get(span_id)
             if mine is None:
                 if span_id in on_server:
@@ -355,7 +354,10 @@ class _Run:
             )
             result = score_dataframe(frame, evaluator, exit_on_error=False, progress=False)
             for plan, cell, details in zip(
-                chosen, result[f"{evaluator.name}_score"], result[f"{evaluator.name}_execution_details"]
+                chosen,
+                result[f"{evaluator.name}_score"],
+                result[f"{evaluator.name}_execution_details"],
+                strict=True,
             ):
                 if cell is None:
                     failures[plan.fields.span_id][evaluator.name] = "; ".join(details["exceptions"])
@@ -376,7 +378,9 @@ class _Run:
                 )
                 judged = run_judge(frame, judge=self.judge, concurrency=self.judge_concurrency)
                 name = self.judge.name
-                for plan, cell, details in zip(chosen, judged[f"{name}_score"], judged[f"{name}_execution_details"]):
+                for plan, cell, details in zip(
+                    chosen, judged[f"{name}_score"], judged[f"{name}_execution_details"], strict=True
+                ):
                     if _finite_score(cell):
                         cells[plan.fields.span_id][name] = cell
                     else:
@@ -611,7 +615,9 @@ def evaluate_project(
     groundedness = GroundednessEvaluator(ground_cut, name=GROUNDEDNESS, scorer=scorer)
     if judge is None and llm is not None:
         judge = faithfulness_evaluator(llm)
-    thresholds = Thresholds(similarity=sim_cut, faithfulness=FAITHFUL_CUT if judge is not None else ground_cut)
+    thresholds = Thresholds(
+        similarity=sim_cut, faithfulness=FAITHFUL_CUT if judge is not None else ground_cut
+    )
 
     references: dict[str, str] | None = None
     if reference_dataset:
@@ -637,7 +643,11 @@ def evaluate_project(
             "judge": [getattr(judge, "name", FAITHFULNESS), judge_model] if judge is not None else None,
             "disagreement": [DISAGREEMENT, thresholds.similarity, thresholds.faithfulness],
             "reference": reference_key
-            or (f"dataset:{reference_dataset}:{example_id_key}:{reference_field}" if reference_dataset else None),
+            or (
+                f"dataset:{reference_dataset}:{example_id_key}:{reference_field}"
+                if reference_dataset
+                else None
+            ),
         }
     )
     report = EvaluationReport(project=project, configuration=configuration)

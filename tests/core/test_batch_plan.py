@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from bertscore_plugins.embed import plan_batches
 
 def _cost(lengths: list[int], cuts: list[int], budget: int, overhead: float) -> float:
     bounds = [0, *cuts, len(lengths)]
-    batches = list(zip(bounds, bounds[1:]))
+    batches = list(pairwise(bounds))
     if any(end - start > 1 and (end - start) * lengths[start] > budget for start, end in batches):
         return float("inf")
     return sum(overhead + (end - start) * lengths[start] for start, end in batches)
@@ -32,13 +32,17 @@ def test_the_plan_is_the_cheapest_cut():
         lengths = sorted(lengths, reverse=True)
         overhead = budget / 64
         plan = plan_batches(lengths, budget, overhead)
-        assert [start for start, _ in plan] == [0] + [end for _, end in plan[:-1]] and plan[-1][1] == len(lengths)
+        assert [start for start, _ in plan] == [0] + [end for _, end in plan[:-1]] and plan[-1][1] == len(
+            lengths
+        )
         best = min(
             _cost(lengths, list(cuts), budget, overhead)
             for size in range(len(lengths))
             for cuts in combinations(range(1, len(lengths)), size)
         )
-        assert _cost(lengths, [start for start, _ in plan[1:]], budget, overhead) == pytest.approx(best), lengths
+        assert _cost(lengths, [start for start, _ in plan[1:]], budget, overhead) == pytest.approx(best), (
+            lengths
+        )
 
 
 def test_a_text_longer_than_the_budget_goes_alone():

@@ -37,15 +37,17 @@ def pairs():
 
 def test_greedy_match_equals_the_formula_pair_by_pair(pairs):
     precision, recall, f1 = greedy_match(*pairs)
-    for i, expected in enumerate(zip(*pairs)):
-        assert (float(precision[i]), float(recall[i]), float(f1[i])) == pytest.approx(_direct(*expected), abs=1e-6)
+    for i, expected in enumerate(zip(*pairs, strict=True)):
+        assert (float(precision[i]), float(recall[i]), float(f1[i])) == pytest.approx(
+            _direct(*expected), abs=1e-6
+        )
 
 
 def test_a_pair_scores_the_same_alone_and_padded_beside_longer_pairs(pairs):
     together = greedy_match(*pairs)
     for i in range(len(pairs[0])):
         alone = greedy_match(*([side[i]] for side in pairs))
-        for batched, single in zip(together, alone):
+        for batched, single in zip(together, alone, strict=True):
             # padding is masked with -inf, never matched: only float rounding of the batched product differs
             assert float(batched[i]) == pytest.approx(float(single[0]), abs=1e-6)
 
@@ -53,8 +55,10 @@ def test_a_pair_scores_the_same_alone_and_padded_beside_longer_pairs(pairs):
 def test_identical_texts_score_one():
     rng = np.random.default_rng(1)
     text, weights = _unit(rng, 6), _weights(rng, 6)
-    precision, recall, f1 = greedy_match([text], [weights], [text], [weights])
-    assert float(precision[0]) == pytest.approx(1.0, abs=1e-6) and float(f1[0]) == pytest.approx(1.0, abs=1e-6)
+    precision, _recall, f1 = greedy_match([text], [weights], [text], [weights])
+    assert float(precision[0]) == pytest.approx(1.0, abs=1e-6) and float(f1[0]) == pytest.approx(
+        1.0, abs=1e-6
+    )
 
 
 def test_match_pairs_scores_every_layer_and_zero_for_an_empty_side(pairs):

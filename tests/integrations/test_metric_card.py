@@ -1,0 +1,153 @@
+"""The metric card folder: two identical copies, loader-safe scripts, a complete card whose examples are real."""
+
+from __future__ import annotations
+
+import doctest
+import re
+import runpy
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import tomllib
+
+evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
+yaml = pytest.importorskip("yaml")
+
+from bertscore_plugins import get_scorer  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+
+REPO = Path(__file__).resolve().parents[2]
+CHECKOUT_CARD = REPO / "metric_card"
+INSTALLED_CARD = Path(metric_card_path())
+SHIPPED_FILES = ["README.md", "app.py", "bert_score_plugins.py", "metric_card.py", "requirements.txt"]
+
+
+def card_files(folder: Path) -> dict[str, bytes]:
+    return {
+        path.name: path.read_bytes() for path in folder.iterdir() if path.is_file() and path.suffix != ".pyc"
+    }
+
+
+def test_checkout_and_package_copies_are_byte_identical():
+    checkout, installed = card_files(CHECKOUT_CARD), card_files(INSTALLED_CARD)
+    assert sorted(checkout) == SHIPPED_FILES
+    assert sorted(installed) == SHIPPED_FILES
+    differing = [name for name in checkout if checkout[name] != installed[name]]
+    assert not differing, f"copy metric_card/ over bertscore_plugins/metric_card/: {differing} differ"
+
+
+def test_package_data_ships_every_card_file():
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["bertscore_plugins"]
+    package = REPO / "bertscore_plugins"
+    shipped = {path for pattern in patterns for path in package.glob(pattern)}  # setuptools' glob rules
+    for name in SHIPPED_FILES:
+        assert package / "metric_card" / name in shipped, name
+
+
+def test_loading_scripts_follow_evaluate_rules():
+    from evaluate.loading import get_imports
+    from evaluate.naming import camelcase_to_snakecase
+
+    # evaluate.load(folder) runs <folder>/<folder name>.py; a Space runs <space name>.py
+    assert (CHECKOUT_CARD / f"{CHECKOUT_CARD.name}.py").is_file()
+    assert (INSTALLED_CARD / f"{INSTALLED_CARD.name}.py").is_file()
+    module_name = camelcase_to_snakecase(BERTScorePlugins.__name__)
+    assert module_name == "bert_score_plugins" and (CHECKOUT_CARD / f"{module_name}.py").is_file()
+    for script in ("metric_card.py", "bert_score_plugins.py"):
+        # evaluate checks library imports and turns the rest of an import line into a pip hint
+        imports = get_imports(str(CHECKOUT_CARD / script))
+        assert imports == [("library", "bertscore_plugins", "bertscore_plugins", None)], imports
+        # the first EvaluationModule subclass in the script wins: import our class only
+        namespace = runpy.run_path(str(CHECKOUT_CARD / script))
+        classes = [v for v in namespace.values() if isinstance(v, type) and issubclass(v, evaluate.Metric)]
+        assert classes == [BERTScorePlugins]
+
+
+def test_space_requirements_are_the_packages_own_pypi_requirements():
+    # a Space installs requirements.txt only; bertscore-plugins is not on PyPI, so `make space` ships its
+    # source beside the card and the requirements are its dependencies and the [evaluate] extra
+    lines = [
+        line
+        for line in (CHECKOUT_CARD / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert lines == project["dependencies"] + project["optional-dependencies"]["evaluate"]
+    assert not any(line.startswith("bertscore-plugins") for line in lines)
+
+
+def read_card() -> tuple[dict, str]:
+    text = (CHECKOUT_CARD / "README.md").read_text(encoding="utf-8")
+    match = re.match(r"^---\n(.*?)\n---\n", text, flags=re.DOTALL)
+    assert match, "the card must start with a YAML header"
+    return yaml.safe_load(match.group(1)), text[match.end() :]
+
+
+def test_card_header_and_sections():
+    header, body = read_card()
+    for key in ("title", "sdk", "sdk_version", "app_file", "description"):
+        assert header.get(key), key
+    assert header["app_file"] == "app.py" and set(header["tags"]) >= {"evaluate", "metric"}
+    headings = re.findall(r"^#{1,4} (.+)$", body, flags=re.MULTILINE)
+    expected = [
+        "Metric Description",
+        "How to Use",
+        "Inputs",
+        "Output Values",
+        "Values measured on public data",
+        "Examples",
+        "Limitations and Bias",
+        "Citation",
+        "Further References",
+    ]
+    positions = [headings.index(name) for name in expected]
+    assert positions == sorted(positions), headings
+    assert "[-1, 1]" in body and "unbounded below" in body
+    assert "@inproceedings{bert-score" in body
+    assert "VALUE_" not in body, "fill the measured values (python benchmarks/metric_card_values.py)"
+
+
+@pytest.mark.filterwarnings("ignore:.*empty candidate")
+def test_card_examples_print_the_real_outputs():
+    """Runs every `>>>` example of the card (they use the installed copy, offline) and compares output."""
+    _, body = read_card()
+    test = doctest.DocTestParser().get_doctest(body, {}, "metric_card/README.md", str(CHECKOUT_CARD), 0)
+    assert len(test.examples) >= 15
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report: list[str] = []
+    runner.run(test, out=report.append)
+    assert runner.failures == 0, "".join(report)
+
+
+def test_gradio_app_builds_the_widget(monkeypatch):
+    """app.py with a stand-in gradio (not installed here): the widget's function scores like the core."""
+    import pandas as pd
+
+    built: dict = {}
+
+    class Interface:
+        def __init__(self, **kwargs):
+            built.update(kwargs)
+
+        def launch(self):
+            built["launched"] = True
+
+    fake = types.ModuleType("gradio")
+    fake.Interface = Interface
+    fake.inputs = types.SimpleNamespace(Dataframe=lambda **kwargs: ("dataframe", kwargs))
+    fake.outputs = types.SimpleNamespace(Textbox=lambda **kwargs: ("textbox", kwargs))
+    monkeypatch.setitem(sys.modules, "gradio", fake)
+    monkeypatch.setattr(
+        sys, "path", [str(CHECKOUT_CARD), *sys.path]
+    )  # the widget reads sys.path[0]/README.md
+    runpy.run_path(str(CHECKOUT_CARD / "app.py"), run_name="__main__")
+
+    assert built["launched"] and built["title"] == "Metric: bert_score_plugins"
+    assert "# Metric Card for BERTScore" in built["article"]
+    table = pd.DataFrame({"predictions": ['"A cat sat."'], "references": ['["The cat sat.", "A dog sat."]']})
+    result = built["fn"](table)
+    expected = get_scorer().score(["A cat sat."], [["The cat sat.", "A dog sat."]])
+    assert result["f1"] == expected.f1.tolist()

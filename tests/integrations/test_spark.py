@@ -1,0 +1,143 @@
+"""The Spark recipe (recipes/spark_bertscore.py) against the core: single and multiple references, idf.
+
+Runs when Java and PySpark are present; one local[2] session for the module, stopped (JVM included,
+by process id) at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support.distributed_pairs import REPO, load_pairs, multi_references
+
+RECIPES = REPO / "recipes"
+
+pytestmark = [
+    pytest.mark.slow,
+    # PySpark 4.3 warns on every pandas conversion with pandas >= 3; the numbers are still checked below
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
+
+
+@pytest.fixture(scope="module")
+def spark():
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Java is not installed; the Spark recipe needs a JVM")
+    pytest.importorskip("pyspark")
+    psutil = pytest.importorskip("psutil")
+    saved_path = os.environ.get("PYTHONPATH")
+    # Spark's Python workers must import bertscore_plugins and the recipe module (the UDF lives there).
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), str(RECIPES)] + ([saved_path] if saved_path else [])
+    )
+    sys.path.insert(0, str(RECIPES))
+    session = None
+    # processes that existed before Spark (e.g. the session's Phoenix server) are never waited for or killed
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    try:
+        import spark_bertscore
+        from pyspark import SparkContext
+
+        session = spark_bertscore.local_spark_session(cores=2)
+        yield session
+    finally:
+        procs = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+        if session is not None:
+            session.stop()
+            gateway = SparkContext._gateway
+            if gateway is not None:
+                # spark.stop() leaves the JVM running; it exits when its stdin closes
+                gateway.shutdown()
+                if getattr(gateway, "proc", None) is not None:
+                    gateway.proc.stdin.close()
+                SparkContext._gateway = None
+                SparkContext._jvm = None
+        _gone, alive = psutil.wait_procs(procs, timeout=60)
+        for process in alive:  # only the processes this session started, by pid
+            process.kill()
+        sys.path.remove(str(RECIPES))
+        if saved_path is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved_path
+        assert not alive, f"Spark processes left after stop: {[p.pid for p in alive]}"
+
+
+def _core_scores(candidates, references, **settings):
+    from bertscore_plugins import ScoreConfig, get_scorer
+
+    return get_scorer(ScoreConfig(**settings)).score(list(candidates), list(references))
+
+
+def _scored_rows(spark, rows, schema, **settings):
+    import spark_bertscore
+
+    df = spark.createDataFrame(rows, schema).repartition(3)  # several tasks, rows shuffled across them
+    scored = spark_bertscore.score_spark_dataframe(df, **settings).toPandas()
+    return scored.sort_values("row_id").reset_index(drop=True)
+
+
+def _assert_matches(scored, expected, prefix="bertscore_"):
+    for name in ("precision", "recall", "f1"):
+        np.testing.assert_allclose(
+            scored[f"{prefix}{name}"].to_numpy(np.float64),
+            getattr(expected, name).astype(np.float64),
+            atol=1e-6,
+            rtol=0,
+            err_msg=name,
+        )
+    assert set(scored[f"{prefix}signature"]) == {expected.signature}
+
+
+def test_single_references_match_the_core(spark):
+    candidates, references, _source = load_pairs(200)
+    rows = list(zip(range(200), candidates, references, strict=True))
+    scored = _scored_rows(spark, rows, "row_id int, candidate string, reference string")
+    assert scored["row_id"].tolist() == list(range(200))
+    _assert_matches(scored, _core_scores(candidates, references))
+
+
+def test_multiple_references_match_the_core(spark):
+    candidates, references, _source = load_pairs(200)
+    multi = multi_references(candidates, references)
+    rows = list(zip(range(200), candidates, multi, strict=True))
+    scored = _scored_rows(spark, rows, "row_id int, candidate string, reference array<string>")
+    assert scored["row_id"].tolist() == list(range(200))
+    _assert_matches(scored, _core_scores(candidates, multi))
+
+
+def test_idf_is_fitted_once_on_the_whole_column(spark):
+    candidates, references, _source = load_pairs(200)
+    multi = multi_references(candidates, references)
+    rows = list(zip(range(200), candidates, multi, strict=True))
+    scored = _scored_rows(
+        spark,
+        rows,
+        "row_id int, mt string, refs array<string>",
+        candidate_column="mt",
+        reference_column="refs",
+        prefix="bs_",
+        idf=True,
+    )
+    expected = _core_scores(candidates, multi, idf=True)
+    for name in ("precision", "recall", "f1"):
+        np.testing.assert_allclose(scored[f"bs_{name}"], getattr(expected, name), atol=1e-6, rtol=0)
+
+
+def test_recipe_runs_end_to_end_on_parquet(spark, tmp_path: Path):
+    import pandas as pd
+    import spark_bertscore
+
+    candidates, references, _source = load_pairs(40)
+    pd.DataFrame({"row_id": range(40), "candidate": candidates, "reference": references}).to_parquet(
+        tmp_path / "pairs.parquet", index=False
+    )
+    assert spark_bertscore.main([str(tmp_path / "pairs.parquet"), str(tmp_path / "scored")]) == 0
+    scored = pd.read_parquet(tmp_path / "scored").sort_values("row_id").reset_index(drop=True)
+    _assert_matches(scored, _core_scores(candidates, references))

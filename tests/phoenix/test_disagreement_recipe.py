@@ -1,0 +1,647 @@
+"""recipes/disagreement.py and recipes/demo.py: input reading, the output folder, the report, the judge
+and Phoenix outages (acceptance 4), the demo rows' quadrants (acceptance 6), and the HTML report and the
+Phoenix pages rendering in headless Chromium (acceptance 5).
+
+The slow tests start Phoenix servers (the session one from conftest, plus their own where a server must
+die) and the stub judge, all on 127.0.0.1, and stop them by pid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from recipes import disagreement, phoenix_logging, report
+from recipes.rows import ColumnNames, InputTableError, normalise_rows, read_table
+from recipes.run_state import OutputFolder
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "recipes" / "demo_data.jsonl"
+JUDGE_CHECKED_CASES = ("wrong_day", "wrong_number", "negation")
+
+
+def demo_rows() -> list[dict]:
+    return [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def use_judge(monkeypatch: pytest.MonkeyPatch, judge) -> None:
+    monkeypatch.setenv("BERTSCORE_JUDGE_BASE_URL", judge.base_url)
+    monkeypatch.setenv("BERTSCORE_JUDGE_MODEL", "stub-judge")
+    monkeypatch.setenv("BERTSCORE_JUDGE_API_KEY", "sk-stub")
+
+
+def no_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class ScoringCalls:
+    """Counts every way the recipe could score again: a model load, the core scorer, the pipeline, the judge."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch):
+        import bertscore_plugins
+        import bertscore_plugins.models
+        import bertscore_plugins.phoenix as integration
+
+        self.calls: list[str] = []
+        for owner, name in (
+            (bertscore_plugins.models, "load_model"),
+            (bertscore_plugins.BERTScorer, "score"),
+            (integration, "evaluate_rows"),
+            (integration, "run_judge"),
+        ):
+            original = getattr(owner, name)
+            monkeypatch.setattr(owner, name, self._counted(name, original))
+
+    def _counted(self, name, original):
+        def wrapper(*args, **kwargs):
+            self.calls.append(name)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+
+# -- the demo data ----------------------------------------------------------------------------------
+
+
+def test_demo_data_has_every_case_and_enough_rows():
+    rows = demo_rows()
+    assert len(rows) >= 40
+    assert {"question", "context", "output", "reference", "case", "careful_judge", "id"} <= set(rows[0])
+    cases = {row["case"] for row in rows}
+    assert cases == {
+        "faithful_paraphrase",
+        "wrong_day",
+        "wrong_number",
+        "wrong_name",
+        "negation",
+        "off_topic",
+        "verbose_padding",
+        "truncated",
+        "reference_copy",
+        "unsupported_addition",
+        "bad_reference",
+    }
+    assert all(row["output"] == row["reference"] for row in rows if row["case"] == "reference_copy")
+    assert len({row["id"] for row in rows}) == len(rows)
+
+
+def test_the_stub_judge_agrees_with_the_verdicts_written_into_the_demo_data():
+    from stub_judge import careful_judge
+
+    verdicts = {
+        row["id"]: careful_judge(row["question"], row["context"], row["output"])[0] for row in demo_rows()
+    }
+    assert verdicts == {row["id"]: row["careful_judge"] for row in demo_rows()}
+
+
+# -- reading the input ------------------------------------------------------------------------------
+
+
+def user_table() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "key": ["a", "b"],
+            "q": ["Q1?", "Q2?"],
+            "ctx": ["C1.", "C2."],
+            "answer": ["A1.", "A2."],
+            "gold": ["G1.", "G2."],
+            "extra": [1, 2],
+        }
+    )
+
+
+USER_COLUMNS = ColumnNames(question="q", context="ctx", output="answer", reference="gold", row_id="key")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "dataset"])
+def test_reads_each_format_and_renames_the_columns(tmp_path, suffix):
+    table = user_table()
+    path = tmp_path / f"input{suffix}"
+    if suffix == ".csv":
+        table.to_csv(path, index=False)
+    elif suffix == ".jsonl":
+        table.to_json(path, orient="records", lines=True)
+    elif suffix == ".parquet":
+        table.to_parquet(path)
+    else:
+        from datasets import Dataset
+
+        Dataset.from_pandas(table).save_to_disk(str(path))
+    rows = normalise_rows(read_table(path), USER_COLUMNS)
+    assert list(rows["input"]) == ["Q1?", "Q2?"]
+    assert list(rows["context"]) == ["C1.", "C2."]
+    assert list(rows["output"]) == ["A1.", "A2."]
+    assert list(rows["reference"]) == ["G1.", "G2."]
+    assert list(rows["row_id"]) == ["a", "b"]
+    assert "extra" in rows.columns
+
+
+def test_bad_input_names_the_row_and_the_problem(tmp_path):
+    table = user_table()
+    table.loc[1, "answer"] = None
+    with pytest.raises(InputTableError, match=r"row 1: column 'answer' is missing a value"):
+        normalise_rows(table, USER_COLUMNS)
+    table = user_table().astype(object)
+    table.loc[0, "gold"] = 3.5
+    with pytest.raises(InputTableError, match=r"row 0: column 'gold' must be text, got float"):
+        normalise_rows(table, USER_COLUMNS)
+    with pytest.raises(InputTableError, match=r"no column 'question' \(for input\)"):
+        normalise_rows(user_table(), ColumnNames())
+    with pytest.raises(InputTableError, match=r"row 1: id 'a' appears twice"):
+        normalise_rows(user_table().assign(key=["a", "a"]), USER_COLUMNS)
+    with pytest.raises(InputTableError, match=r"unknown file type '\.xlsx'"):
+        (tmp_path / "x.xlsx").write_text("")
+        read_table(tmp_path / "x.xlsx")
+    code = disagreement.main(
+        [str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "out"), "--no-phoenix"]
+    )
+    assert code == disagreement.EXIT_BAD_INPUT
+
+
+# -- the output folder ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table_format", ["jsonl", "parquet"])
+def test_the_scored_table_round_trips_with_nested_cells(tmp_path, table_format):
+    folder = OutputFolder(tmp_path)
+    table = pd.DataFrame(
+        {
+            "row_id": ["0", "1"],
+            "output": ["a", "b"],
+            "context": [["p1", "p2"], "c"],
+            "bertscore_score": [{"name": "bertscore", "score": 0.93, "metadata": {"precision": 0.9}}, None],
+            "similarity_matches": [[["Thursday", "Tuesday", 0.71]], None],
+        }
+    )
+    folder.save_table(table, table_format)
+    back = folder.load_table(table_format)
+    assert back.to_dict(orient="records") == table.to_dict(orient="records")
+
+
+# -- Phoenix traces (no server) ---------------------------------------------------------------------
+
+
+def test_span_ids_are_stable_per_run_and_project_and_distinct_per_row():
+    first = phoenix_logging.row_span_ids("run/project", "row-1")
+    assert first == phoenix_logging.row_span_ids("run/project", "row-1")
+    assert first != phoenix_logging.row_span_ids("run/other-project", "row-1")
+    assert len({phoenix_logging.row_span_ids("run/project", str(i))[1] for i in range(500)}) == 500
+    trace_id, span_id, retriever_id = first
+    assert (len(trace_id), len(span_id), len(retriever_id)) == (32, 16, 16)
+
+
+def test_each_row_becomes_a_chain_span_with_a_retriever_child():
+    rows = pd.DataFrame(
+        {
+            "row_id": ["r1"],
+            "input": ["When?"],
+            "context": [["Passage one.", "Passage two."]],
+            "output": ["On Tuesday."],
+            "reference": ["Tuesday."],
+            "case": ["wrong_day"],
+        }
+    )
+    rows = phoenix_logging.with_span_ids(rows, "run/p")
+    spans = phoenix_logging.build_spans(rows, "p")
+    by_kind = {span.attributes["openinference.span.kind"]: span for span in spans}
+    root, retriever = by_kind["CHAIN"], by_kind["RETRIEVER"]
+    assert format(root.context.span_id, "016x") == rows["span_id"][0]
+    assert format(root.context.trace_id, "032x") == rows["trace_id"][0]
+    assert format(retriever.context.span_id, "016x") == rows["retriever_span_id"][0]
+    assert retriever.parent.span_id == root.context.span_id
+    assert root.attributes["input.value"] == "When?" and root.attributes["output.value"] == "On Tuesday."
+    assert json.loads(root.attributes["metadata"]) == {
+        "row_id": "r1",
+        "reference": "Tuesday.",
+        "case": "wrong_day",
+    }
+    assert retriever.attributes["retrieval.documents.1.document.content"] == "Passage two."
+    assert root.resource.attributes["openinference.project.name"] == "p"
+
+
+# -- the report -------------------------------------------------------------------------------------
+
+
+def test_highlighting_shades_matched_tokens_escapes_html_and_outlines_the_worst():
+    row = report.ReportRow(
+        row_id="1",
+        case=None,
+        question="",
+        context="",
+        output="Due <Thursday> & Friday.",
+        reference="",
+        similarity=0.9,
+        faithfulness=0.0,
+        label="high_sim_unfaithful",
+        similarity_explanation="",
+        judge_explanation="",
+        matches=[
+            ("Due", "Due", 0.99),
+            ("Thursday", "Tuesday", 0.71),
+            ("&", "&", 0.98),
+            ("Friday", "Friday", 0.97),
+            (".", ".", 0.99),
+        ],
+    )
+    marked = report.highlighted_output(row)
+    assert "&lt;" in marked and "<Thursday>" not in marked
+    assert re.search(r'class="worst" title="Thursday -&gt; Tuesday 0.71">Thursday</span>', marked)
+    assert 'class="worst" title="Due' not in marked  # matched at 0.99: not worth outlining
+    assert marked.count("<span") == 5
+
+
+# -- the recipe, without a Phoenix server -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def judged_demo(tmp_path_factory):
+    """The whole demo data scored once with the careful stub judge (no Phoenix): (folder, stdout, code)."""
+    from stub_judge import StubJudge
+
+    out = tmp_path_factory.mktemp("judged-demo") / "out"
+    patch = pytest.MonkeyPatch()
+    try:
+        with StubJudge() as judge:
+            use_judge(patch, judge)
+            import contextlib
+            import io
+
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                code = disagreement.main([str(DEMO), "--out", str(out), "--no-phoenix"])
+    finally:
+        patch.undo()
+    return out, buffer.getvalue(), code
+
+
+def test_acceptance6_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo):
+    out, stdout, code = judged_demo
+    assert code == disagreement.EXIT_OK
+    table = OutputFolder(out).load_table("jsonl")
+    cases = dict(zip(table["row_id"], table["case"], strict=True))
+    labels = {
+        row_id: cell["label"]
+        for row_id, cell in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
+    }
+    checked = [row_id for row_id, case in cases.items() if case in JUDGE_CHECKED_CASES]
+    assert len(checked) == 13
+    assert {row_id: labels[row_id] for row_id in checked} == {
+        row_id: "high_sim_unfaithful" for row_id in checked
+    }
+    # The other quadrant holds what it should: answers a careful judge accepts but worded unlike the reference.
+    for case in ("bad_reference", "verbose_padding", "truncated", "faithful_paraphrase"):
+        assert {labels[r] for r, c in cases.items() if c == case} == {"low_sim_faithful"}, case
+    assert {labels[r] for r, c in cases.items() if c in ("off_topic", "reference_copy")} == {"agree"}
+
+    # The similarity explanation names the token that differs from the reference, with its match.
+    for record in table.to_dict(orient="records"):
+        if record["case"] not in JUDGE_CHECKED_CASES:
+            continue
+        output_words = set(re.findall(r"\w+", record["output"]))
+        changed = output_words - set(re.findall(r"\w+", record["reference"]))
+        worst = record["bertscore_score"]["explanation"].split("worst:", 1)[1]
+        assert any(re.search(rf"\b{re.escape(word)} -> \w+ 0\.\d\d", worst) for word in changed), (
+            record,
+            worst,
+        )
+        assert record["faithfulness_score"]["label"] == "unfaithful"
+    day = table[table["row_id"] == "demo-07"].iloc[0]
+    assert "Thursday -> Tuesday" in day["bertscore_score"]["explanation"]
+
+    # The printed summary: counts per quadrant and the filter strings.
+    counts = pd.Series(labels).value_counts().to_dict()
+    for label, count in counts.items():
+        assert re.search(rf"^  {label}\s+{count}$", stdout, re.MULTILINE), stdout
+    assert "annotations['sim_faith_disagreement'].label == 'high_sim_unfaithful'" in stdout
+
+
+def test_the_report_is_self_contained_and_lists_the_top_disagreements(judged_demo):
+    out, _, _ = judged_demo
+    page = (out / "report" / disagreement.HTML_NAME).read_text(encoding="utf-8")
+    png = (out / "report" / disagreement.PNG_NAME).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "data:image/png;base64," in page
+    for external in ("<script", "<link", 'src="http', "src='http", "url(", "@import"):
+        assert external not in page
+    listed = re.findall(r"row <b>(demo-\d\d)</b>", page)
+    assert len(listed) == 20 and len(set(listed)) == 20
+    assert listed[0] in {row["id"] for row in demo_rows() if row["careful_judge"] == "unfaithful"}
+    assert 'title="Thursday -&gt; Tuesday 0.' in page
+    state = json.loads((out / "state.json").read_text())
+    assert state["faithfulness_signal"] == "faithfulness"
+    assert state["thresholds"] == {"similarity": 0.9, "faithfulness": 0.5, "source": "fixed"}
+
+
+def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_failed_rows(
+    tmp_path, monkeypatch, make_stub_judge, capsys
+):
+    out = tmp_path / "out"
+    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "8"]
+    failing = make_stub_judge(fail_when=["Thursday", "Friday."])  # demo-07 and demo-08 answers
+    use_judge(monkeypatch, failing)
+    assert disagreement.main(args) == disagreement.EXIT_JUDGE
+    err = capsys.readouterr().err
+    assert "the faithfulness judge failed on 2 of 8 rows (rows demo-07, demo-08" in err
+    assert "Nothing is lost" in err
+    table_path = out / "scores.jsonl"
+    table = OutputFolder(out).load_table("jsonl")
+    assert table["bertscore_score"].notna().all()  # every BERTScore result is on disk
+    assert json.loads((out / "state.json").read_text())["judge_failed_rows"] == ["demo-07", "demo-08"]
+
+    healthy = make_stub_judge()
+    use_judge(monkeypatch, healthy)
+    calls = ScoringCalls(monkeypatch)
+    assert disagreement.main(args) == disagreement.EXIT_OK
+    assert calls.calls == ["run_judge"]  # no BERTScore, no pipeline: only the judge, for the 2 rows
+    assert len(healthy.log.bodies) == 2
+    table = OutputFolder(out).load_table("jsonl")
+    labels = {
+        r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
+    }
+    assert labels["demo-07"] == labels["demo-08"] == "high_sim_unfaithful"
+    assert json.loads(table_path.with_name("state.json").read_text())["judge_failed_rows"] == []
+
+
+def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_path, monkeypatch, capsys):
+    no_judge(monkeypatch)
+    out = tmp_path / "out"
+    assert disagreement.main([str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "6"]) == 0
+    stdout = capsys.readouterr().out
+    assert "No LLM judge configured" in stdout and "BERTSCORE_JUDGE_MODEL" in stdout
+    # the offline signal: groundedness combined with the fact check
+    assert "Similarity vs offline_faithfulness on 6 rows" in stdout
+    table = OutputFolder(out).load_table("jsonl")
+    assert "faithfulness_score" not in table.columns
+    meta = table["sim_faith_disagreement_score"][0]["metadata"]
+    assert meta["faithfulness_signal"] == "offline_faithfulness"
+    assert meta["faithfulness"] == table["offline_faithfulness_score"][0]["score"]
+    offline_meta = table["offline_faithfulness_score"][0]["metadata"]
+    assert offline_meta["groundedness"] == table["groundedness_score"][0]["score"]
+
+    # No server at the URL: a clear message, exit 3, nothing scored again (the scores are on disk).
+    from stub_judge import free_port
+
+    calls = ScoringCalls(monkeypatch)
+    url = f"http://127.0.0.1:{free_port()}"
+    code = disagreement.main([str(DEMO), "--out", str(out), "--limit", "6", "--phoenix-url", url])
+    assert code == disagreement.EXIT_PHOENIX and calls.calls == []
+    assert f"no Phoenix server answers at {url}" in capsys.readouterr().err
+
+    # Same folder, different input: refused rather than mixing scores.
+    code = disagreement.main([str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "7"])
+    assert code == disagreement.EXIT_BAD_INPUT
+    assert "holds scores of a different input" in capsys.readouterr().err
+
+
+# -- the recipe with Phoenix ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_without_scoring(
+    tmp_path, monkeypatch, stub_judge, capsys
+):
+    from phoenix.client import Client
+
+    import bertscore_plugins.phoenix as integration
+    from bertscore_plugins.phoenix.dev_server import PhoenixServer
+
+    use_judge(monkeypatch, stub_judge)
+    workdir, out, project = tmp_path / "phoenix", tmp_path / "out", "kill-test"
+    first = PhoenixServer(workdir=workdir).start()
+    second = None
+    try:
+        real_log = integration.log_span_annotations
+
+        def kill_then_log(client, results, *args, **kwargs):
+            # The traces are on the server; the server dies before the annotations go in.
+            os.kill(first.pid, signal.SIGKILL)
+            first.process.wait(timeout=30)
+            return real_log(client, results, *args, **kwargs)
+
+        monkeypatch.setattr(integration, "log_span_annotations", kill_then_log)
+        args = [str(DEMO), "--out", str(out), "--limit", "12", "--project", project]
+        code = disagreement.main([*args, "--phoenix-url", first.base_url])
+        captured = capsys.readouterr()
+        assert code == disagreement.EXIT_PHOENIX
+        assert (
+            "Phoenix logging stopped at step 'span annotations': the server stopped answering" in captured.err
+        )
+        assert "Nothing is lost: all 12 scored rows are in" in captured.err
+        assert "run the same command again" in captured.err
+        state = json.loads((out / "state.json").read_text())
+        assert set(state["logged"]) == {"traces", "annotation_configs"}
+        table_path = out / "scores.jsonl"
+        scored = OutputFolder(out).load_table("jsonl")
+        assert len(scored) == 12 and scored["sim_faith_disagreement_score"].notna().all()
+        digest_before = sha256(table_path)
+        first.stop()  # reaped already; removes the PID files
+
+        monkeypatch.setattr(integration, "log_span_annotations", real_log)
+        second = PhoenixServer(workdir=workdir).start()  # the same database, a new port
+        judge_requests_before = len(stub_judge.log.bodies)
+        calls = ScoringCalls(monkeypatch)
+        code = disagreement.main([*args, "--phoenix-url", second.base_url])
+        captured = capsys.readouterr()
+        assert code == disagreement.EXIT_OK, captured.err
+        assert calls.calls == []  # no model loaded, nothing scored again, the judge not asked again
+        assert len(stub_judge.log.bodies) == judge_requests_before
+        assert sha256(table_path) == digest_before
+        assert "traces: 0 sent, 12 already on the server" in captured.out  # they survived the kill
+
+        state = json.loads((out / "state.json").read_text())
+        assert {"traces", "annotation_configs", "span_annotations", "dataset", "experiment"} <= set(
+            state["logged"]
+        )
+        client = Client(base_url=second.base_url)
+        spans = phoenix_logging.with_span_ids(scored, f"{state['run_key']}/{project}")
+        annotations = client.spans.get_span_annotations_dataframe(
+            span_ids=list(spans["span_id"]), project_identifier=project
+        )
+        per_name = annotations.groupby("annotation_name").size().to_dict()
+        assert per_name == {
+            "bertscore": 12,
+            "faithfulness": 12,
+            "groundedness": 12,
+            "offline_faithfulness": 12,
+            "sim_faith_disagreement": 12,
+        }
+        experiment = client.experiments.get_experiment(experiment_id=state["logged"]["experiment"]["id"])
+        assert len(experiment["task_runs"]) == 12
+    finally:
+        first.stop()
+        if second is not None:
+            second.stop()
+
+
+@pytest.fixture(scope="module")
+def logged_demo(judged_demo, phoenix_server, tmp_path_factory):
+    """The judged demo folder, copied, then logged to the session's Phoenix server (no rescoring)."""
+    from stub_judge import StubJudge
+
+    source, _, _ = judged_demo
+    out = tmp_path_factory.mktemp("logged-demo") / "out"
+    shutil.copytree(source, out)
+    patch = pytest.MonkeyPatch()
+    try:
+        with StubJudge() as judge:
+            use_judge(patch, judge)
+            code = disagreement.main(
+                [
+                    str(DEMO),
+                    "--out",
+                    str(out),
+                    "--phoenix-url",
+                    phoenix_server.base_url,
+                    "--project",
+                    "recipe-demo",
+                ]
+            )
+            assert judge.log.bodies == []  # loaded from disk: the judge is not asked again
+    finally:
+        patch.undo()
+    assert code == disagreement.EXIT_OK
+    return out, phoenix_server
+
+
+@pytest.mark.slow
+def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
+    from phoenix.client import Client
+    from phoenix.client.types.spans import SpanQuery
+
+    out, server = logged_demo
+    state = json.loads((out / "state.json").read_text())
+    table = phoenix_logging.with_span_ids(
+        OutputFolder(out).load_table("jsonl"), f"{state['run_key']}/recipe-demo"
+    )
+    client = Client(base_url=server.base_url)
+    for label in ("high_sim_unfaithful", "low_sim_faithful"):
+        expected = {
+            s
+            for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"], strict=True)
+            if c["label"] == label
+        }
+        query = SpanQuery().where(f"annotations['sim_faith_disagreement'].label == '{label}'")
+        found = client.spans.get_spans_dataframe(query=query, project_identifier="recipe-demo", limit=1000)
+        assert set(found.index) == expected, label
+    assert state["logged"]["urls"]["project"].startswith(f"{server.base_url}/projects/")
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    pytest.skip("headless Chromium is not installed (Debian: apt-get install -y chromium)")
+
+
+def screenshot(url: str, png: Path, profile: Path, wait_ms: int = 0) -> None:
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        f"--screenshot={png}",
+        "--window-size=1280,900",
+    ]
+    if wait_ms:  # let the single-page app fetch its data before the picture is taken
+        command.append(f"--virtual-time-budget={wait_ms}")
+    subprocess.run([*command, url], check=True, timeout=180, capture_output=True)
+
+
+def rendered_dom(url: str, profile: Path, wait_ms: int = 20000) -> str:
+    """The page's DOM after its scripts ran (headless Chromium --dump-dom)."""
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        f"--virtual-time-budget={wait_ms}",
+        "--dump-dom",
+        url,
+    ]
+    return subprocess.run(command, check=True, timeout=180, capture_output=True, text=True).stdout
+
+
+def assert_rendered(png: Path) -> None:
+    """Not a blank page: many distinct colours (text, charts, highlights)."""
+    import matplotlib.image
+    import numpy as np
+
+    pixels = matplotlib.image.imread(str(png))[..., :3].reshape(-1, 3)
+    assert pixels.shape[0] == 1280 * 900
+    assert len(np.unique((pixels * 255).astype(np.uint8), axis=0)) > 100
+
+
+@pytest.mark.slow
+def test_acceptance5_the_report_and_the_phoenix_pages_render_in_headless_chromium(logged_demo, tmp_path):
+    out, _ = logged_demo
+    state = json.loads((out / "state.json").read_text())
+    shots = {
+        "report": (out / "report" / disagreement.HTML_NAME).resolve().as_uri(),
+        "project": state["logged"]["urls"]["project"],
+        "experiment": state["logged"]["urls"]["experiment"],
+    }
+    for name, url in shots.items():
+        png = tmp_path / f"{name}.png"
+        screenshot(url, png, tmp_path / f"profile-{name}", wait_ms=0 if name == "report" else 20000)
+        assert_rendered(png)
+    # The spans page really shows this run's traces and annotations (not an empty or error page).
+    dom = rendered_dom(shots["project"], tmp_path / "profile-dom")
+    assert "recipe-demo" in dom and "rag_answer" in dom and "sim_faith_disagreement" in dom
+    keep = os.environ.get("BERTSCORE_SCREENSHOT_DIR")
+    if keep:  # e.g. to look at them: BERTSCORE_SCREENSHOT_DIR=/tmp/shots pytest -m slow ...
+        shutil.copytree(tmp_path, keep, dirs_exist_ok=True, ignore=shutil.ignore_patterns("profile-*"))
+
+
+@pytest.mark.slow
+def test_demo_once_runs_end_to_end(tmp_path, stub_judge):
+    env = {
+        **os.environ,
+        "DEMO_ONCE": "1",
+        "BERTSCORE_JUDGE_BASE_URL": stub_judge.base_url,
+        "BERTSCORE_JUDGE_MODEL": "stub-judge",
+        "BERTSCORE_JUDGE_API_KEY": "sk-stub",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "recipes.demo", "--out", str(tmp_path / "demo"), "--port", "0"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Where to look:" in done.stdout
+    assert re.search(r"Phoenix: +http://127\.0\.0\.1:\d+/projects/", done.stdout)
+    assert "high_sim_unfaithful" in done.stdout
+    assert (tmp_path / "demo" / "recipe" / "report" / disagreement.HTML_NAME).exists()
+    assert (tmp_path / "demo" / "recipe" / "report" / disagreement.PNG_NAME).exists()
+    assert not list((tmp_path / "demo" / "phoenix").glob("*.pid"))  # the server stopped and cleaned up

@@ -1,0 +1,223 @@
+"""The Phoenix launcher never lets the server's process tree listen beyond loopback, whatever Phoenix's
+environment variables say (checked with `ss -ltnp` while it runs)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bertscore_plugins.phoenix import _loopback_serve
+from bertscore_plugins.phoenix._loopback_serve import is_loopback, loopback_address
+from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+
+WRAPPER = Path(_loopback_serve.__file__)
+
+
+@pytest.mark.parametrize(
+    ("address", "expected"),
+    [
+        ("[::]:4317", "127.0.0.1:4317"),
+        ("0.0.0.0:4317", "127.0.0.1:4317"),
+        (":4317", "127.0.0.1:4317"),
+        ("[::0]:4317", "127.0.0.1:4317"),
+        ("[0:0:0:0:0:0:0:0]:4317", "127.0.0.1:4317"),
+        ("ipv4:0.0.0.0:4317", "127.0.0.1:4317"),
+        ("ipv6:[::]:4317", "127.0.0.1:4317"),
+        ("dns:///0.0.0.0:4317", "127.0.0.1:4317"),
+        ("192.168.1.20:4317", "127.0.0.1:4317"),
+        ("[fe80::1%eth0]:4317", "127.0.0.1:4317"),
+        ("example.com:4317", "127.0.0.1:4317"),
+        ("[::ffff:0.0.0.0]:4317", "127.0.0.1:4317"),
+        ("127.0.0.1:4317", "127.0.0.1:4317"),
+        ("127.0.0.2:4317", "127.0.0.2:4317"),
+        ("[::1]:4317", "[::1]:4317"),
+        ("localhost:4317", "localhost:4317"),
+        ("[::ffff:127.0.0.1]:4317", "[::ffff:127.0.0.1]:4317"),
+    ],
+)
+def test_every_grpc_address_spelling_is_bound_to_loopback(address, expected):
+    assert loopback_address(address) == expected
+
+
+@pytest.mark.parametrize("address", ["[::]", "0.0.0.0", "unix:/tmp/x", "0.0.0.0:4317,[::]:4317", "host:port"])
+def test_grpc_addresses_without_a_readable_port_are_refused_not_passed_through(address):
+    with pytest.raises(ValueError, match=f"^refusing gRPC address {re.escape(repr(address))}"):
+        loopback_address(address)
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.8.8", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("LOCALHOST", True),
+        ("::ffff:127.0.0.1", True),
+        ("0.0.0.0", False),
+        ("", False),
+        ("::", False),
+        ("10.0.0.1", False),
+        ("localhost.example.com", False),
+        ("0", False),
+    ],
+)
+def test_loopback_hosts(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "", "::", "192.168.0.1", "example.com", "0"])
+def test_the_launcher_refuses_a_host_beyond_loopback(host):
+    with pytest.raises(ValueError, match="host must be a loopback address"):
+        PhoenixServer(host=host)
+
+
+def test_inherited_listener_variables_are_not_passed_to_the_server(monkeypatch, tmp_path):
+    for name, value in {
+        "PHOENIX_ENABLE_PROMETHEUS": "true",
+        "PHOENIX_HOST": "0.0.0.0",
+        "PHOENIX_PORT": "80",
+        "PHOENIX_GRPC_PORT": "4317",
+        "PHOENIX_GRPC_HOST": "0.0.0.0",
+        "PHOENIX_BIND_ADDRESS": "::",
+        "PHOENIX_SMTP_HOSTNAME": "mail.example.com",
+    }.items():
+        monkeypatch.setenv(name, value)
+    server = PhoenixServer(workdir=tmp_path, port=6111, grpc_port=6112)
+    env = server._child_env()
+    assert env["PHOENIX_ENABLE_PROMETHEUS"] == "false"
+    assert (env["PHOENIX_HOST"], env["PHOENIX_PORT"], env["PHOENIX_GRPC_PORT"]) == (
+        "127.0.0.1",
+        "6111",
+        "6112",
+    )
+    assert "PHOENIX_GRPC_HOST" not in env and "PHOENIX_BIND_ADDRESS" not in env
+    assert env["PHOENIX_SMTP_HOSTNAME"] == "mail.example.com"  # an outgoing connection, kept
+
+
+# ------------------------------------------------------------------ real processes, listeners seen by ss
+
+
+def _phoenix_python() -> str:
+    try:
+        return str(ensure_phoenix_venv())
+    except (PhoenixServerError, OSError) as error:  # pragma: no cover - no package index
+        pytest.fail(f"the Phoenix environment is needed for this test and could not be made: {error}")
+
+
+def _tree(root: int) -> set[int]:
+    """`root` and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _listeners(pids: set[int]) -> list[str]:
+    """Local addresses of the TCP and UDP sockets these processes listen on (ss -ltnup)."""
+    assert shutil.which("ss"), "ss (iproute2) is needed to see listeners"
+    output = subprocess.run(["ss", "-ltnupH"], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in output.splitlines():
+        owners = {int(pid) for pid in re.findall(r"pid=(\d+)", line)}
+        if owners & pids:
+            found.append(line.split()[4])
+    return found
+
+
+def _host_of(local: str) -> str:
+    host = local.rsplit(":", 1)[0]
+    return host.strip("[]").split("%", 1)[0]
+
+
+def test_python_sockets_in_the_wrapper_are_bound_to_loopback_whatever_address_is_asked():
+    python = _phoenix_python()
+    script = textwrap.dedent(f"""
+        import socket, sys
+        sys.path.insert(0, {str(WRAPPER.parent)!r})
+        import _loopback_serve
+        _loopback_serve.install()
+        for family, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET, ""), (socket.AF_INET6, "::"),
+                             (socket.AF_INET, "127.0.0.1")):
+            s = socket.socket(family, socket.SOCK_STREAM)
+            s.bind((host, 0))
+            s.listen()
+            print(s.getsockname()[0])
+        """)
+    result = subprocess.run([python, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["127.0.0.1", "127.0.0.1", "::1", "127.0.0.1"]
+
+
+def test_a_grpc_server_asked_for_every_interface_listens_on_loopback_only():
+    python = _phoenix_python()
+    script = textwrap.dedent(f"""
+        import asyncio, sys
+        sys.path.insert(0, {str(WRAPPER.parent)!r})
+        import _loopback_serve
+        _loopback_serve.install()
+        import grpc.aio
+
+        async def main():
+            server = grpc.aio.server()
+            ports = [server.add_insecure_port(address) for address in ("[::]:0", "0.0.0.0:0", ":0")]
+            await server.start()
+            print(*ports, flush=True)
+            sys.stdin.readline()
+            await server.stop(None)
+
+        asyncio.run(main())
+        """)
+    process = subprocess.Popen(
+        [python, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        ports = process.stdout.readline().split()
+        assert len(ports) == 3 and all(int(port) > 0 for port in ports)
+        listening = _listeners({process.pid})
+        assert sorted(local.rsplit(":", 1)[1] for local in listening) == sorted(ports)
+        # gRPC binds 127.0.0.1 through an IPv6 socket: it shows as the IPv4-mapped [::ffff:127.0.0.1]
+        assert {_host_of(local) for local in listening} <= {"127.0.0.1", "::ffff:127.0.0.1"}
+        assert all(is_loopback(_host_of(local)) for local in listening)
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+
+
+@pytest.fixture()
+def prometheus_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("PHOENIX_ENABLE_PROMETHEUS", "true")
+    monkeypatch.setenv("PHOENIX_HOST", "0.0.0.0")
+    monkeypatch.setenv("PHOENIX_GRPC_PORT", "4317")
+    return tmp_path
+
+
+def test_the_launched_server_tree_listens_on_loopback_only_with_prometheus_asked_for(prometheus_env):
+    _phoenix_python()
+    server = PhoenixServer(workdir=prometheus_env / "work", startup_timeout=240)
+    server.start()
+    try:
+        tree = _tree(server.pid)
+        listening = _listeners(tree)
+        ports = {local.rsplit(":", 1)[1] for local in listening}
+        assert {str(server.port), str(server.grpc_port)} <= ports
+        beyond = [local for local in listening if not is_loopback(_host_of(local))]
+        assert beyond == [], f"listeners beyond loopback: {beyond}"
+        assert not any(local.endswith(":9090") for local in listening)
+    finally:
+        server.stop()

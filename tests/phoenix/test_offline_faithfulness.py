@@ -1,0 +1,193 @@
+"""The offline faithfulness signal (groundedness x fact check) in Phoenix, the demo, the CLI, sanity,
+and judge triage with the loopback stub judge."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "recipes" / "demo_data.jsonl"
+FACT_CASES = ("wrong_day", "wrong_number", "negation", "wrong_name")
+AGREEMENT = 1.0  # measured: final labels with triage equal those of the judge on every row
+
+
+@pytest.fixture(scope="module")
+def demo_rows() -> pd.DataFrame:
+    rows = pd.read_json(DEMO, lines=True, dtype=False)
+    return rows.rename(columns={"question": "input"})
+
+
+@pytest.fixture(scope="module")
+def offline_demo(demo_rows):
+    from bertscore_plugins.phoenix import evaluate_rows
+
+    return evaluate_rows(demo_rows)
+
+
+def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offline_demo, demo_rows):
+    labels = [cell["label"] for cell in offline_demo["sim_faith_disagreement_score"]]
+    offline = list(offline_demo["offline_faithfulness_score"])
+    fact_rows = [i for i, case in enumerate(demo_rows["case"]) if case in FACT_CASES]
+    assert len(fact_rows) == 17
+    assert all(offline[i]["label"] == "unfaithful" for i in fact_rows)
+    assert all(labels[i] == "high_sim_unfaithful" for i in fact_rows)
+    faithful_flagged = [
+        demo_rows["id"][i]
+        for i, judge in enumerate(demo_rows["careful_judge"])
+        if judge == "faithful" and labels[i] == "high_sim_unfaithful"
+    ]
+    assert len(faithful_flagged) <= 1, faithful_flagged
+    by_id = dict(zip(demo_rows["id"], offline, strict=True))
+    assert by_id["demo-07"]["explanation"].endswith("Thursday: context says Tuesday")
+    assert by_id["demo-11"]["metadata"]["unsupported_facts"] == ["48 rooms: context says 84 rooms"]
+    assert by_id["demo-16"]["metadata"]["unsupported_facts"] == ["Clara: context says Maren"]
+    assert by_id["demo-23"]["metadata"]["unsupported_facts"] == ["rejected: context says approved"]
+    # the groundedness column is still there, from the same core call
+    assert [c["score"] for c in offline_demo["groundedness_score"]] == [
+        c["metadata"]["groundedness"] for c in offline
+    ]
+
+
+def test_the_evaluator_one_row_at_a_time_equals_the_batch_path(offline_demo, demo_rows):
+    from bertscore_plugins.phoenix import OfflineFaithfulnessEvaluator
+
+    evaluator = OfflineFaithfulnessEvaluator()
+    for i in (6, 19, 34):
+        score = evaluator.evaluate({"output": demo_rows["output"][i], "context": demo_rows["context"][i]})[0]
+        batch = offline_demo["offline_faithfulness_score"][i]
+        assert (score.label, score.explanation) == (batch["label"], batch["explanation"])
+        assert score.score == pytest.approx(batch["score"], abs=1e-6)
+
+
+def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_rows, make_stub_judge):
+    from bertscore_plugins.phoenix import evaluate_rows
+
+    every_row = make_stub_judge()
+    judged_all = evaluate_rows(demo_rows, llm=every_row.llm())
+    triaged_judge = make_stub_judge()
+    triaged = evaluate_rows(demo_rows, llm=triaged_judge.llm(), judge_rows="unsettled")
+
+    triage = triaged.attrs["judge_triage"]
+    assert len(every_row.log.bodies) == 44
+    assert triage == {
+        "rows": 44,
+        "judged": len(triaged_judge.log.bodies),
+        "saved": 44 - triage["judged"],
+        "mode": "unsettled",
+    }
+    final_all = [c["label"] for c in judged_all["faithfulness_score"]]
+    final_triaged = [c["label"] for c in triaged["faithfulness_score"]]
+    agreement = sum(a == b for a, b in zip(final_all, final_triaged, strict=True)) / len(final_all)
+    print(f"judge triage on the demo: {triage}, agreement with judging every row {agreement:.3f}")
+    assert triage["saved"] == 26  # 18 of 44 rows still go to the judge (padding and off-topic among them)
+    assert agreement == pytest.approx(AGREEMENT)
+    settled = [c for c in triaged["faithfulness_score"] if c["metadata"].get("source") == "offline"]
+    assert len(settled) == triage["saved"]
+    assert settled[0]["explanation"].startswith("settled offline, judge not asked:")
+
+
+def test_faithfulness_command_prints_one_row_per_line(tmp_path):
+    outputs = tmp_path / "outputs.txt"
+    sources = tmp_path / "sources.txt"
+    outputs.write_text(
+        "The patient was discharged on Thursday.\nThe hotel has 84 rooms.\n"
+        "The drug didn't reduce the risk.\n",
+        encoding="utf-8",
+    )
+    sources.write_text(
+        "Mr. Okafor was discharged on Tuesday.\nThe Caldera Hotel opened in 2019 with eighty-four "
+        "rooms.\nThe drug reduced the risk of heart attack.\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bertscore_plugins.cli",
+            "faithfulness",
+            "-o",
+            str(outputs),
+            "-s",
+            str(sources),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0] == "row\tscore\tlabel\tunsupported_facts"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert [(r[0], r[2]) for r in rows] == [("0", "unfaithful"), ("1", "faithful"), ("2", "unfaithful")]
+    assert rows[0][3] == "Thursday: context says Tuesday"
+    assert rows[1][3] == ""
+    assert rows[2][3].startswith("didn't reduce the risk: context says")
+    summary = json.loads(done.stderr[done.stderr.index("{") :])
+    assert summary["rows"] == 3 and summary["faithful"] == 1 and "layer:4" in summary["signature"]
+
+
+def test_sanity_shows_the_fact_check_catching_each_blind_spot():
+    from bertscore_plugins import run_sanity
+
+    statuses = run_sanity().statuses()
+    for name in ("wrong date", "wrong number", "negation", "swapped entities"):
+        assert statuses[f"blind spot: {name}"] == "warn"
+        assert statuses[f"fact check: {name}"] == "pass"
+
+
+def test_triage_makes_no_call_when_every_row_is_settled(demo_rows, make_stub_judge):
+    from bertscore_plugins.phoenix import evaluate_rows
+
+    judge = make_stub_judge()
+    wrong_facts = demo_rows[demo_rows["id"].isin(["demo-07", "demo-11"])].reset_index(drop=True)
+    result = evaluate_rows(wrong_facts, llm=judge.llm(), judge_rows="unsettled")
+    assert judge.log.bodies == []
+    assert result.attrs["judge_triage"] == {"rows": 2, "judged": 0, "saved": 2, "mode": "unsettled"}
+    assert [c["label"] for c in result["faithfulness_score"]] == ["unfaithful", "unfaithful"]
+    assert [c["label"] for c in result["sim_faith_disagreement_score"]] == ["high_sim_unfaithful"] * 2
+
+
+def test_the_benchmark_statistics_on_hand_computed_values():
+    import numpy as np
+
+    from benchmarks.quality_facts import ranks, roc_auc, spearman
+
+    assert ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]
+    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0])) == pytest.approx(1.0)
+    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(-1.0)
+    # positives 0.9 and 0.4 against negatives 0.5 and 0.1: 3 of 4 pairs ordered right
+    assert roc_auc(np.array([0.9, 0.4, 0.5, 0.1]), np.array([True, True, False, False])) == pytest.approx(
+        0.75
+    )
+
+
+def test_the_cost_benchmark_runs_on_the_demo_rows():
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "facts_cost.py"),
+            "--demo",
+            "--repeats",
+            "1",
+            "--no-write",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert result["rows"] == "recipes/demo_data.jsonl (44 rows)"
+    assert set(result["best_seconds"]) == {"groundedness", "groundedness+alignment", "offline faithfulness"}

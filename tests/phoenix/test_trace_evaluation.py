@@ -1,0 +1,398 @@
+"""`bertscore-plugins phoenix evaluate` on the traces of an instrumented RAG application.
+
+A real Phoenix server on loopback; the application is instrumented as users do it (OpenAI client under
+``openinference-instrumentation-openai``, a CHAIN root span, a RETRIEVER span, ``using_metadata`` for
+the gold answer), talking to a loopback stub model that also serves as the faithfulness judge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from phoenix.client import Client
+from phoenix.client.types.spans import SpanQuery
+
+from bertscore_plugins.phoenix import disagreement_filters
+from bertscore_plugins.phoenix.names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
+from tests.support.rag_app import RagStub, Request, send
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+FAIL_MARKER = "FAIL-ME"
+
+# (key, question, documents, answer, reference, expected disagreement label)
+TEMPLATES = [
+    (
+        "paraphrase",
+        "When does the museum open?",
+        ("The Harbour Museum opens at nine in the morning and closes at five in the afternoon.",),
+        "The museum opens at nine in the morning.",
+        "The museum opens at nine in the morning.",
+        "agree",
+    ),
+    (
+        "wrong_day",
+        "When was the patient discharged?",
+        ("The patient was admitted on Saturday with a fractured wrist and was discharged on Tuesday.",),
+        "The patient was discharged on Thursday.",
+        "The patient was discharged on Tuesday.",
+        "high_sim_unfaithful",
+    ),
+    (
+        "wrong_number",
+        "How many rooms does the hotel have?",
+        ("The Seaview Hotel has 36 rooms, a small restaurant and a rooftop terrace.",),
+        "The hotel has 48 rooms.",
+        "The hotel has 36 rooms.",
+        "high_sim_unfaithful",
+    ),
+    (
+        "bad_reference",
+        "Who founded the choir?",
+        ("The Millbrook choir was founded in 1961 by Aoife Brennan, a music teacher at the village school.",),
+        "A local music teacher, Aoife Brennan, started it in 1961.",
+        "The choir is one of the oldest in the county and rehearses every week in the church hall.",
+        "low_sim_faithful",
+    ),
+    (
+        "off_topic",
+        "What time does the bakery close?",
+        ("The corner bakery closes at six in the evening on weekdays and at noon on Saturdays.",),
+        "Penguins can dive to several hundred metres in search of fish.",
+        "It closes at six on weekdays and at noon on Saturdays.",
+        "agree",
+    ),
+]
+DISAGREEING = {"high_sim_unfaithful", "low_sim_faithful"}
+
+
+def requests(batch: str, rounds: int, *, no_reference: int = 0, no_retrieval: int = 0) -> list[Request]:
+    """``rounds`` x every template (question made unique), then the incomplete ones."""
+    out = []
+    for round_ in range(rounds):
+        for key, question, documents, answer, reference, expected in TEMPLATES:
+            out.append(
+                Request(
+                    f"{batch}-{round_}-{key}",
+                    f"{question} ({batch} {round_})",
+                    documents,
+                    answer,
+                    reference,
+                    expected,
+                )
+            )
+    key, question, documents, answer, reference, _ = TEMPLATES[0]
+    for i in range(no_reference):
+        out.append(
+            Request(f"{batch}-noref-{i}", f"{question} ({batch} noref {i})", documents, answer, None, None)
+        )
+    for i in range(no_retrieval):
+        out.append(
+            Request(f"{batch}-nodocs-{i}", f"{question} ({batch} nodocs {i})", (), answer, reference, None)
+        )
+    return out
+
+
+def wait_for_roots(client: Client, project: str, count: int) -> None:
+    deadline = time.monotonic() + 90
+    while True:
+        found = client._client.get(
+            f"v1/projects/{project}/spans", params={"limit": 1000, "parent_id": "null"}
+        )
+        if found.status_code == 200 and len(found.json()["data"]) >= count:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{project!r}: fewer than {count} root spans after 90 s")
+        time.sleep(0.5)
+
+
+def annotations_of(client: Client, project: str, span_ids) -> list[dict]:
+    return client.spans.get_span_annotations(
+        span_ids=list(span_ids),
+        project_identifier=project,
+        include_annotation_names=[SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT],
+    )
+
+
+def cli_env(stub: RagStub) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.update(
+        BERTSCORE_JUDGE_MODEL="stub-judge",
+        BERTSCORE_JUDGE_BASE_URL=stub.base_url,
+        BERTSCORE_JUDGE_API_KEY="sk-stub",
+    )
+    return env
+
+
+def evaluate_cli(app, *extra: str) -> dict:
+    """Run `bertscore-plugins phoenix evaluate ... --json` in a subprocess; returns its report."""
+    command = [
+        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate",
+        "--project", app.project, "--base-url", app.base_url,
+        "--reference-key", "metadata.reference", "--store", str(app.store), "--json", *extra,
+    ]  # fmt: skip
+    done = subprocess.run(
+        command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def app(phoenix_server, tmp_path_factory):
+    """30 traces of the instrumented app in a fresh project; the stub stays up for the module."""
+    project = f"rag-app-{os.getpid()}"
+    with RagStub() as stub:
+        first = requests("first", 5, no_reference=3, no_retrieval=2)
+        assert len(first) == 30
+        spans = send(phoenix_server.otlp_http_endpoint, project, stub, first)
+        client = Client(base_url=phoenix_server.base_url)
+        wait_for_roots(client, project, len(first))
+        by_key = {r.key: r for r in first}
+        yield SimpleNamespace(
+            project=project,
+            base_url=phoenix_server.base_url,
+            endpoint=phoenix_server.otlp_http_endpoint,
+            client=client,
+            stub=stub,
+            store=tmp_path_factory.mktemp("trace-store") / "results.sqlite",
+            expected={span: by_key[key].expected for span, key in spans.items()},
+            runs={},
+        )
+
+
+def test_application_spans_carry_what_the_evaluation_reads(app):
+    """The instrumentor's spans, read back: the root has question/answer/metadata, the LLM span messages."""
+    from bertscore_plugins.phoenix.spans import extract_fields, lookup, span_pages, trace_documents
+
+    roots = next(span_pages(app.client, app.project, roots_only=True, page_size=100))
+    root = next(s for s in roots if lookup(s, "metadata.request") == "first-0-wrong_day")
+    documents = trace_documents(app.client, app.project, [root["context"]["trace_id"]])
+    fields = extract_fields(root, documents[root["context"]["trace_id"]], lookup(root, "metadata.reference"))
+    assert (fields.input, fields.output, fields.reference) == (
+        "When was the patient discharged? (first 0)",
+        "The patient was discharged on Thursday.",
+        "The patient was discharged on Tuesday.",
+    )
+    assert fields.context == (TEMPLATES[1][2][0],)
+    llm_spans = next(
+        span_pages(app.client, app.project, span_kind="LLM", trace_ids=[root["context"]["trace_id"]])
+    )
+    llm = extract_fields(llm_spans[0])  # no retriever given: the context comes from the system message
+    assert llm.input == fields.input and llm.output == fields.output
+    assert TEMPLATES[1][2][0] in llm.context[0]
+
+
+def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app):
+    report = evaluate_cli(app)
+    app.runs["first"] = report
+    assert report["spans_read"] == 30 and report["evaluated"] == 30 and report["already_done"] == 0
+    assert report["results"] == {GROUNDEDNESS: 28, SIMILARITY: 27, FAITHFULNESS: 28, DISAGREEMENT: 25}
+    assert report["logged"] == 108 and report["failed"] == {}
+    assert report["skipped"] == {
+        f"{GROUNDEDNESS}: no context": 2,
+        f"{FAITHFULNESS}: no context": 2,
+        f"{SIMILARITY}: no reference": 3,
+    }
+    condition = disagreement_filters()["spans"]["disagreements"]
+    found = app.client.spans.get_spans_dataframe(
+        query=SpanQuery().where(condition), project_identifier=app.project
+    )
+    expected = {span for span, label in app.expected.items() if label in DISAGREEING}
+    assert len(expected) == 15 and set(found.index) == expected
+    labels = {
+        a["span_id"]: a["result"]["label"]
+        for a in annotations_of(app.client, app.project, app.expected)
+        if a["name"] == DISAGREEMENT
+    }
+    assert labels == {span: label for span, label in app.expected.items() if label is not None}
+
+
+def test_a_second_run_evaluates_nothing_and_logs_nothing(app):
+    assert "first" in app.runs, "runs after the first evaluation"
+    report = evaluate_cli(app)
+    assert (report["evaluated"], report["logged"], report["already_done"]) == (0, 0, 30)
+    assert report["results"] == {}
+    kinds = Counter((a["span_id"], a["name"]) for a in annotations_of(app.client, app.project, app.expected))
+    assert max(kinds.values()) == 1 and len(kinds) == 108  # no duplicate annotation
+
+
+def test_ten_new_traces_are_exactly_the_ten_evaluated(app):
+    new = send(app.endpoint, app.project, app.stub, requests("second", 2))
+    wait_for_roots(app.client, app.project, 40)
+    report = evaluate_cli(app)
+    assert (report["evaluated"], report["already_done"], report["logged"]) == (10, 30, 40)
+    names = Counter(a["name"] for a in annotations_of(app.client, app.project, new))
+    assert names == {SIMILARITY: 10, GROUNDEDNESS: 10, FAITHFULNESS: 10, DISAGREEMENT: 10}
+
+
+def test_follow_picks_up_traces_sent_after_it_started(app):
+    command = [
+        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", app.project,
+        "--base-url", app.base_url, "--reference-key", "metadata.reference", "--store", str(app.store),
+        "--follow", "--interval", "1", "--json",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        first_poll = process.stdout.readline()
+        assert first_poll.startswith("poll 1:"), first_poll + process.stderr.read()[-3000:]
+        later = send(app.endpoint, app.project, app.stub, requests("followed", 1))
+        deadline = time.monotonic() + 300
+        while (
+            len(
+                {
+                    a["span_id"]
+                    for a in annotations_of(app.client, app.project, later)
+                    if a["name"] == DISAGREEMENT
+                }
+            )
+            < 5
+        ):
+            assert time.monotonic() < deadline, "--follow did not annotate the new traces within 300 s"
+            assert process.poll() is None, process.stderr.read()[-3000:]
+            time.sleep(1)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err[-3000:]
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["evaluated"] == 5 and report["polls"] >= 2
+
+
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs the `chromium` package for a headless screenshot"
+)
+def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
+    from bertscore_plugins.phoenix import project_id, project_url
+
+    assert "first" in app.runs, "runs after the first evaluation"
+    url = project_url(app.base_url, project_id(app.client, app.project))
+    shot = tmp_path / "spans.png"
+    base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1600,1000",
+            "--virtual-time-budget=20000", f"--user-data-dir={tmp_path / 'profile'}"]  # fmt: skip
+    dom = subprocess.run(
+        [*base, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=True
+    ).stdout
+    subprocess.run([*base, f"--screenshot={shot}", url], capture_output=True, timeout=180, check=True)
+    assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in (DISAGREEMENT, GROUNDEDNESS, SIMILARITY):
+        assert name in dom, f"{name} column missing from the spans page"
+    if os.environ.get("BERTSCORE_SCREENSHOT_DIR"):
+        shutil.copy(shot, Path(os.environ["BERTSCORE_SCREENSHOT_DIR"]) / "annotated_spans.png")
+
+
+def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, tmp_path):
+    from bertscore_plugins.phoenix import evaluate_project
+
+    project = f"rag-judge-outage-{os.getpid()}"
+    client = Client(base_url=phoenix_server.base_url)
+    _, question, documents, answer, reference, _ = TEMPLATES[1]
+    batch = [
+        Request("ok", question, documents, answer, reference, "high_sim_unfaithful"),
+        Request(
+            "judge-down", f"{FAIL_MARKER} {question}", documents, answer, reference, "high_sim_unfaithful"
+        ),
+    ]
+    store = tmp_path / "store.sqlite"
+    with RagStub(fail_when=[FAIL_MARKER]) as flaky:
+        spans = send(phoenix_server.otlp_http_endpoint, project, flaky, batch)
+        wait_for_roots(client, project, 2)
+        first = evaluate_project(
+            project, client=client, llm=flaky.llm(), store=store, reference_key="metadata.reference"
+        )
+    assert first.results == {GROUNDEDNESS: 2, SIMILARITY: 2, FAITHFULNESS: 1, DISAGREEMENT: 1}
+    assert sum(first.failed.values()) == 1 and first.logged == 6
+    with RagStub() as healthy:
+        second = evaluate_project(
+            project, client=client, llm=healthy.llm(), store=store, reference_key="metadata.reference"
+        )
+        assert healthy.log.count("json_schema") == 1  # the judge ran for the failed span only
+    assert second.results == {FAITHFULNESS: 1, DISAGREEMENT: 1}  # BERTScore not recomputed
+    assert second.logged == 2 and second.failed == {}
+    labels = {
+        a["span_id"]: a["result"]["label"]
+        for a in annotations_of(client, project, spans)
+        if a["name"] == DISAGREEMENT
+    }
+    assert labels == dict.fromkeys(spans, "high_sim_unfaithful")
+
+
+def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescoring(tmp_path):
+    from bertscore_plugins.phoenix import evaluate_project
+    from bertscore_plugins.phoenix.dev_server import PhoenixServer
+    from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError
+
+    workdir, store, project = tmp_path / "phoenix", tmp_path / "store.sqlite", "killed-mid-logging"
+    server = PhoenixServer(workdir=workdir).start()
+    try:
+        with RagStub() as stub:
+            spans = send(server.otlp_http_endpoint, project, stub, requests("killed", 3))
+            client = Client(base_url=server.base_url)
+            wait_for_roots(client, project, 15)
+
+            def kill_after_the_first_batch(report) -> None:
+                if report.logged and server.pid is not None:
+                    server.stop()  # SIGTERM by pid, waits for the exit
+
+            with pytest.raises(TraceEvaluationError, match="run again to log them without rescoring"):
+                evaluate_project(
+                    project, client=client, llm=stub.llm(), store=store, reference_key="metadata.reference",
+                    log_batch_size=10, on_progress=kill_after_the_first_batch,
+                )  # fmt: skip
+            judged = len(stub.log.answers) - stub.app_requests
+            assert judged == 15
+            server = PhoenixServer(workdir=workdir).start()  # the same database, a new port
+            client = Client(base_url=server.base_url)
+            rerun = evaluate_project(
+                project, client=client, llm=stub.llm(), store=store, reference_key="metadata.reference"
+            )
+            assert len(stub.log.answers) - stub.app_requests == judged  # the judge was not called again
+        assert dict(rerun.results) == {} and rerun.evaluated == 0
+        assert rerun.logged == rerun.logged_from_store == 60 - 10
+        pairs = Counter((a["span_id"], a["name"]) for a in annotations_of(client, project, spans))
+        assert len(pairs) == 60 and max(pairs.values()) == 1
+    finally:
+        server.stop()
+
+
+def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
+    from bertscore_plugins.phoenix import evaluate_project
+
+    report = evaluate_project(
+        app.project,
+        client=app.client,
+        span_kind="LLM",
+        where="metadata['request'] == 'first-0-wrong_day'",
+        reference_key="metadata.reference",
+        store=tmp_path / "store.sqlite",
+    )
+    assert (report.spans_read, report.evaluated) == (1, 1)
+    # no judge configured: groundedness is the faithfulness side of the disagreement
+    assert report.results == {GROUNDEDNESS: 1, SIMILARITY: 1, DISAGREEMENT: 1}
+    llm_span = next(iter(app.client.spans.get_spans_dataframe(
+        query=SpanQuery().where("metadata['request'] == 'first-0-wrong_day' and span_kind == 'LLM'"),
+        project_identifier=app.project,
+    ).index))  # fmt: skip
+    (disagreement,) = [
+        a for a in annotations_of(app.client, app.project, [llm_span]) if a["name"] == DISAGREEMENT
+    ]
+    assert disagreement["metadata"]["faithfulness_signal"] == GROUNDEDNESS
+    assert disagreement["metadata"]["similarity"] > 0.9  # the LLM span's answer against the gold answer

@@ -1,0 +1,168 @@
+"""The pieces of trace evaluation that need no server and no model: span fields, store, settings, map."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import bertscore_plugins.phoenix as phoenix_package
+from bertscore_plugins.phoenix.result_store import ResultStore
+from bertscore_plugins.phoenix.spans import extract_fields, lookup, retriever_documents
+from bertscore_plugins.phoenix.trace_evaluation import (
+    EvaluationReport,
+    configuration_signature,
+    parse_since,
+    release_freed_memory,
+)
+
+# Spans exactly as Phoenix's REST API returned them for the instrumented app in tests/support/rag_app.py
+# (openinference-instrumentation-openai 0.1.66; attributes come back flattened).
+ROOT = {
+    "context": {"trace_id": "t1", "span_id": "root1"},
+    "span_kind": "CHAIN",
+    "parent_id": None,
+    "attributes": {
+        "input.mime_type": "text/plain",
+        "input.value": "When does the museum open?",
+        "output.mime_type": "text/plain",
+        "output.value": "It opens at nine.",
+        "metadata.request": "a",
+        "metadata.reference": "At nine.",
+    },
+}
+LLM_SPAN = {
+    "context": {"trace_id": "t1", "span_id": "llm1"},
+    "span_kind": "LLM",
+    "attributes": {
+        "input.mime_type": "application/json",
+        "input.value": '{"model": "rag-app-model", "messages": []}',
+        "llm.output_messages.0.message.content": "It opens at nine.",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.input_messages.0.message.content": "Answer from the context.\n\nContext:\nThe museum opens at nine.",
+        "llm.input_messages.0.message.role": "system",
+        "llm.input_messages.1.message.content": "When does the museum open?",
+        "llm.input_messages.1.message.role": "user",
+        "output.value": '{"id": "chatcmpl-app"}',
+    },
+}
+RETRIEVER_SPAN = {
+    "context": {"trace_id": "t1", "span_id": "ret1"},
+    "span_kind": "RETRIEVER",
+    "attributes": {
+        "input.value": "When does the museum open?",
+        **{f"retrieval.documents.{i}.document.content": f"doc {i}" for i in range(12)},
+    },
+}
+
+
+def test_root_span_fields_come_from_input_output_and_the_trace_documents():
+    fields = extract_fields(ROOT, ["The museum opens at nine."], lookup(ROOT, "metadata.reference"))
+    assert (fields.span_id, fields.trace_id) == ("root1", "t1")
+    assert (fields.input, fields.output) == ("When does the museum open?", "It opens at nine.")
+    assert fields.context == ("The museum opens at nine.",) and fields.reference == "At nine."
+
+
+def test_llm_span_reads_messages_and_falls_back_to_the_system_prompt_as_context():
+    fields = extract_fields(LLM_SPAN)
+    assert (fields.input, fields.output) == ("When does the museum open?", "It opens at nine.")
+    assert fields.context == ("Answer from the context.\n\nContext:\nThe museum opens at nine.",)
+    assert extract_fields(LLM_SPAN, ["retrieved"]).context == ("retrieved",)  # retrievers win
+
+
+def test_retriever_documents_keep_their_positions_past_ten():
+    assert retriever_documents(RETRIEVER_SPAN) == [f"doc {i}" for i in range(12)]
+
+
+def test_missing_pieces_are_none_not_empty_strings():
+    bare = {
+        "context": {"trace_id": "t", "span_id": "s"},
+        "span_kind": "CHAIN",
+        "attributes": {"input.value": " "},
+    }
+    fields = extract_fields(bare)
+    assert (fields.input, fields.output, fields.context, fields.reference) == (None, None, None, None)
+    assert (
+        lookup(ROOT, "metadata.missing") is None
+        and lookup(ROOT, "input.value") == ROOT["attributes"]["input.value"]
+    )
+
+
+def test_result_store_keeps_results_until_logged_across_reopening(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as store:
+        store.put("cfg-a", [("s1", "bertscore", {"name": "bertscore", "span_id": "s1"}, None)])
+        store.put("cfg-a", [("s1", "faithfulness", None, "judge timed out")])
+        store.put("cfg-b", [("s1", "bertscore", {"name": "bertscore", "span_id": "s1", "x": 2}, None)])
+        store.mark_logged("cfg-a", [("s1", "bertscore")])
+    with ResultStore(path) as store:
+        found = store.results("cfg-a", ["s1", "s2"])
+        assert set(found) == {"s1"}
+        assert found["s1"]["bertscore"].logged and found["s1"]["bertscore"].annotation["span_id"] == "s1"
+        assert found["s1"]["faithfulness"].annotation is None
+        assert found["s1"]["faithfulness"].failure == "judge timed out"
+        assert store.results("cfg-b", ["s1"])["s1"]["bertscore"].annotation["x"] == 2
+        assert store.count() == 3 and store.count("cfg-a") == 2
+
+
+def test_since_takes_durations_and_iso_times():
+    now = datetime(2026, 1, 31, 12, 0, tzinfo=timezone.utc)
+    assert parse_since("2h", now=now) == now - timedelta(hours=2)
+    assert parse_since("30m", now=now) == now - timedelta(minutes=30)
+    assert parse_since("2026-01-30T08:00", now=now) == datetime(2026, 1, 30, 8, 0, tzinfo=timezone.utc)
+    with pytest.raises(ValueError, match="--since must be"):
+        parse_since("yesterday", now=now)
+
+
+def test_configuration_signature_is_stable_and_changes_with_any_setting():
+    a = configuration_signature({"scorer": "sig", "similarity": ["bertscore", 0.9]})
+    assert a == configuration_signature({"similarity": ["bertscore", 0.9], "scorer": "sig"})
+    assert a != configuration_signature({"scorer": "sig", "similarity": ["bertscore", 0.85]})
+    assert re.fullmatch(r"cfg-[0-9a-f]{16}", a)
+
+
+def test_report_summary_names_each_skip_reason():
+    report = EvaluationReport(project="p", configuration="cfg-x", spans_read=3, evaluated=1)
+    report.skipped["groundedness: no context"] += 2
+    text = report.summary()
+    assert "skipped: 2 span(s): groundedness: no context" in text
+    assert report.to_dict()["skipped"] == {"groundedness: no context": 2}
+
+
+def test_package_docstring_map_lists_only_names_that_exist():
+    block = phoenix_package.__doc__.split("::", 1)[1].split("\n\n", 2)[1]
+    rows = [line.split(None, 1) for line in block.splitlines() if line.strip()]
+    assert {module for module, _ in rows} >= {"names", "evaluators", "span_annotations", "trace_evaluation"}
+    for module_name, names in rows:
+        module = importlib.import_module(f"bertscore_plugins.phoenix.{module_name}")
+        for name in re.sub(r"\(.*\)", "", names).replace(",", " ").split():
+            assert hasattr(module, name), f"{module_name}.{name} is listed but does not exist"
+            assert name in phoenix_package.__all__, f"{name} is listed but not importable from the package"
+            assert getattr(phoenix_package, name) is getattr(module, name)
+    for helper in ("spans", "result_store", "dev_server"):
+        importlib.import_module(f"bertscore_plugins.phoenix.{helper}")
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def test_memory_freed_between_long_lived_objects_goes_back_to_the_system_after_each_page():
+    # What a page does to glibc's heap: once a large block (a batch tensor) is freed, glibc raises its
+    # mmap threshold, so later buffers come from the heap; freed between small objects that live on,
+    # glibc keeps their memory (RSS grew per page) until it is trimmed.
+    large = bytearray(4_000_000)
+    del large
+    buffers, survivors = [], []
+    for _ in range(400):
+        buffers.append(bytearray(100_000))
+        survivors.append(bytes(2_000))
+    grown = _rss_mb()
+    buffers.clear()  # alone, this returned nothing when run by itself (RSS stayed at `grown`)
+    if not release_freed_memory():
+        pytest.skip("no glibc malloc_trim on this platform (nothing to release)")
+    assert _rss_mb() < grown - 20  # of the 40 MB freed

@@ -1,0 +1,533 @@
+"""An OpenAI-compatible chat-completions stub that judges faithfulness like a careful reader.
+
+Tests (and the demo's checks) point Phoenix's ``FaithfulnessEvaluator`` at it through a real
+``phoenix.evals.LLM(provider="openai", base_url=...)``, so the whole adapter path runs: json_schema
+structured output, the fallback to tool calling after an HTTP 400, and a row failing with HTTP 500.
+
+In process::
+
+    with StubJudge() as judge:                      # 127.0.0.1, a free port, a daemon thread
+        llm = judge.llm()                            # phoenix.evals.LLM pointed at it
+    StubJudge(reject_response_format=True)           # 400 on response_format -> Phoenix uses tools
+    StubJudge(fail_when=["FAIL-ME"])                 # HTTP 500 when the prompt contains a marker
+    StubJudge(rule=lookup_judge({"output text": "unfaithful"}))
+
+As a process (its own pid, for ``ss``): ``python tests/support/stub_judge.py --port 0`` prints
+``LISTENING <port>`` on its first line, then serves until SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from typing_extensions import Self
+
+Verdict = tuple[str, str]  # (label, explanation)
+Rule = Callable[[str, str, str], Verdict]  # (query, context, response) -> verdict
+
+MODEL_NAME = "stub-judge"
+
+_SECTION = {
+    name: re.compile(rf"<{name}>\n?(.*?)\n?</{name}>", re.DOTALL) for name in ("query", "context", "response")
+}
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
+_NUMBER_WORDS = {
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "million",
+    "half",
+    "quarter",
+    "once",
+    "twice",
+    "dozen",
+}
+_CALENDAR = {
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "weekday",
+    "weekend",
+}
+_NEGATIONS = {"not", "no", "never", "cannot", "none", "nobody", "nothing", "neither", "nor", "without"}
+_PRONOUNS = {"i", "i'm", "i've", "i'd", "i'll"}
+# Opposites a careful reader notices even when every other word matches ("rejected" vs "approved").
+_ANTONYMS = {
+    frozenset(pair.split("/"))
+    for pair in [
+        "approved/rejected",
+        "approve/reject",
+        "accepted/rejected",
+        "open/closed",
+        "opened/closed",
+        "allowed/forbidden",
+        "included/excluded",
+        "include/exclude",
+        "increase/decrease",
+        "increased/decreased",
+        "won/lost",
+        "win/lose",
+        "before/after",
+        "above/below",
+        "earlier/later",
+        "more/less",
+        "maximum/minimum",
+    ]
+}
+_STOPWORDS = {
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "but",
+    "if",
+    "of",
+    "to",
+    "in",
+    "on",
+    "at",
+    "by",
+    "for",
+    "with",
+    "from",
+    "as",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "it",
+    "its",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "their",
+    "they",
+    "them",
+    "you",
+    "your",
+    "we",
+    "our",
+    "i",
+    "he",
+    "she",
+    "his",
+    "her",
+    "can",
+    "will",
+    "would",
+    "should",
+    "could",
+    "may",
+    "might",
+    "must",
+    "do",
+    "does",
+    "did",
+    "has",
+    "have",
+    "had",
+    "so",
+    "than",
+    "then",
+    "also",
+    "just",
+    "about",
+    "into",
+    "over",
+    "after",
+    "before",
+    "up",
+    "down",
+    "out",
+}
+
+
+def _norm(word: str) -> str:
+    word = word.lower().replace("’", "'")
+    for suffix in ("'s", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return [piece for token in _WORD.findall(text) for piece in token.split("-") if piece]
+
+
+def _is_negation(word: str) -> bool:
+    lower = word.lower().replace("’", "'")
+    return lower in _NEGATIONS or lower.endswith("n't")
+
+
+def checkable_facts(response: str) -> list[str]:
+    """The words a careful judge checks against the context: numbers, dates, names, negations."""
+    facts = []
+    sentence_start = True
+    for raw in re.findall(r"\S+", response):
+        for word in _words(raw):
+            lower = word.lower()
+            acronym = word.isupper() and len(word) <= 3  # "ID", "TV": abbreviations, not names
+            is_name = word[0].isupper() and not sentence_start and lower not in _PRONOUNS and not acronym
+            if (
+                any(ch.isdigit() for ch in word)
+                or lower in _NUMBER_WORDS
+                or _norm(word) in _CALENDAR
+                or is_name
+                or _is_negation(word)
+            ):
+                facts.append(word)
+            sentence_start = False
+        sentence_start = raw.endswith((".", "!", "?", ":"))
+    return facts
+
+
+def _next_content_word(words: list[str], position: int) -> str | None:
+    for word in words[position + 1 :]:
+        if word.lower() not in _STOPWORDS and not _is_negation(word):
+            return _norm(word)
+    return None
+
+
+def _negated_in_context(target: str, context_words: list[str], window: int = 4) -> bool | None:
+    """True/False: the context negates / asserts ``target``; None: the context never mentions it."""
+    positions = [i for i, w in enumerate(context_words) if _norm(w) == target]
+    if not positions:
+        return None
+    return any(any(_is_negation(w) for w in context_words[max(0, i - window) : i]) for i in positions)
+
+
+def _bigrams(words: list[str]) -> set[tuple[str, str]]:
+    normed = [_norm(w) for w in words]
+    return set(itertools.pairwise(normed))
+
+
+def careful_judge(query: str, context: str, response: str, *, min_overlap: float = 0.1) -> Verdict:
+    """Unfaithful when the response states a number, date, name or negation the context does not.
+
+    A careful reader's checks, as token rules: every number, weekday/month and name must occur in the
+    context; a number or name must also stand next to the same word as in the context ("six tablets"
+    against "six hours"); a negation must negate what the context negates ("cannot be machine washed"
+    against "can be machine washed"); a word whose opposite the context uses instead is a contradiction.
+    ``min_overlap`` > 0 also calls a response unfaithful when fewer than that share of its content
+    words occur in the context or the question (an off-topic answer); 0 disables the check.
+    """
+    context_list = _words(context)
+    context_words = {_norm(w) for w in context_list}
+    context_bigrams = _bigrams(context_list)
+    response_list = _words(response)
+    facts = set(checkable_facts(response))
+    for position, word in enumerate(response_list):
+        if word not in facts:
+            continue
+        if _is_negation(word):
+            target = _next_content_word(response_list, position)
+            if target is not None and _negated_in_context(target, context_list) is False:
+                return (
+                    "unfaithful",
+                    f"The response says '{word}' {target}, but the context does not negate it.",
+                )
+            continue
+        if _norm(word) not in context_words:
+            return "unfaithful", f"The response mentions '{word}', which the context does not support."
+        following = response_list[position + 1] if position + 1 < len(response_list) else None
+        if (
+            following is not None
+            and following.lower() not in _STOPWORDS
+            and following[0].islower()
+            and _norm(following) in context_words
+            and (_norm(word), _norm(following)) not in context_bigrams
+        ):
+            pair = f"'{word} {following}'"
+            if word[0].isdigit() or word.lower() in _NUMBER_WORDS:
+                return "unfaithful", f"The response pairs {pair}, which the context does not."
+            # A name: wrong only when the context gives that same word to someone else.
+            others = [a for a, b in itertools.pairwise(context_list) if _norm(b) == _norm(following)]
+            if any(o[0].isupper() and _norm(o) != _norm(word) for o in others):
+                return "unfaithful", f"The response pairs {pair}; the context says someone else did."
+    for word in response_list:
+        for pair in _ANTONYMS:
+            if _norm(word) in pair or word.lower() in pair:
+                opposite = next(iter(pair - {word.lower(), _norm(word)}), None)
+                if opposite and opposite in context_words and word.lower() not in context_words:
+                    return "unfaithful", f"The response says '{word}' where the context says '{opposite}'."
+    if min_overlap > 0:
+        content = [_norm(w) for w in response_list if w.lower() not in _STOPWORDS]
+        known = context_words | {_norm(w) for w in _words(query)}
+        if content:
+            overlap = sum(w in known for w in content) / len(content)
+            if overlap < min_overlap:
+                return (
+                    "unfaithful",
+                    f"Only {overlap:.0%} of the response's content words appear in the context.",
+                )
+    return "faithful", "Every checkable detail in the response is supported by the context."
+
+
+def lookup_judge(verdicts: Mapping[str, str], default: str = "faithful") -> Rule:
+    """A rule that answers ``verdicts[key]`` for the first key found in the response, else ``default``."""
+
+    def rule(query: str, context: str, response: str) -> Verdict:
+        for key, label in verdicts.items():
+            if key in response:
+                return label, f"lookup: response contains {key!r}"
+        return default, "lookup: default verdict"
+
+    return rule
+
+
+def _sections(prompt_text: str) -> tuple[str, str, str]:
+    found = {name: pattern.search(prompt_text) for name, pattern in _SECTION.items()}
+    return tuple(
+        m.group(1).strip() if m else "" for m in (found["query"], found["context"], found["response"])
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class RequestLog:
+    """What the stub saw: every request body, how it answered, and per-mode counts."""
+
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[tuple[int, str]] = field(default_factory=list)  # (HTTP status, mode)
+
+    def count(self, mode: str) -> int:
+        return sum(1 for _, m in self.answers if m == mode)
+
+
+class StubJudge:
+    """The stub server; see the module docstring."""
+
+    def __init__(
+        self,
+        rule: Rule = careful_judge,
+        *,
+        reject_response_format: bool = False,
+        fail_when: Iterable[str] = (),
+        plain_text: bool = False,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.rule = rule
+        self.reject_response_format = reject_response_format
+        self.fail_when = tuple(fail_when)
+        self.plain_text = plain_text
+        self.host = host
+        self.log = RequestLog()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer((host, port), self._handler_class())
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def llm(self, **kwargs: Any) -> Any:
+        """A ``phoenix.evals.LLM`` pointed at this stub."""
+        from phoenix.evals import LLM
+
+        return LLM(provider="openai", model=MODEL_NAME, base_url=self.base_url, api_key="sk-stub", **kwargs)
+
+    def start(self) -> StubJudge:
+        self._thread = threading.Thread(target=self._server.serve_forever, name="stub-judge", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- answering --------------------------------------------------------------------------------
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], str]:
+        """(HTTP status, JSON reply, mode) for one chat-completions request body."""
+        messages = body.get("messages") or []
+        prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        if any(marker in prompt_text for marker in self.fail_when):
+            return (
+                500,
+                {"error": {"message": "stub judge: this row is set to fail", "type": "server_error"}},
+                "failed",
+            )
+        if self.reject_response_format and "response_format" in body:
+            error = {
+                "message": "response_format is not supported by this server",
+                "type": "invalid_request_error",
+            }
+            return 400, {"error": error}, "rejected_response_format"
+        label, explanation = self.rule(*_sections(prompt_text))
+        arguments = json.dumps({"explanation": explanation, "label": label})
+        message: dict[str, Any] = {"role": "assistant", "content": arguments}
+        mode = "json_schema"
+        if self.plain_text:
+            message["content"], mode = label, "plain_text"
+        elif body.get("tools"):
+            name = body["tools"][0]["function"]["name"]
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_stub",
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    }
+                ],
+            }
+            mode = "tool_calling"
+        reply = {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", MODEL_NAME),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if mode == "tool_calling" else "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": len(prompt_text.split()), "completion_tokens": 20, "total_tokens": 0},
+        }
+        return 200, reply, mode
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": MODEL_NAME, "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except json.JSONDecodeError:
+                    self._send(400, {"error": {"message": "body is not JSON"}})
+                    return
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                status, payload, mode = stub.answer(body)
+                with stub._lock:
+                    stub.log.bodies.append(body)
+                    stub.log.answers.append((status, mode))
+                self._send(status, payload)
+
+        return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--reject-response-format", action="store_true")
+    parser.add_argument("--fail-when", action="append", default=[])
+    parser.add_argument("--min-overlap", type=float, default=0.1)
+    args = parser.parse_args(argv)
+
+    def rule(query: str, context: str, response: str) -> Verdict:
+        return careful_judge(query, context, response, min_overlap=args.min_overlap)
+
+    stub = StubJudge(
+        rule, reject_response_format=args.reject_response_format, fail_when=args.fail_when, port=args.port
+    )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stub.start()
+    print(f"LISTENING {stub.port}", flush=True)
+    stop.wait()
+    stub.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
