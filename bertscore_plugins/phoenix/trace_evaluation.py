@@ -476,12 +476,11 @@ def _malloc_trim() -> Any:
     if _MALLOC_TRIM is False:
         _MALLOC_TRIM = None
         if sys.platform.startswith("linux"):
+            import contextlib
             import ctypes
 
-            try:
+            with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
                 _MALLOC_TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-            except (OSError, AttributeError):  # not glibc
-                pass
     return _MALLOC_TRIM
 
 
