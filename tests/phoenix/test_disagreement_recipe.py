@@ -101,7 +101,7 @@ def test_demo_data_has_every_case_and_enough_rows():
 
 
 def test_the_stub_judge_agrees_with_the_verdicts_written_into_the_demo_data():
-    from stub_judge import careful_judge
+    from tests.support.stub_judge import careful_judge
 
     verdicts = {
         row["id"]: careful_judge(row["question"], row["context"], row["output"])[0] for row in demo_rows()
@@ -271,7 +271,7 @@ def test_highlighting_shades_matched_tokens_escapes_html_and_outlines_the_worst(
 @pytest.fixture(scope="module")
 def judged_demo(tmp_path_factory):
     """The whole demo data scored once with the careful stub judge (no Phoenix): (folder, stdout, code)."""
-    from stub_judge import StubJudge
+    from tests.support.stub_judge import StubJudge
 
     out = tmp_path_factory.mktemp("judged-demo") / "out"
     patch = pytest.MonkeyPatch()
@@ -394,7 +394,7 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
     assert offline_meta["groundedness"] == table["groundedness_score"][0]["score"]
 
     # No server at the URL: a clear message, exit 3, nothing scored again (the scores are on disk).
-    from stub_judge import free_port
+    from tests.support.stub_judge import free_port
 
     calls = ScoringCalls(monkeypatch)
     url = f"http://127.0.0.1:{free_port()}"
@@ -491,7 +491,7 @@ def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_fin
 @pytest.fixture(scope="module")
 def logged_demo(judged_demo, phoenix_server, tmp_path_factory):
     """The judged demo folder, copied, then logged to the session's Phoenix server (no rescoring)."""
-    from stub_judge import StubJudge
+    from tests.support.stub_judge import StubJudge
 
     source, _, _ = judged_demo
     out = tmp_path_factory.mktemp("logged-demo") / "out"
