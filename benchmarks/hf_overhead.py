@@ -1,4 +1,4 @@
-"""Overhead of the Hugging Face adapters over one core call (issue 3, acceptance 5).
+"""Overhead of the Hugging Face adapters over one core call (the adapters must cost little over the core).
 
 Scores the same WMT16 pairs (default 2,000, the to-English language pairs in file order) three ways, with
 the model already loaded:

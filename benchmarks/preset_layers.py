@@ -17,7 +17,7 @@ BERTScore F1 (no idf, no rescaling) with the human z-scores, averaged over the p
 Two sources, same weights (the preset's assembled folder), same rows:
 - bert_score 0.3.13 with `all_layers=True` (one pass gives every layer 0..N, as tune_layers does);
 - the project's core, `get_scorer(ScoreConfig(model=<preset>, layer=L))`, for `--core-layers`.
-The project's figure for the default layer must equal bert_score's within 1e-4 (issue 8, acceptance 2).
+The project's figure for the default layer must equal bert_score's within 1e-4 (the quality preset's parity check).
 Results are written after every step, so a stopped run keeps what it measured.
 """
 
@@ -41,7 +41,7 @@ from quality_data import EvalDataMissing, PairSet, eval_data_dir, load_wmt16
 
 HERE = Path(__file__).resolve().parent
 PARITY_TOLERANCE = 1e-4
-#: issue 8's figures (bert_score 0.3.13, same weights, all 560 rows per pair)
+#: the published preset figures (bert_score 0.3.13, same weights, all 560 rows per pair)
 ISSUE_FIGURES = {5: 0.6967, 6: 0.7152, 7: 0.7166, 8: 0.7099, 12: 0.6445}
 
 

@@ -22,7 +22,7 @@ SCENARIOS = {
 #: the letters used before the names (RESULTS.md's older command lines); still accepted by `--scenarios`
 ALIASES = dict(zip("abcdef", SCENARIOS, strict=True))
 
-# Acceptance targets of issue 5, checked against the measured figures; each belongs to one scenario.
+# Speed and memory targets, checked against the measured figures; each belongs to one scenario.
 TARGETS = {
     "cold": {
         "cold_speedup_vs_bert_score": (">=", 1.2),

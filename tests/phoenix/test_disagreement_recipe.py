@@ -1,6 +1,6 @@
 """recipes/disagreement.py and recipes/demo.py: input reading, the output folder, the report, the judge
-and Phoenix outages (acceptance 4), the demo rows' quadrants (acceptance 6), and the HTML report and the
-Phoenix pages rendering in headless Chromium (acceptance 5).
+and Phoenix outages, the demo rows' quadrants, and the HTML report and the Phoenix pages rendering in
+headless Chromium.
 
 The slow tests start Phoenix servers (the session one from conftest, plus their own where a server must
 die) and the stub judge, all on 127.0.0.1, and stop them by pid.
@@ -289,7 +289,7 @@ def judged_demo(tmp_path_factory):
     return out, buffer.getvalue(), code
 
 
-def test_acceptance6_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo):
+def test_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo):
     out, stdout, code = judged_demo
     assert code == disagreement.EXIT_OK
     table = OutputFolder(out).load_table("jsonl")
@@ -412,7 +412,7 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
 
 
 @pytest.mark.slow
-def test_acceptance4_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_without_scoring(
+def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_without_scoring(
     tmp_path, monkeypatch, stub_judge, capsys
 ):
     from phoenix.client import Client
@@ -599,7 +599,7 @@ def assert_rendered(png: Path) -> None:
 
 
 @pytest.mark.slow
-def test_acceptance5_the_report_and_the_phoenix_pages_render_in_headless_chromium(logged_demo, tmp_path):
+def test_the_report_and_the_phoenix_pages_render_in_headless_chromium(logged_demo, tmp_path):
     out, _ = logged_demo
     state = json.loads((out / "state.json").read_text())
     shots = {
