@@ -6,7 +6,8 @@ Each run loads its model (timed as `load_s`, with a short warm-up), scores its t
 
 Spec keys: contender, texts ({"kind": "pairs"|"rescoring"|"long", ...}), model_dir, layer, device,
 dtype, config (extra ScoreConfig settings), cache (None|"memory"|"disk"), cache_dir, prepare_only,
-batch_tokens (floor), save_scores (path of an .npz for P/R/F1).
+batch_tokens (floor), save_scores (path of an .npz for P/R/F1), source (a folder holding another revision
+of the package, put first on PYTHONPATH by the harness; the result names the package file imported).
 """
 
 from __future__ import annotations
@@ -66,8 +67,10 @@ class ProjectContender:
     """bertscore_plugins.BERTScorer with the spec's settings (and optional reference cache)."""
 
     def __init__(self, spec: dict) -> None:
+        import bertscore_plugins
         from bertscore_plugins import BERTScorer, ScoreConfig
 
+        self.package = bertscore_plugins.__file__  # which revision ran (see the spec's `source`)
         settings = {"model": spec["model_dir"], "layer": spec["layer"], "dtype": spec.get("dtype", "float32")}
         if spec.get("device"):
             settings["device"] = spec["device"]
@@ -186,6 +189,8 @@ def run(spec: dict) -> dict:
     if first_pass is not None and (spec.get("cache") == "memory" or spec.get("prepare_only")):
         contender.score(first_pass, references)
     result: dict = {"load_s": load_s, "rss_after_load_mib": rss_after_load}
+    if getattr(contender, "package", None):
+        result["package"] = contender.package
     if spec.get("prepare_only"):
         result.update(score_s=0.0, pairs=len(candidates), peak_rss_mib=peak_rss_mib())
         return result

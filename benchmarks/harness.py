@@ -51,6 +51,8 @@ def run_contender(
     tests: peak RSS is then this process's, shared by every run, and no cap or timeout applies).
     """
     if in_process:
+        if spec.get("source"):
+            raise ValueError("a spec with its own source runs in its own process, not in_process")
         import contenders
 
         try:
@@ -62,6 +64,8 @@ def run_contender(
         spec_path.write_text(json.dumps(spec))
         stderr_path = Path(folder) / "stderr.txt"
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")
+        if spec.get("source"):  # another revision of the package, found before the installed one
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [spec["source"], env.get("PYTHONPATH")]))
         with open(stderr_path, "w") as stderr:
             child = subprocess.Popen(
                 [sys.executable, str(CONTENDER_SCRIPT), str(spec_path), str(result_path)],

@@ -7,6 +7,7 @@ of the rounds is reported. Model loading is timed separately from scoring.
     python benchmarks/speed.py                      # all scenarios, 2,000 WMT16 pairs, 3 rounds
     python benchmarks/speed.py --scenarios cold,fast-cpu-mode --repeats 1 --pairs 500
     python benchmarks/speed.py --quick              # 20 pairs, one round: the smoke test's run
+    python benchmarks/speed.py --scenarios cold,cached-references --before d6cce29   # this commit vs that
 
 Scenarios: cold (exact scoring from scratch); cached-references (re-scoring against cached references);
 memory-scaling; fast-cpu-mode (int8, bf16); long-text-window (truncate vs window); gpu (skipped without
@@ -103,7 +104,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="run contenders in this process (fast smoke runs; peak RSS then not isolated)",
     )
     parser.add_argument("--work-dir", type=Path, default=None, help="keep models, caches and scores here")
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        default=None,
+        help="also run the project as of git revision REV in cold and cached-references, alternating "
+        "with this commit in the same rounds; reports this commit's time over REV's",
+    )
     args = parser.parse_args(argv)
+    if args.before and args.in_process:
+        parser.error("--before runs the earlier code in its own processes; leave out --in-process")
+    args.before_commit = commit_of(args.before) if args.before else None
+    if args.before and args.before_commit is None:
+        parser.error(f"--before {args.before}: not a commit of {HERE.parent}")
     if args.quick:
         args.pairs = 20 if args.pairs == 2000 else args.pairs
         args.repeats = 1
@@ -121,6 +134,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def commit_of(revision: str) -> str | None:
+    """The full commit id `revision` names in this repository, None when it names none."""
+    import subprocess
+
+    found = subprocess.run(
+        ["git", "-C", str(HERE.parent), "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def export_revision(commit: str, folder: Path) -> str:
+    """The package as of `commit`, unpacked under `folder`; returns the folder to put on PYTHONPATH."""
+    import subprocess
+    import tarfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    archive = folder / "package.tar"
+    with open(archive, "wb") as out:
+        subprocess.run(
+            ["git", "-C", str(HERE.parent), "archive", commit, "bertscore_plugins"], stdout=out, check=True
+        )
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder, filter="data")
+    log.info("--before: commit %s unpacked in %s", commit[:12], folder)
+    return str(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     args = parse_args(argv)
@@ -129,15 +172,17 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     load_start = os.getloadavg()[0]
     try:
+        args.before_source = (
+            export_revision(args.before_commit, work / "before") if args.before_commit else None
+        )
         plan = Plan(default_device=args.device)
         context = plan_scenarios(args, work, plan)
-        if "fill_disk_cache" in context:
-            log.info("filling the disk reference cache for cached-references")
-            prepared = harness.run_contender(
-                context["fill_disk_cache"], timeout_s=3600, in_process=args.in_process
-            )
-            if "error" in prepared:
-                log.warning("disk cache preparation failed: %s", prepared["error"])
+        for key in ("fill_disk_cache", "fill_disk_cache_before"):
+            if key in context:
+                log.info("filling the disk reference cache for cached-references (%s)", key)
+                prepared = harness.run_contender(context[key], timeout_s=3600, in_process=args.in_process)
+                if "error" in prepared:
+                    log.warning("disk cache preparation failed: %s", prepared["error"])
         args.out.parent.mkdir(parents=True, exist_ok=True)
         loads = run_rounds(
             plan, args.repeats, args.in_process, checkpoint=args.out.with_suffix(".partial.json")
@@ -158,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             },
             "rows": rows,
             "measured": measured,
-            "targets": check_targets(measured, args.scenarios),
+            "targets": check_targets(measured, args.scenarios, before=args.before_source is not None),
         }
         if plan.stopped_early:
             report["stopped_early"] = plan.stopped_early

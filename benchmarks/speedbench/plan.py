@@ -51,6 +51,16 @@ TARGETS = {
 }
 
 
+#: with `--before REV`: the project at this commit against the project at REV, same run, alternating
+BEFORE_TARGETS = {
+    "cold": {"cold_time_vs_before": ("<=", 1.03)},
+    "cached-references": {
+        "cached_references_memory_cache_time_vs_before": ("<=", 1.03),
+        "cached_references_disk_cache_time_vs_before": ("<=", 1.03),
+    },
+}
+
+
 def scenario_names(text: str) -> list[str]:
     """Scenario names from a comma-separated `--scenarios` value, old letters mapped to names.
 
@@ -153,6 +163,19 @@ def plan_scenarios(args: argparse.Namespace, work: Path, plan: Plan) -> dict:
         )
         for budget in args.floor_batch_tokens:  # the floor is the best of these budgets
             plan.add(f"cold/floor@{budget}", spec("floor", pairs, model, layer, batch_tokens=budget), rounds)
+        if args.before_source:
+            plan.add(
+                "cold/project@before",
+                spec(
+                    "project",
+                    pairs,
+                    model,
+                    layer,
+                    source=args.before_source,
+                    save_scores=scores_path(work, "cold_before"),
+                ),
+                rounds,
+            )
     if "cached-references" in args.scenarios:
         rescoring = {"kind": "rescoring", "pairs": args.pairs}
         cache_dir = str(work / "reference-cache")
@@ -189,6 +212,36 @@ def plan_scenarios(args: argparse.Namespace, work: Path, plan: Plan) -> dict:
             ),
             rounds,
         )
+        if args.before_source:  # the earlier code fills (and reads) a cache folder of its own
+            before_cache = str(work / "reference-cache-before")
+            before = {"source": args.before_source}
+            context["fill_disk_cache_before"] = spec(
+                "project",
+                rescoring,
+                model,
+                layer,
+                cache="disk",
+                cache_dir=before_cache,
+                prepare_only=True,
+                **before,
+            )
+            for label, cache in (
+                ("memory", {"cache": "memory"}),
+                ("disk", {"cache": "disk", "cache_dir": before_cache}),
+            ):
+                plan.add(
+                    f"cached-references/project-{label}-cache@before",
+                    spec(
+                        "project",
+                        rescoring,
+                        model,
+                        layer,
+                        save_scores=scores_path(work, f"cached_{label}_before"),
+                        **cache,
+                        **before,
+                    ),
+                    rounds,
+                )
     if "fast-cpu-mode" in args.scenarios:
         plan.add(  # the same spec as cold/project: shared when both scenarios run
             "fast-cpu-mode/project-exact",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import texts as bench_texts
 
-from speedbench.plan import TARGETS, Job, Plan, cuda_available, scores_path
+from speedbench.plan import BEFORE_TARGETS, TARGETS, Job, Plan, cuda_available, scores_path
 
 
 def load_scores(path: str):
@@ -86,6 +86,11 @@ def _cold(args, jobs, work, memory_rows, rows, measured) -> None:
         row("cold", project, speedup_vs_bert_score=speedup, time_vs_floor=vs_floor, max_abs_delta=delta),
     ]
     rows += [row("cold", job, floor_used=job is floor) for job in floors]
+    if "cold/project@before" in jobs:
+        rows.append(
+            _before_row("cold", jobs["cold/project@before"], project, work, "cold_before", "cold_project")
+        )
+        measured["cold_time_vs_before"] = rows[-1]["time_after_vs_before"]
     measured["cold_speedup_vs_bert_score"] = speedup
     measured["cold_time_vs_floor"] = vs_floor
     measured["cold_max_abs_delta"] = max(delta.values()) if delta else None
@@ -107,6 +112,29 @@ def _cached_references(args, jobs, work, memory_rows, rows, measured) -> None:
             )
         )
         measured[f"cached_references_{label}_cache_speedup_vs_bert_score"] = speedup
+        before = jobs.get(f"cached-references/project-{label}-cache@before")
+        if before is not None:
+            rows.append(
+                _before_row(
+                    "cached-references", before, job, work, f"cached_{label}_before", f"cached_{label}"
+                )
+            )
+            measured[f"cached_references_{label}_cache_time_vs_before"] = rows[-1]["time_after_vs_before"]
+
+
+def _before_row(
+    scenario: str, before: Job, after: Job, work: Path, before_scores: str, after_scores: str
+) -> dict:
+    """The earlier commit's row: this commit's time over its time, and how far their scores differ."""
+    return row(
+        scenario,
+        before,
+        time_after_vs_before=ratio(after.median("score_s"), before.median("score_s")),
+        package=before.first("package"),
+        max_abs_delta_vs_after=max_abs_delta(
+            load_scores(scores_path(work, before_scores)), load_scores(scores_path(work, after_scores))
+        ),
+    )
 
 
 def _memory_scaling(args, jobs, work, memory_rows, rows, measured) -> None:
@@ -240,13 +268,16 @@ def f1_agreement(exact, approximate, pairs: int) -> dict:
     return figures
 
 
-def check_targets(measured: dict, scenarios: list[str]) -> list[dict]:
-    """Each target of the scenarios run, its measured value and whether it passed (None: not measured)."""
+def check_targets(measured: dict, scenarios: list[str], before: bool = False) -> list[dict]:
+    """Each target of the scenarios run, its measured value and whether it passed (None: not measured).
+
+    `before`: also the targets against an earlier commit (`--before`)."""
     checks = []
     for scenario, targets in TARGETS.items():
         if scenario not in scenarios:
             continue
-        for name, (op, goal) in targets.items():
+        extra = BEFORE_TARGETS.get(scenario, {}) if before else {}
+        for name, (op, goal) in {**targets, **extra}.items():
             value = measured.get(name)
             passed = None if value is None else (value >= goal if op == ">=" else value <= goal)
             checks.append({"target": name, "goal": f"{op} {goal:g}", "measured": value, "pass": passed})

@@ -36,12 +36,18 @@ def rows_by_contender(report: dict) -> dict[str, dict]:
     return {row["contender"]: row for row in report["rows"]}
 
 
-def test_cold_scoring_in_fresh_processes(tmp_path: Path) -> None:
-    """The cold scenario through the real harness: one fresh process per contender, RSS read from each."""
-    report = run_speed(tmp_path, "--scenarios", "cold")
+def test_cold_scoring_in_fresh_processes_beside_an_earlier_commit(tmp_path: Path) -> None:
+    """The cold scenario through the real harness: one fresh process per contender, RSS read from each;
+    `--before HEAD` runs the committed package beside the working tree's, from its own unpacked copy."""
+    report = run_speed(tmp_path, "--scenarios", "cold", "--before", "HEAD")
     assert set(report) == {"environment", "load_average", "rows", "measured", "targets"}
     assert report["environment"]["versions"]["bert-score"] == "0.3.13"
     rows = rows_by_contender(report)
+    before = rows.pop("cold/project@before")
+    assert "error" not in before, before.get("error")
+    assert "/before/bertscore_plugins/" in before["package"]  # the unpacked commit ran, not the checkout
+    assert before["time_after_vs_before"] > 0
+    assert max(before["max_abs_delta_vs_after"].values()) <= 1e-6  # same numbers, same code path
     assert set(rows) == {"cold/bert_score", "cold/project", "cold/floor@4096", "cold/floor@8192"}
     assert [rows[f"cold/floor@{budget}"]["floor_used"] for budget in (4096, 8192)].count(True) == 1
     for row in rows.values():
@@ -56,7 +62,24 @@ def test_cold_scoring_in_fresh_processes(tmp_path: Path) -> None:
     assert max(project["max_abs_delta"].values()) <= 1e-5  # same numbers as bert_score
     targets = {check["target"]: check for check in report["targets"]}
     assert targets["cold_max_abs_delta"]["pass"] is True
-    assert set(targets) == {"cold_speedup_vs_bert_score", "cold_time_vs_floor", "cold_max_abs_delta"}
+    assert set(targets) == {
+        "cold_speedup_vs_bert_score",
+        "cold_time_vs_floor",
+        "cold_max_abs_delta",
+        "cold_time_vs_before",
+    }
+
+
+def test_before_names_a_revision_that_does_not_exist(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, str(SPEED), "--quick", "--scenarios", "cold", "--before", "no-such-revision"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert "--before no-such-revision: not a commit of" in completed.stderr
 
 
 def test_every_other_scenario_in_one_process(tmp_path: Path) -> None:
