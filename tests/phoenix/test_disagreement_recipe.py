@@ -24,6 +24,7 @@ import pytest
 from recipes import disagreement, phoenix_logging, report
 from recipes.rows import ColumnNames, InputTableError, normalise_rows, read_table
 from recipes.run_state import OutputFolder
+from tests.support.browser import rendered_dom, screenshot
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recipes" / "demo_data.jsonl"
@@ -539,53 +540,6 @@ def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
         found = client.spans.get_spans_dataframe(query=query, project_identifier="recipe-demo", limit=1000)
         assert set(found.index) == expected, label
     assert state["logged"]["urls"]["project"].startswith(f"{server.base_url}/projects/")
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if path := shutil.which(name):
-            return path
-    pytest.skip("headless Chromium is not installed (Debian: apt-get install -y chromium)")
-
-
-def screenshot(url: str, png: Path, profile: Path, wait_ms: int = 0) -> None:
-    command = [
-        chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        f"--screenshot={png}",
-        "--window-size=1280,900",
-    ]
-    if wait_ms:  # let the single-page app fetch its data before the picture is taken
-        command.append(f"--virtual-time-budget={wait_ms}")
-    subprocess.run([*command, url], check=True, timeout=180, capture_output=True)
-
-
-def rendered_dom(url: str, profile: Path, wait_ms: int = 20000) -> str:
-    """The page's DOM after its scripts ran (headless Chromium --dump-dom)."""
-    command = [
-        chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        f"--virtual-time-budget={wait_ms}",
-        "--dump-dom",
-        url,
-    ]
-    return subprocess.run(command, check=True, timeout=180, capture_output=True, text=True).stdout
 
 
 def assert_rendered(png: Path) -> None:

@@ -24,6 +24,7 @@ from phoenix.client.types.spans import SpanQuery
 
 from bertscore_plugins.phoenix import disagreement_filters
 from bertscore_plugins.phoenix.names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
+from tests.support.browser import rendered_dom, screenshot
 from tests.support.rag_app import RagStub, Request, send
 
 pytestmark = pytest.mark.slow
@@ -276,21 +277,14 @@ def test_follow_picks_up_traces_sent_after_it_started(app):
     assert report["evaluated"] == 5 and report["polls"] >= 2
 
 
-@pytest.mark.skipif(
-    shutil.which("chromium") is None, reason="needs the `chromium` package for a headless screenshot"
-)
 def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
     from bertscore_plugins.phoenix import project_id, project_url
 
     assert "first" in app.runs, "runs after the first evaluation"
     url = project_url(app.base_url, project_id(app.client, app.project))
     shot = tmp_path / "spans.png"
-    base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1600,1000",
-            "--virtual-time-budget=20000", f"--user-data-dir={tmp_path / 'profile'}"]  # fmt: skip
-    dom = subprocess.run(
-        [*base, "--dump-dom", url], capture_output=True, text=True, timeout=180, check=True
-    ).stdout
-    subprocess.run([*base, f"--screenshot={shot}", url], capture_output=True, timeout=180, check=True)
+    dom = rendered_dom(url, tmp_path / "profile", window=(1600, 1000))
+    screenshot(url, shot, tmp_path / "profile", wait_ms=20000, window=(1600, 1000))
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for name in (DISAGREEMENT, GROUNDEDNESS, SIMILARITY):
