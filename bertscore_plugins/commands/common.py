@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -204,3 +205,24 @@ def check_output_path(path: str | None, flag: str) -> None:
         raise FileNotFoundError(f"{flag} {path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise PermissionError(f"{flag} {path}: folder {folder} is not writable")
+
+
+def write_rows_and_summary(
+    lines: list[str], summary: dict[str, Any], *, rows_to: str, summary_to: str | None
+) -> None:
+    """Per-row lines to `rows_to` ('-' = stdout), the JSON summary to `summary_to` (None = stderr).
+
+    Files first (they can still fail, atomically), stdout last: an error never leaves half the rows
+    printed."""
+    from bertscore_plugins.files import write_atomically
+
+    rows_text = "".join(line + "\n" for line in lines)
+    summary_text = json.dumps(summary, indent=2)
+    if summary_to:
+        write_atomically(summary_to, summary_text + "\n")
+    if rows_to == STDIN:
+        sys.stdout.write(rows_text)
+    else:
+        write_atomically(rows_to, rows_text)
+    if not summary_to:
+        print(summary_text, file=sys.stderr)

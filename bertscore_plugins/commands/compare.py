@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
     check_output_path,
     config_from_args,
-    read_lines,
+    read_aligned,
 )
 from bertscore_plugins.files import write_atomically
 from bertscore_plugins.stats import DEFAULT_SEED
@@ -63,49 +62,32 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _read_lines(path: str) -> list[str]:
-    return read_lines(path)
-
-
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import BERTScorer
     from bertscore_plugins.comparison import compare_systems, format_comparison
 
     check_output_path(args.json, "--json")
-    try:
-        system_a, system_b = _read_lines(args.system_a), _read_lines(args.system_b)
-        columns = [_read_lines(path) for path in args.references]
-    except (OSError, ValueError) as error:  # missing, a folder, invalid UTF-8 (file and line named)
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    for path, lines in [(args.system_b, system_b), *list(zip(args.references, columns, strict=True))]:
-        if len(lines) != len(system_a):
-            print(
-                f"error: {path} has {len(lines)} lines but {args.system_a} has {len(system_a)}",
-                file=sys.stderr,
-            )
-            return 2
+    system_a, (system_b, *columns) = read_aligned(
+        ("-a/--system-a", args.system_a),
+        [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
+    )
     references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
-    try:
-        # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;
-        # both systems share the references: encode them once (and keep them on disk with --cache-dir)
-        scorer = BERTScorer(config_from_args(args))
-        scorer.enable_reference_cache(disk_dir=args.cache_dir)
-        comparison = compare_systems(
-            system_a,
-            system_b,
-            references,
-            scorer=scorer,
-            metric=args.metric,
-            method=args.method,
-            resamples=args.resamples,
-            confidence=args.confidence,
-            seed=args.seed,
-            top=args.top,
-        )
-    except (ValueError, FileNotFoundError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;
+    # both systems share the references: encode them once (and keep them on disk with --cache-dir)
+    scorer = BERTScorer(config_from_args(args))
+    scorer.enable_reference_cache(disk_dir=args.cache_dir)
+    comparison = compare_systems(
+        system_a,
+        system_b,
+        references,
+        scorer=scorer,
+        metric=args.metric,
+        method=args.method,
+        resamples=args.resamples,
+        confidence=args.confidence,
+        seed=args.seed,
+        top=args.top,
+    )
     print(format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha))
     if args.json:
         write_atomically(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
     check_output_path,
     config_from_args,
     read_aligned,
+    write_rows_and_summary,
 )
 
 
@@ -61,7 +61,6 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFUL, offline_faithfulness
-    from bertscore_plugins.files import write_atomically
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
@@ -93,7 +92,6 @@ def run(args: argparse.Namespace) -> int:
                     }
                 )
             )
-    rows_text = "".join(line + "\n" for line in lines)
     summary = {
         "rows": len(rows),
         "faithful": sum(row.label == FAITHFUL for row in rows),
@@ -101,14 +99,5 @@ def run(args: argparse.Namespace) -> int:
         "threshold": threshold,
         "signature": str(scorer.signature),
     }
-    summary_text = json.dumps(summary, indent=2)
-    # files first (they can still fail), stdout last
-    if args.summary:
-        write_atomically(args.summary, summary_text + "\n")
-    if args.out == "-":
-        sys.stdout.write(rows_text)
-    else:
-        write_atomically(args.out, rows_text)
-    if not args.summary:
-        print(summary_text, file=sys.stderr)
+    write_rows_and_summary(lines, summary, rows_to=args.out, summary_to=args.summary)
     return 0

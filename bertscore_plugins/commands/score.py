@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from bertscore_plugins.commands.common import (
     STDIN,
@@ -12,6 +11,7 @@ from bertscore_plugins.commands.common import (
     check_output_path,
     config_from_args,
     read_aligned,
+    write_rows_and_summary,
 )
 
 
@@ -69,7 +69,6 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.files import write_atomically
 
     if [args.candidates, *args.references].count(STDIN) > 1:
         raise ValueError("only one of -c/--candidates and -r/--references can read standard input ('-')")
@@ -99,7 +98,6 @@ def run(args: argparse.Namespace) -> int:
             if args.explain:
                 record["worst_matches"] = explanation
             lines.append(json.dumps(record))
-    rows_text = "".join(line + "\n" for line in lines)
 
     summary = {
         "rows": len(scores),
@@ -107,14 +105,5 @@ def run(args: argparse.Namespace) -> int:
         "rescaled": scores.rescaled,
         "signature": scores.signature,
     }
-    summary_text = json.dumps(summary, indent=2)
-    # files first (they can still fail), stdout last
-    if args.summary:
-        write_atomically(args.summary, summary_text + "\n")
-    if args.output == "-":
-        sys.stdout.write(rows_text)
-    else:
-        write_atomically(args.output, rows_text)
-    if not args.summary:
-        print(summary_text, file=sys.stderr)
+    write_rows_and_summary(lines, summary, rows_to=args.output, summary_to=args.summary)
     return 0

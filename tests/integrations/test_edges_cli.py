@@ -181,7 +181,7 @@ def test_outputs_are_written_whole(tmp_path, capsys):
 def test_compare_and_baseline_commands_share_the_reader_and_the_errors(tmp_path, capsys):
     a, r = _files(tmp_path, "a\x0cb\nc\n", "a\x0cb\nc\n")
     error = _one_line_error(capsys, ["compare", "-a", a, "-b", str(tmp_path / "none.txt"), "-r", r])
-    assert error == f"error: input file {tmp_path / 'none.txt'} does not exist"
+    assert error == f"error: -b/--system-b file {tmp_path / 'none.txt'} does not exist"
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(b"one\n\xff two\n")
     error = _one_line_error(capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "b.tsv")])
