@@ -24,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args, read_aligned
 from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import DEFAULT_SEED
 
@@ -51,10 +51,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--top", type=int, default=10, help="rows that moved most to report")
     add_model_arguments(parser)
     return parser.parse_args(argv)
-
-
-def _read_lines(path: str) -> list[str]:
-    return Path(path).read_text(encoding="utf-8").splitlines()
 
 
 def status_of(difference: float, p_value: float, alpha: float, tolerance: float) -> str:
@@ -102,19 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     from bertscore_plugins.comparison import compare_systems, format_comparison
 
     args = parse_args(argv)
-    try:
-        baseline, candidate = _read_lines(args.baseline), _read_lines(args.candidate)
-        columns = [_read_lines(path) for path in args.references]
-    except OSError as error:
+    try:  # the CLI's reader: rows split on "\n" only, invalid UTF-8 named by file and line
+        baseline, (candidate, *columns) = read_aligned(
+            ("--baseline", args.baseline),
+            [("--candidate", args.candidate), *(("--references", path) for path in args.references)],
+        )
+    except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    for path, lines in [(args.candidate, candidate), *list(zip(args.references, columns, strict=True))]:
-        if len(lines) != len(baseline):
-            print(
-                f"error: {path} has {len(lines)} lines but {args.baseline} has {len(baseline)}",
-                file=sys.stderr,
-            )
-            return EXIT_BAD_INPUT
     references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
 
     try:

@@ -165,3 +165,25 @@ def test_regression_recipe_fails_on_a_significant_regression_and_reuses_the_cach
     assert report["status"] == "improved"
     assert report["reference_cache"]["misses"] == 0
     assert report["reference_cache"]["hits"] >= len(set(REFERENCES))
+
+
+def test_regression_recipe_reads_rows_as_the_cli_does(tmp_path, capsys) -> None:
+    """A line separator inside a row (U+2028, form feed) stays in that row: no shifted or extra rows;
+    a file that is not UTF-8 is named with its line, exit 2, no traceback."""
+    from recipes import regression
+
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    base = write_lines(tmp_path / "base.txt", SYSTEM_B)
+    inner = write_lines(tmp_path / "inner.txt", [SYSTEM_B[0] + "\u2028(aside)\f", *SYSTEM_B[1:]])
+    common = ["--references", refs, "--out", str(tmp_path / "report"), "--resamples", "200"]
+    assert regression.main(["--baseline", base, "--candidate", inner, *common]) in (0, 1)
+    report = json.loads((tmp_path / "report" / "regression.json").read_text())
+    assert report["comparison"]["test"]["n"] == len(SYSTEM_B)
+    capsys.readouterr()
+
+    damaged = tmp_path / "damaged.txt"
+    damaged.write_bytes(b"fine\n" * 3 + b"\xff\xfe broken\n" + b"fine\n" * 4)
+    assert regression.main(["--baseline", base, "--candidate", str(damaged), *common]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: ") and f"{damaged}:4: is not valid UTF-8" in error
+    assert "Traceback" not in error
