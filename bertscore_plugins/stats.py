@@ -219,22 +219,18 @@ def paired_bootstrap(
     deltas = b - a
     observed = float(deltas.mean())
     sample_deltas = deltas[_resample_indices(deltas.size, resamples, seed)].mean(axis=1)
-    low, high = _percentiles(sample_deltas, confidence)
     centered = np.abs(sample_deltas - sample_deltas.mean())
     exceed = int(np.count_nonzero(centered >= abs(observed) - 1e-12))
     p_value = (exceed + 1) / (resamples + 1)
-    return PairedResult(
-        float(a.mean()),
-        float(b.mean()),
-        observed,
-        low,
-        high,
+    return _result(
+        a,
+        b,
+        sample_deltas,
         p_value,
-        int(a.size),
-        "bootstrap",
-        int(resamples),
-        confidence,
-        seed,
+        method="bootstrap",
+        resamples=resamples,
+        confidence=confidence,
+        seed=seed,
     )
 
 
@@ -269,19 +265,43 @@ def approximate_randomization(
     p_value = (exceed + 1) / (resamples + 1)
     interval_draws = min(resamples, 1000)
     sample_deltas = deltas[_resample_indices(deltas.size, interval_draws, seed)].mean(axis=1)
+    return _result(
+        a,
+        b,
+        sample_deltas,
+        p_value,
+        method="randomization",
+        resamples=resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+
+
+def _result(
+    a: np.ndarray,
+    b: np.ndarray,
+    sample_deltas: np.ndarray,
+    p_value: float,
+    *,
+    method: str,
+    resamples: int,
+    confidence: float,
+    seed: int | None,
+) -> PairedResult:
+    """A test's result: the means, the observed difference, its interval from `sample_deltas`."""
     low, high = _percentiles(sample_deltas, confidence)
     return PairedResult(
-        float(a.mean()),
-        float(b.mean()),
-        observed,
-        low,
-        high,
-        p_value,
-        int(a.size),
-        "randomization",
-        int(resamples),
-        confidence,
-        seed,
+        mean_a=float(a.mean()),
+        mean_b=float(b.mean()),
+        difference=float((b - a).mean()),
+        low=low,
+        high=high,
+        p_value=p_value,
+        n=int(a.size),
+        method=method,
+        resamples=int(resamples),
+        confidence=confidence,
+        seed=seed,
     )
 
 
