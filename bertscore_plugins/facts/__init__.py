@@ -28,10 +28,12 @@ from bertscore_plugins.facts.support import (
 )
 
 #: BERTScore precision against the context at or above which an output counts as grounded (packaged
-#: MiniLM, layer 4, unrescaled); the same default as the Phoenix GroundednessEvaluator.
+#: MiniLM, layer 4, unrescaled); also the Phoenix GroundednessEvaluator's default.
 DEFAULT_GROUNDEDNESS_THRESHOLD = 0.8
 CONTEXT_SEPARATOR = "\n\n"
+"""Joins a list of context passages into one text, so every passage can support the output."""
 FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
+"""The labels of the offline signal, the same words Phoenix's faithfulness judge uses."""
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+# the threshold and the passage separator are the fact check's, so both signals read a row alike
+from bertscore_plugins.facts import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD
+
 from .evaluators import _BERTScoreEvaluatorBase
 from .names import GROUNDED, GROUNDEDNESS, UNGROUNDED
-
-DEFAULT_GROUNDEDNESS_THRESHOLD = 0.8
-"""Precision at or above which an output counts as "grounded" (packaged MiniLM, layer 4, unrescaled)."""
-
-CONTEXT_SEPARATOR = "\n\n"
 
 
 class GroundednessInput(BaseModel):

@@ -8,6 +8,10 @@ logged. Result columns are ``f"{name}_score"`` and ``f"{name}_execution_details"
 
 from __future__ import annotations
 
+# the fact check's labels, also the words Phoenix's faithfulness judge answers with
+from bertscore_plugins.facts import FAITHFUL as FAITHFUL
+from bertscore_plugins.facts import UNFAITHFUL as UNFAITHFUL
+
 # -- annotation names (also the prefixes of the result columns) --------------------------------------
 SIMILARITY = "bertscore"
 """BERTScore F1 of the output against a reference."""
@@ -23,7 +27,6 @@ OFFLINE_FAITHFULNESS = "offline_faithfulness"
 # -- labels ------------------------------------------------------------------------------------------
 SIMILAR, DISSIMILAR = "similar", "dissimilar"
 GROUNDED, UNGROUNDED = "grounded", "ungrounded"
-FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
 AGREE = "agree"
 HIGH_SIM_UNFAITHFUL = "high_sim_unfaithful"
 LOW_SIM_FAITHFUL = "low_sim_faithful"

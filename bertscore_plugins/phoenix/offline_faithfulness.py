@@ -14,15 +14,10 @@ from typing import Any
 import pandas as pd
 from phoenix.evals import Score
 
-from bertscore_plugins.facts import OfflineFaithfulness, check_explanation
+from bertscore_plugins.facts import FAITHFUL, UNFAITHFUL, OfflineFaithfulness, check_explanation
 
-from .evaluators import _BERTScoreEvaluatorBase, score_dataframe
-from .groundedness import (
-    CONTEXT_SEPARATOR,
-    DEFAULT_GROUNDEDNESS_THRESHOLD,
-    GroundednessEvaluator,
-    GroundednessInput,
-)
+from .evaluators import score_dataframe
+from .groundedness import DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
 from .names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 
 #: groundedness at or above which a row whose facts are all carried needs no judge
@@ -30,7 +25,7 @@ SETTLED_FAITHFUL = 0.9
 _GROUNDEDNESS_CELL = "_groundedness_cell"
 
 
-class OfflineFaithfulnessEvaluator(_BERTScoreEvaluatorBase):
+class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
     """Groundedness x fact check of the output against the context, as a Phoenix ``code`` evaluator.
 
     Inputs: ``output`` (str) and ``context`` (str, or a list of passages joined with blank lines).
@@ -43,12 +38,11 @@ class OfflineFaithfulnessEvaluator(_BERTScoreEvaluatorBase):
     groundedness, fact_score, fact_label, unsupported_facts, facts, precision, recall, f1, threshold,
     signature, worst_matches.
 
-    Args: as :class:`~bertscore_plugins.phoenix.groundedness.GroundednessEvaluator`.
+    Args: as :class:`~bertscore_plugins.phoenix.groundedness.GroundednessEvaluator`, whose inputs and
+    precision it shares; the fact check is what it adds.
     """
 
-    candidate_field = "output"
-    reference_field = "context"
-    labels = ("faithful", "unfaithful")
+    labels = (FAITHFUL, UNFAITHFUL)
 
     def __init__(
         self,
@@ -60,25 +54,9 @@ class OfflineFaithfulnessEvaluator(_BERTScoreEvaluatorBase):
         companion: GroundednessEvaluator | None = None,
         **core_settings: Any,
     ) -> None:
-        super().__init__(
-            name=name,
-            threshold=threshold,
-            scorer=scorer,
-            explain_k=explain_k,
-            input_schema=GroundednessInput,
-            **core_settings,
-        )
+        super().__init__(threshold, name=name, scorer=scorer, explain_k=explain_k, **core_settings)
         # when set, every Score also carries the companion's groundedness cell (one core call for both)
         self.companion = companion
-
-    def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, str]:
-        context = eval_input["context"]
-        if isinstance(context, list):
-            context = CONTEXT_SEPARATOR.join(context)
-        return eval_input["output"], context
-
-    def _headline(self, precision: float, recall: float, f1: float) -> float:
-        return precision
 
     def score_from_result(self, result: Any, row: int) -> Score:
         grounded = super().score_from_result(result, row)
