@@ -175,7 +175,8 @@ def test_regression_recipe_reads_rows_as_the_cli_does(tmp_path, capsys) -> None:
     refs = write_lines(tmp_path / "refs.txt", REFERENCES)
     base = write_lines(tmp_path / "base.txt", SYSTEM_B)
     inner = write_lines(tmp_path / "inner.txt", [SYSTEM_B[0] + "\u2028(aside)\f", *SYSTEM_B[1:]])
-    common = ["--references", refs, "--out", str(tmp_path / "report"), "--resamples", "200"]
+    common = ["--references", refs, "--out", str(tmp_path / "report"), "--cache-dir", str(tmp_path / "cache")]
+    common += ["--resamples", "200"]
     assert regression.main(["--baseline", base, "--candidate", inner, *common]) in (0, 1)
     report = json.loads((tmp_path / "report" / "regression.json").read_text())
     assert report["comparison"]["test"]["n"] == len(SYSTEM_B)
