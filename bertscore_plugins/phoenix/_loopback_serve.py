@@ -11,14 +11,23 @@ strips such variables, and this wrapper closes the door in the process itself, f
   ``dns:///...``) and replaced unless it is a loopback address; an address whose port cannot be read is
   refused rather than passed through.
 
+It also never outlives the process that started it: with ``$BERTSCORE_PHOENIX_OWNER_PID`` set (the
+launcher sets it), a watcher thread stops the server once that process is gone, even after a SIGKILL,
+so no orphaned server keeps its ports and database.
+
 It runs with the Phoenix virtual environment's interpreter and imports nothing from bertscore_plugins:
 ``<venv>/bin/python _loopback_serve.py [phoenix serve options...]``.
 """
 
 import ipaddress
 import os
+import signal
 import socket
 import sys
+import threading
+import time
+
+OWNER_ENV = "BERTSCORE_PHOENIX_OWNER_PID"
 
 HOST = os.environ.get("PHOENIX_HOST", "127.0.0.1")
 _LOOPBACK = {socket.AF_INET: "127.0.0.1", socket.AF_INET6: "::1"}
@@ -98,8 +107,26 @@ def install() -> None:
     grpc.aio.server = loopback_server
 
 
+def exit_with_owner(owner: int, poll_s: float = 1.0, grace_s: float = 30.0) -> threading.Thread:
+    """Stop this process (SIGTERM: Phoenix shuts down cleanly; a hard exit after `grace_s`) once its
+    parent is no longer `owner`: the owner exited or was killed, and this process was re-parented."""
+
+    def watch() -> None:
+        while os.getppid() == owner:
+            time.sleep(poll_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(grace_s)
+        os._exit(1)
+
+    watcher = threading.Thread(target=watch, name="exit-with-owner", daemon=True)
+    watcher.start()
+    return watcher
+
+
 if __name__ == "__main__":
     install()
+    if os.environ.get(OWNER_ENV, "").isdigit():
+        exit_with_owner(int(os.environ[OWNER_ENV]))
     from phoenix.server.main import main
 
     sys.argv = ["phoenix", "serve", *sys.argv[1:]]

@@ -8,7 +8,9 @@ to ``$HOME``. So it lives in its own virtual environment (``.phoenix-venv`` at t
 - nothing else listens: inherited variables that open listeners or move them (``PHOENIX_ENABLE_PROMETHEUS``,
   any ``PHOENIX_*HOST*``/``*PORT*``) are dropped, and the wrapper rebinds any other socket to loopback;
 - SQLite in a working folder by default (``PHOENIX_WORKING_DIR``), PostgreSQL by ``database_url``;
-- ``stop()`` sends SIGTERM to its pid, waits, and removes both PID files (ours and Phoenix's).
+- ``stop()`` sends SIGTERM to its pid, waits, and removes both PID files (ours and Phoenix's);
+- the server stops itself when the process that started it is gone (killed, even by SIGKILL), so a
+  crashed test or script leaves no orphaned server behind.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from pathlib import Path
 from typing import TextIO
 
 from typing_extensions import Self
+
+from bertscore_plugins.phoenix._loopback_serve import OWNER_ENV
 
 logger = logging.getLogger(__name__)
 
@@ -309,6 +313,7 @@ class PhoenixServer:
             PHOENIX_TELEMETRY_ENABLED="false",
             PHOENIX_ALLOW_EXTERNAL_RESOURCES="false",
         )
+        env[OWNER_ENV] = str(os.getpid())  # the server stops itself when this process is gone
         env.pop("PYTHONPATH", None)  # the child must see only its own environment's packages
         if self.database_url:
             env["PHOENIX_SQL_DATABASE_URL"] = self.database_url

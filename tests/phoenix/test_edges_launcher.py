@@ -3,10 +3,16 @@ environment variables say (checked with `ss -ltnp` while it runs)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +22,7 @@ from bertscore_plugins.phoenix._loopback_serve import is_loopback, loopback_addr
 from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 
 WRAPPER = Path(_loopback_serve.__file__)
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -221,3 +228,106 @@ def test_the_launched_server_tree_listens_on_loopback_only_with_prometheus_asked
         assert not any(local.endswith(":9090") for local in listening)
     finally:
         server.stop()
+
+
+# -------------------------------------------------------------------- a server never outlives its owner
+
+
+def _gone(pid: int) -> bool:
+    """True once `pid` has exited (a zombie nobody reaped counts as exited)."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+def _wait_gone(pids: set[int], timeout: float) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not all(_gone(pid) for pid in pids):
+        time.sleep(0.2)
+    return {pid for pid in pids if not _gone(pid)}
+
+
+def _killed_owner(script: str, tmp_path: Path) -> tuple[subprocess.Popen, list[str]]:
+    """Run `script` as the owner process; return it and the lines it printed up to "ready"."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])},
+    )
+    lines = []
+    assert owner.stdout is not None
+    for line in owner.stdout:
+        if line.strip() == "ready":
+            break
+        lines.append(line.strip())
+    return owner, lines
+
+
+def test_the_wrapper_stops_once_its_owner_is_killed(tmp_path):
+    """The watcher alone (no Phoenix): the owner is SIGKILLed, its child stops within seconds."""
+    watched = tmp_path / "watched.py"
+    watched.write_text(
+        textwrap.dedent(
+            f"""
+            import sys, time
+            sys.path.insert(0, {str(WRAPPER.parent)!r})
+            import _loopback_serve
+            _loopback_serve.exit_with_owner(int(sys.argv[1]), poll_s=0.1, grace_s=5)
+            time.sleep(600)
+            """
+        )
+    )
+    owner, lines = _killed_owner(
+        f"""
+        import os, subprocess, sys, time
+        child = subprocess.Popen([sys.executable, {str(watched)!r}, str(os.getpid())])
+        print(child.pid, flush=True)
+        print("ready", flush=True)
+        time.sleep(600)
+        """,
+        tmp_path,
+    )
+    child = int(lines[-1])
+    try:
+        time.sleep(0.5)
+        assert not _gone(child)
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait(timeout=10)
+        assert _wait_gone({child}, timeout=15) == set()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(tmp_path):
+    """A script holding a PhoenixServer dies by SIGKILL (no cleanup runs): the server goes too, pid and
+    ports freed, instead of running on as an orphan."""
+    _phoenix_python()
+    owner, lines = _killed_owner(
+        f"""
+        from bertscore_plugins.phoenix.dev_server import PhoenixServer
+        import time
+        server = PhoenixServer(workdir={str(tmp_path / "work")!r}, startup_timeout=240).start()
+        print(server.pid, server.port, flush=True)
+        print("ready", flush=True)
+        time.sleep(600)
+        """,
+        tmp_path,
+    )
+    pid, port = (int(value) for value in lines[-1].split())
+    tree = _tree(pid)
+    try:
+        assert tree and not _gone(pid)
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait(timeout=10)
+        assert _wait_gone(tree, timeout=60) == set(), "the server outlived its owner"
+        with socket.socket() as probe:  # the port is free again
+            probe.bind(("127.0.0.1", port))
+    finally:
+        for leftover in tree:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(leftover, signal.SIGKILL)
