@@ -16,7 +16,8 @@ the trace evaluation's scoring time per span. Prints one JSON object.
 changing what is held per page (the hidden size and the page size are the same).
 
 The judge (``--judge``) is the loopback stub of tests/support/stub_judge.py through Phoenix's own
-FaithfulnessEvaluator and OpenAI adapter, so its share is the adapter's overhead, not a real LLM's.
+FaithfulnessEvaluator and OpenAI adapter, so its share is the adapter's, mostly the client-side rate
+limiter of ``phoenix.evals.LLM`` (5 requests/s at first), not a real LLM's latency.
 Texts: WMT16 pairs from the shared evaluation data when present, else the project's own sentences.
 """
 
