@@ -32,6 +32,12 @@ def _build_wheel(out: Path) -> Path:
     return wheel
 
 
+def _pip_install(python: Path, *args: str) -> None:
+    """The running pip installing into `python`'s venv, quietly, never reaching an index."""
+    command = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", *args]
+    subprocess.run(command, check=True, env=CLEAN_ENV)
+
+
 def _clean_venv(folder: Path) -> Path:
     """A venv with nothing of this project in it; the running environment's packages, except this one,
     are visible through a .pth file (no index is reached: the machine may be offline)."""
@@ -64,22 +70,7 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
     assert "bertscore_plugins/metric_card/metric_card.py" in names and "bertscore_plugins/compat.py" in names
 
     python = _clean_venv(tmp_path / "venv")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "-q",
-            "--no-index",
-            "--no-deps",
-            str(wheel),
-        ],
-        check=True,
-        env=CLEAN_ENV,
-    )
+    _pip_install(python, "--no-deps", str(wheel))
     script = (
         "import json, evaluate, bertscore_plugins\n"
         "from bertscore_plugins.hf_evaluate import metric_card_path\n"
@@ -111,23 +102,7 @@ def test_space_folder_requirements_install_from_pypi_packages(tmp_path):
     assert (space / "bertscore_plugins" / "hf_evaluate.py").is_file()
     python = _clean_venv(tmp_path / "venv")
     # every requirement is satisfied by installed PyPI distributions (no index reached, no local path)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "--no-index",
-            "--dry-run",
-            "-q",
-            "-r",
-            str(space / "requirements.txt"),
-        ],
-        check=True,
-        env=CLEAN_ENV,
-    )
+    _pip_install(python, "--dry-run", "-r", str(space / "requirements.txt"))
     # and the Space's loading script finds the metric from the copied source, as it would on the Hub
     script = (
         "import bert_score_plugins, bertscore_plugins; "

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.support.distributed_pairs import REPO, load_pairs, multi_references
+from tests.support.distributed_pairs import REPO, assert_matches_core, load_pairs, multi_references
 
 CRASH_MARKER_ENV = "BERTSCORE_TEST_CRASH_MARKER"
 CRASH_ROW_ENV = "BERTSCORE_TEST_CRASH_ROW"
@@ -138,18 +138,6 @@ def _core_scores(candidates, references, **settings):
     return get_scorer(ScoreConfig(**settings)).score(list(candidates), list(references))
 
 
-def _assert_matches_core(scored: pd.DataFrame, expected, prefix: str = "bertscore_") -> None:
-    for name in ("precision", "recall", "f1"):
-        np.testing.assert_allclose(
-            scored[f"{prefix}{name}"].to_numpy(np.float64),
-            getattr(expected, name).astype(np.float64),
-            atol=1e-6,
-            rtol=0,
-            err_msg=name,
-        )
-    assert set(scored[f"{prefix}signature"]) == {expected.signature}
-
-
 @pytest.mark.slow
 def test_local_ray_is_on_loopback(ray_local):
     ray, psutil = ray_local["ray"], ray_local["psutil"]
@@ -175,7 +163,7 @@ def test_two_actors_match_core_in_order_exactly_once(ray_local):
 
     assert scored["row_id"].tolist() == list(range(500))
     assert scored["mt"].tolist() == frame["mt"].tolist()
-    _assert_matches_core(scored, _core_scores(frame["mt"], frame["ref"]))
+    assert_matches_core(scored, _core_scores(frame["mt"], frame["ref"]))
 
 
 class CrashOnceUDF:
@@ -221,7 +209,7 @@ def test_killed_actor_loses_and_duplicates_no_row(ray_local):
     crashed_pid = int(marker.read_text())
     assert not ray_local["psutil"].pid_exists(crashed_pid)
     assert scored["row_id"].tolist() == list(range(500))
-    _assert_matches_core(scored, _core_scores(frame["mt"], frame["ref"]))
+    assert_matches_core(scored, _core_scores(frame["mt"], frame["ref"]))
 
 
 @pytest.mark.slow
@@ -317,7 +305,7 @@ def test_udf_scores_a_pandas_batch_like_the_core():
     expected = _core_scores(
         batch["candidate"], ["a cat was sitting on the mat", ["the dog barked", "dogs bark"]]
     )
-    _assert_matches_core(scored, expected)
+    assert_matches_core(scored, expected)
     assert list(scored.columns[:2]) == ["candidate", "reference"]
     empty = BERTScoreRayUDF()(batch.iloc[:0])
     assert len(empty) == 0 and list(empty.columns[2:]) == BERTScoreRayUDF().output_columns()

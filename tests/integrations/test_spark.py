@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.distributed_pairs import REPO, load_pairs, multi_references
+from tests.support.distributed_pairs import REPO, assert_matches_core, load_pairs, multi_references
 
 RECIPES = REPO / "recipes"
 
@@ -83,24 +83,12 @@ def _scored_rows(spark, rows, schema, **settings):
     return scored.sort_values("row_id").reset_index(drop=True)
 
 
-def _assert_matches(scored, expected, prefix="bertscore_"):
-    for name in ("precision", "recall", "f1"):
-        np.testing.assert_allclose(
-            scored[f"{prefix}{name}"].to_numpy(np.float64),
-            getattr(expected, name).astype(np.float64),
-            atol=1e-6,
-            rtol=0,
-            err_msg=name,
-        )
-    assert set(scored[f"{prefix}signature"]) == {expected.signature}
-
-
 def test_single_references_match_the_core(spark):
     candidates, references, _source = load_pairs(200)
     rows = list(zip(range(200), candidates, references, strict=True))
     scored = _scored_rows(spark, rows, "row_id int, candidate string, reference string")
     assert scored["row_id"].tolist() == list(range(200))
-    _assert_matches(scored, _core_scores(candidates, references))
+    assert_matches_core(scored, _core_scores(candidates, references))
 
 
 def test_multiple_references_match_the_core(spark):
@@ -109,7 +97,7 @@ def test_multiple_references_match_the_core(spark):
     rows = list(zip(range(200), candidates, multi, strict=True))
     scored = _scored_rows(spark, rows, "row_id int, candidate string, reference array<string>")
     assert scored["row_id"].tolist() == list(range(200))
-    _assert_matches(scored, _core_scores(candidates, multi))
+    assert_matches_core(scored, _core_scores(candidates, multi))
 
 
 def test_idf_is_fitted_once_on_the_whole_column(spark):
@@ -140,4 +128,4 @@ def test_recipe_runs_end_to_end_on_parquet(spark, tmp_path: Path):
     )
     assert spark_bertscore.main([str(tmp_path / "pairs.parquet"), str(tmp_path / "scored")]) == 0
     scored = pd.read_parquet(tmp_path / "scored").sort_values("row_id").reset_index(drop=True)
-    _assert_matches(scored, _core_scores(candidates, references))
+    assert_matches_core(scored, _core_scores(candidates, references))

@@ -52,3 +52,18 @@ def multi_references(candidates: list[str], references: list[str]) -> list[list[
     """1 to 3 references per row (the row's own reference plus neighbours' ones), deterministic."""
     count = len(references)
     return [[references[(i + step * 7) % count] for step in range(1 + i % 3)] for i in range(len(candidates))]
+
+
+def assert_matches_core(scored, expected, prefix: str = "bertscore_") -> None:
+    """A distributed result (a pandas frame of P/R/F1 and signature columns) equals the core's `Scores`."""
+    import numpy as np
+
+    for name in ("precision", "recall", "f1"):
+        np.testing.assert_allclose(
+            scored[f"{prefix}{name}"].to_numpy(np.float64),
+            getattr(expected, name).astype(np.float64),
+            atol=1e-6,
+            rtol=0,
+            err_msg=name,
+        )
+    assert set(scored[f"{prefix}signature"]) == {expected.signature}
