@@ -24,7 +24,12 @@ import json
 import sys
 from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args, read_aligned
+from bertscore_plugins.commands.common import (
+    add_model_arguments,
+    config_from_args,
+    read_aligned,
+    references_by_row,
+)
 from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import DEFAULT_SEED
 
@@ -106,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
+    references = references_by_row(columns)
 
     try:
         scorer = BERTScorer(config_from_args(args))  # the loaded model is shared; the cache is this run's

@@ -226,3 +226,8 @@ def write_rows_and_summary(
         write_atomically(rows_to, rows_text)
     if not summary_to:
         print(summary_text, file=sys.stderr)
+
+
+def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:
+    """One reference file: its lines; several (-r a b): each row's references as a list, in file order."""
+    return [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]

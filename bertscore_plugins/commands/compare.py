@@ -10,6 +10,7 @@ from bertscore_plugins.commands.common import (
     check_output_path,
     config_from_args,
     read_aligned,
+    references_by_row,
 )
 from bertscore_plugins.files import write_atomically
 from bertscore_plugins.stats import DEFAULT_SEED
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         ("-a/--system-a", args.system_a),
         [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
     )
-    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
+    references = references_by_row(columns)
     # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;
     # both systems share the references: encode them once (and keep them on disk with --cache-dir)
     scorer = BERTScorer(config_from_args(args))

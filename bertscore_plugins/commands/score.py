@@ -11,6 +11,7 @@ from bertscore_plugins.commands.common import (
     check_output_path,
     config_from_args,
     read_aligned,
+    references_by_row,
     write_rows_and_summary,
 )
 
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     candidates, columns = read_aligned(
         ("-c/--candidates", args.candidates), [("-r/--references", path) for path in args.references]
     )
-    references = [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
+    references = references_by_row(columns)
     scorer = get_scorer(config)
     progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)
