@@ -181,14 +181,25 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
-def _check_port_free(host: str, port: int, what: str) -> None:
+def port_in_use(host: str, port: int) -> OSError | None:
+    """Why a server could not listen on ``host:port`` now, or None if it could.
+
+    Binds as servers do, with SO_REUSEADDR: connections of a server that just stopped linger in TIME_WAIT
+    for a minute and block a plain bind, but not a new server; only a live listener does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
+            sock.listen()
         except OSError as error:
-            raise PhoenixServerError(
-                f"{what} port {port} on {host} is in use ({error}); choose another"
-            ) from error
+            return error
+    return None
+
+
+def _check_port_free(host: str, port: int, what: str) -> None:
+    error = port_in_use(host, port)
+    if error is not None:
+        raise PhoenixServerError(f"{what} port {port} on {host} is in use ({error}); choose another")
 
 
 def _is_loopback(host: str) -> bool:

@@ -19,7 +19,12 @@ import pytest
 
 from bertscore_plugins.phoenix import _loopback_serve
 from bertscore_plugins.phoenix._loopback_serve import is_loopback, loopback_address
-from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+from bertscore_plugins.phoenix.dev_server import (
+    PhoenixServer,
+    PhoenixServerError,
+    ensure_phoenix_venv,
+    port_in_use,
+)
 
 WRAPPER = Path(_loopback_serve.__file__)
 REPO = Path(__file__).resolve().parents[2]
@@ -151,6 +156,29 @@ def _listeners(pids: set[int]) -> list[str]:
 def _host_of(local: str) -> str:
     host = local.rsplit(":", 1)[0]
     return host.strip("[]").split("%", 1)[0]
+
+
+def test_a_port_is_in_use_while_served_and_free_while_its_last_connections_linger(tmp_path):
+    """A stopped server leaves its connections in TIME_WAIT; a new server may still listen there."""
+    _phoenix_python()
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn and gRPC do
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    accepted, _ = listener.accept()
+    try:
+        assert isinstance(port_in_use("127.0.0.1", port), OSError)
+        with pytest.raises(PhoenixServerError, match=f"HTTP port {port} on 127.0.0.1 is in use"):
+            PhoenixServer(port=port, workdir=tmp_path / "work").start()
+    finally:
+        accepted.close()  # the server side closes first: its socket waits in TIME_WAIT
+        listener.close()
+        client.close()
+    with socket.socket() as plain, pytest.raises(OSError):  # the lingering connection is there
+        plain.bind(("127.0.0.1", port))
+    assert port_in_use("127.0.0.1", port) is None
 
 
 def test_python_sockets_in_the_wrapper_are_bound_to_loopback_whatever_address_is_asked():
@@ -325,8 +353,7 @@ def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(tmp_
         os.kill(owner.pid, signal.SIGKILL)
         owner.wait(timeout=10)
         assert _wait_gone(tree, timeout=60) == set(), "the server outlived its owner"
-        with socket.socket() as probe:  # the port is free again
-            probe.bind(("127.0.0.1", port))
+        assert port_in_use("127.0.0.1", port) is None, "the port is still served"
     finally:
         for leftover in tree:
             with contextlib.suppress(ProcessLookupError):
