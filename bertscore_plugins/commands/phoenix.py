@@ -118,16 +118,14 @@ def _register_evaluate(actions) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    from bertscore_plugins.cli import describe
     from bertscore_plugins.phoenix.judge import JUDGE_SETUP_HINT, judge_llm_from_env
     from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project, parse_since
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
-    try:
-        since = parse_since(args.since) if args.since else None
-        llm = None if args.no_judge else judge_llm_from_env()
-    except ValueError as error:
-        print(f"phoenix evaluate: {error}", file=sys.stderr)
-        return 2
+    # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
+    since = parse_since(args.since) if args.since else None
+    llm = None if args.no_judge else judge_llm_from_env()
     if llm is None and not args.no_judge:
         print(JUDGE_SETUP_HINT.splitlines()[0] + " (see `phoenix evaluate --help`)", file=sys.stderr)
     latest: list = []
@@ -163,12 +161,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
             interval=args.interval,
             on_poll=on_poll,
         )
-    except TraceEvaluationError as error:
-        print(f"phoenix evaluate: {error}", file=sys.stderr)
+    except TraceEvaluationError as error:  # Phoenix failed mid-run: nothing to change in the command
+        print(describe(error), file=sys.stderr)
         return 1
-    except ValueError as error:
-        print(f"phoenix evaluate: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         if not latest:
             return 130

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import math
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -30,7 +31,8 @@ To use Phoenix's FaithfulnessEvaluator instead, set for example:
   local server:   BERTSCORE_JUDGE_MODEL=<served name>  BERTSCORE_JUDGE_BASE_URL=http://127.0.0.1:8080/v1
                   (llama.cpp --jinja, vLLM, Ollama /v1, LM Studio: it must support json_schema or tools)
   Anthropic:      BERTSCORE_JUDGE_PROVIDER=anthropic  BERTSCORE_JUDGE_MODEL=claude-...  ANTHROPIC_API_KEY=...
-Optional: BERTSCORE_JUDGE_API_KEY (sent as api_key), BERTSCORE_JUDGE_TIMEOUT (seconds, default 60)."""
+Optional: BERTSCORE_JUDGE_API_KEY (sent as api_key), BERTSCORE_JUDGE_TIMEOUT (seconds, default 60),
+BERTSCORE_JUDGE_RATE (requests/s to start at, default Phoenix's 5; it adapts up and down from there)."""
 
 
 def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
@@ -39,7 +41,8 @@ def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
     ``BERTSCORE_JUDGE_MODEL`` (required), ``BERTSCORE_JUDGE_PROVIDER`` (default "openai"),
     ``BERTSCORE_JUDGE_BASE_URL`` (a local OpenAI-compatible server), ``BERTSCORE_JUDGE_API_KEY``
     (default: the provider's own variable; "sk-local" when only a base URL is given),
-    ``BERTSCORE_JUDGE_TIMEOUT`` (seconds). See :data:`JUDGE_SETUP_HINT`.
+    ``BERTSCORE_JUDGE_TIMEOUT`` (seconds), ``BERTSCORE_JUDGE_RATE`` (requests/s at first: Phoenix's client
+    starts at 5 and adapts; raise it where the provider allows). See :data:`JUDGE_SETUP_HINT`.
     """
     env = os.environ if environ is None else environ
     model = env.get("BERTSCORE_JUDGE_MODEL", "").strip()
@@ -55,15 +58,26 @@ def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
         kwargs["api_key"] = api_key
     elif base_url and provider == "openai" and not env.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "sk-local"  # local servers ignore it; the SDK insists on one
-    timeout = env.get("BERTSCORE_JUDGE_TIMEOUT", "").strip()
-    if timeout:
-        try:
-            kwargs["timeout"] = float(timeout)
-        except ValueError as error:
-            raise ValueError(
-                f"BERTSCORE_JUDGE_TIMEOUT must be a number of seconds, got {timeout!r}"
-            ) from error
+    timeout = _positive_number(env, "BERTSCORE_JUDGE_TIMEOUT", "a number of seconds")
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    rate = _positive_number(env, "BERTSCORE_JUDGE_RATE", "requests per second")
+    if rate is not None:
+        kwargs["initial_per_second_request_rate"] = rate
     return LLM(provider=provider, model=model, **kwargs)
+
+
+def _positive_number(env: Mapping[str, str], name: str, meaning: str) -> float | None:
+    text = env.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive, finite number ({meaning}), got {text!r}")
+    return value
 
 
 def faithfulness_evaluator(

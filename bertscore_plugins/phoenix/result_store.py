@@ -8,9 +8,10 @@ file (standard library; safe across processes, atomic per transaction).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (span_id, configuration, name)
 )
 """
+_COLUMNS = ("span_id", "configuration", "name", "annotation", "failure", "logged")
+
+
+class ResultStoreError(OSError):
+    """The store file cannot be opened, read or written, or is not a result store; names the file."""
 
 
 @dataclass(frozen=True)
@@ -45,11 +51,39 @@ class ResultStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ResultStoreError(f"result store {self.path}: cannot create its folder ({error})") from error
+        with self._guard("cannot open it"):
+            self._db = sqlite3.connect(self.path, timeout=60)
+        try:
+            with self._guard("cannot open it"):
+                self._refuse_a_foreign_database()
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(_SCHEMA)
+                self._db.commit()
+        except ResultStoreError:
+            self._db.close()
+            raise
+
+    @contextlib.contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        """SQLite's errors (a damaged or foreign file, a full or read-only disk) named with the file."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise ResultStoreError(f"result store {self.path}: {action} ({error})") from error
+
+    def _refuse_a_foreign_database(self) -> None:
+        # never add our table to somebody else's database, nor read theirs as ours
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        columns = tuple(row[1] for row in self._db.execute("PRAGMA table_info(results)"))
+        if tables - {"results"} or (tables and columns != _COLUMNS):
+            raise ResultStoreError(
+                f"result store {self.path}: this SQLite file is not a bertscore-plugins result store "
+                f"(tables {sorted(tables)}); give --store a new file or one this command wrote"
+            )
 
     def close(self) -> None:
         self._db.close()
@@ -66,11 +100,12 @@ class ResultStore:
         ids = list(span_ids)
         for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
             chunk = ids[start : start + 500]
-            rows = self._db.execute(
-                "SELECT span_id, name, annotation, failure, logged FROM results "
-                f"WHERE configuration = ? AND span_id IN ({','.join('?' * len(chunk))})",
-                [configuration, *chunk],
-            )
+            with self._guard("cannot read it"):
+                rows = self._db.execute(
+                    "SELECT span_id, name, annotation, failure, logged FROM results "
+                    f"WHERE configuration = ? AND span_id IN ({','.join('?' * len(chunk))})",
+                    [configuration, *chunk],
+                ).fetchall()
             for span_id, name, annotation, failure, logged in rows:
                 found.setdefault(span_id, {})[name] = StoredResult(
                     name, json.loads(annotation) if annotation else None, failure, bool(logged)
@@ -81,7 +116,7 @@ class ResultStore:
         self, configuration: str, entries: Iterable[tuple[str, str, Mapping[str, Any] | None, str | None]]
     ) -> None:
         """Store ``(span_id, name, annotation or None, failure or None)`` results (one transaction)."""
-        with self._db:
+        with self._guard("cannot write to it"), self._db:
             self._db.executemany(
                 "INSERT INTO results (span_id, configuration, name, annotation, failure, logged) "
                 "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (span_id, configuration, name) DO UPDATE SET "
@@ -94,15 +129,15 @@ class ResultStore:
 
     def mark_logged(self, configuration: str, keys: Iterable[tuple[str, str]]) -> None:
         """Record that Phoenix accepted these ``(span_id, name)`` annotations."""
-        with self._db:
+        with self._guard("cannot write to it"), self._db:
             self._db.executemany(
                 "UPDATE results SET logged = 1 WHERE span_id = ? AND configuration = ? AND name = ?",
                 [(span_id, configuration, name) for span_id, name in keys],
             )
 
     def count(self, configuration: str | None = None) -> int:
-        if configuration is None:
-            return self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-        return self._db.execute(
-            "SELECT COUNT(*) FROM results WHERE configuration = ?", [configuration]
-        ).fetchone()[0]
+        query, parameters = "SELECT COUNT(*) FROM results", []
+        if configuration is not None:
+            query, parameters = query + " WHERE configuration = ?", [configuration]
+        with self._guard("cannot read it"):
+            return self._db.execute(query, parameters).fetchone()[0]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .names import CONFIGURATION_KEY, DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
-from .result_store import ResultStore, StoredResult
+from .result_store import ResultStore, ResultStoreError, StoredResult
 from .spans import ROOT, SpanFields, extract_fields, lookup, matching_span_ids, span_pages, trace_documents
 
 logger = logging.getLogger(__name__)
@@ -681,7 +681,14 @@ def evaluate_project(
                     configs_ready = True
                 for page in run.pages(poll_since):
                     run.page(page)
+            except ResultStoreError:
+                raise  # the local file, not Phoenix: retrying would not help
             except (httpx.HTTPError, OSError) as error:
+                if not follow and not configs_ready:
+                    raise TraceEvaluationError(
+                        f"Phoenix at {_base_url(client)} failed the first request ({type(error).__name__}: "
+                        f"{error}); is it running there? (--base-url, PHOENIX_COLLECTOR_ENDPOINT)"
+                    ) from error
                 if not follow:
                     raise TraceEvaluationError(
                         f"Phoenix failed during the run ({type(error).__name__}: {error}); "
@@ -700,3 +707,7 @@ def evaluate_project(
     finally:
         if owned:
             result_store.close()
+
+
+def _base_url(client: Any) -> str:
+    return str(getattr(getattr(client, "_client", None), "base_url", "") or "the configured URL")

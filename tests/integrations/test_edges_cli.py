@@ -197,6 +197,29 @@ def test_an_unknown_flag_is_one_line(capsys):
     assert error.startswith("error: bertscore-plugins score: the following arguments are required: ")
 
 
+def test_phoenix_evaluate_names_a_foreign_store_file_and_a_bad_judge_variable(tmp_path, capsys, monkeypatch):
+    store = tmp_path / "results.csv"
+    store.write_text("span_id,score\n")
+    evaluate = ["phoenix", "evaluate", "--project", "p", "--base-url", "http://127.0.0.1:9", "--no-judge"]
+    error = _one_line_error(capsys, [*evaluate, "--store", str(store)])
+    assert error == f"error: result store {store}: cannot open it (file is not a database)"
+    monkeypatch.setenv("BERTSCORE_JUDGE_MODEL", "m")
+    monkeypatch.setenv("BERTSCORE_JUDGE_RATE", "-1")
+    error = _one_line_error(capsys, evaluate[:-1])
+    assert error.startswith("error: BERTSCORE_JUDGE_RATE must be a positive, finite number")
+
+
+def test_phoenix_evaluate_without_a_server_says_where_it_looked(tmp_path, capsys):
+    argv = ["phoenix", "evaluate", "--project", "p", "--base-url", "http://127.0.0.1:9", "--no-judge"]
+    assert main([*argv, "--store", str(tmp_path / "store.sqlite")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert captured.err.splitlines() == [
+        "error: Phoenix at http://127.0.0.1:9 failed the first request (ConnectError: [Errno 111] "
+        "Connection refused); is it running there? (--base-url, PHOENIX_COLLECTOR_ENDPOINT)"
+    ]
+
+
 # ------------------------------------------------------------------------------ as a real process
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import sqlite3
+import subprocess
+import sys
+import textwrap
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 import bertscore_plugins.phoenix as phoenix_package
-from bertscore_plugins.phoenix.result_store import ResultStore
+from bertscore_plugins.phoenix.result_store import ResultStore, ResultStoreError
 from bertscore_plugins.phoenix.spans import extract_fields, lookup, retriever_documents
 from bertscore_plugins.phoenix.trace_evaluation import (
     EvaluationReport,
@@ -106,6 +110,60 @@ def test_result_store_keeps_results_until_logged_across_reopening(tmp_path):
         assert found["s1"]["faithfulness"].failure == "judge timed out"
         assert store.results("cfg-b", ["s1"])["s1"]["bertscore"].annotation["x"] == 2
         assert store.count() == 3 and store.count("cfg-a") == 2
+
+
+def _foreign_database(path, table_sql):
+    with sqlite3.connect(path) as db:
+        db.execute(table_sql)
+    db.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (lambda p: p.write_text("span_id,score\nroot1,0.9\n"), "file is not a database"),
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), "not a database|malformed"),
+        (lambda p: p.mkdir(), "unable to open database file"),
+        (lambda p: _foreign_database(p, "CREATE TABLE invoices (id INTEGER)"), "not a bertscore-plugins"),
+        (lambda p: _foreign_database(p, "CREATE TABLE results (id INTEGER)"), "not a bertscore-plugins"),
+    ],
+    ids=["csv", "damaged", "folder", "other-app", "same-table-name"],
+)
+def test_a_store_that_is_not_ours_is_refused_naming_the_file_and_left_as_it_was(tmp_path, make, why):
+    path = tmp_path / "store.sqlite"
+    make(path)
+    before = path.read_bytes() if path.is_file() else None
+    with pytest.raises(ResultStoreError, match=f"result store {re.escape(str(path))}: .*({why})"):
+        ResultStore(path)
+    assert (path.read_bytes() if path.is_file() else None) == before
+
+
+def test_a_store_below_a_file_is_refused_naming_the_folder(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(ResultStoreError, match="cannot create its folder"):
+        ResultStore(tmp_path / "plain" / "store.sqlite")
+
+
+def test_concurrent_writers_to_one_store_lose_nothing(tmp_path):
+    path = tmp_path / "store.sqlite"
+    writer = textwrap.dedent(
+        f"""
+        import sys
+        from bertscore_plugins.phoenix.result_store import ResultStore
+        me = sys.argv[1]
+        with ResultStore({str(path)!r}) as store:
+            for batch in range(40):
+                store.put("cfg", [(f"{{me}}-{{batch}}-{{i}}", "bertscore", {{"i": i}}, None) for i in range(25)])
+                store.mark_logged("cfg", [(f"{{me}}-{{batch}}-0", "bertscore")])
+        """
+    )
+    writers = [subprocess.Popen([sys.executable, "-c", writer, name]) for name in ("a", "b", "c")]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0, 0]
+    with ResultStore(path) as store:
+        assert store.count("cfg") == 3 * 40 * 25
+        logged = store.results("cfg", [f"{n}-{b}-0" for n in "abc" for b in range(40)])
+        assert len(logged) == 120 and all(r["bertscore"].logged for r in logged.values())
 
 
 def test_since_takes_durations_and_iso_times():
