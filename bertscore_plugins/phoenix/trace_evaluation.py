@@ -25,6 +25,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from openinference.semconv.trace import OpenInferenceSpanKindValues
+
+from bertscore_plugins.config import SettingError
+
 from .names import CONFIGURATION_KEY, DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
 from .result_store import ResultStore, ResultStoreError, StoredResult
 from .spans import ROOT, SpanFields, extract_fields, lookup, matching_span_ids, span_pages, trace_documents
@@ -585,7 +590,7 @@ def evaluate_project(
     Raises:
         TraceEvaluationError: Phoenix failed mid-run (not when following: then the next poll retries);
             what was computed is in the store and the next run logs it without rescoring.
-        ValueError: a bad setting (names it).
+        SettingError: a bad setting (a ValueError naming it).
     """
     import httpx
 
@@ -596,8 +601,18 @@ def evaluate_project(
     from .pipeline import FAITHFUL_CUT
     from .span_annotations import ensure_annotation_configs
 
-    if page_size < 1 or log_batch_size < 1:
-        raise ValueError(f"page_size and log_batch_size must be positive, got {page_size}, {log_batch_size}")
+    span_kind = _check_settings(
+        span_kind=span_kind,
+        similarity_threshold=similarity_threshold,
+        groundedness_threshold=groundedness_threshold,
+        counts={
+            "page_size": page_size,
+            "log_batch_size": log_batch_size,
+            "judge_concurrency": judge_concurrency,
+        },
+        interval=interval,
+        max_polls=max_polls,
+    )
     if reference_key and reference_dataset:
         raise ValueError("give reference_key= or reference_dataset=, not both")
     if client is None:
@@ -657,7 +672,7 @@ def evaluate_project(
         project,
         result_store,
         report,
-        span_kind=span_kind if span_kind == ROOT else span_kind.upper(),
+        span_kind=span_kind,
         where=where,
         reference_of=reference_of,
         similarity=similarity,
@@ -711,3 +726,43 @@ def evaluate_project(
 
 def _base_url(client: Any) -> str:
     return str(getattr(getattr(client, "_client", None), "base_url", "") or "the configured URL")
+
+
+def _check_settings(
+    *,
+    span_kind: Any,
+    similarity_threshold: Any,
+    groundedness_threshold: Any,
+    counts: Mapping[str, Any],
+    interval: Any,
+    max_polls: Any,
+) -> str:
+    """Refuse a setting that would poll, select or label wrongly; returns the span kind as Phoenix spells it."""
+    kinds = [kind.value for kind in OpenInferenceSpanKindValues]
+    kind = span_kind.strip() if isinstance(span_kind, str) else span_kind
+    if kind != ROOT and (not isinstance(kind, str) or kind.upper() not in kinds):
+        raise SettingError(
+            "span_kind",
+            f"span_kind must be {ROOT!r} or an OpenInference span kind {kinds}, got {span_kind!r}",
+        )
+    for name, value in (
+        ("similarity_threshold", similarity_threshold),
+        ("groundedness_threshold", groundedness_threshold),
+    ):
+        if value is None:
+            continue
+        if not _is_real(value) or not math.isfinite(value) or value > 1:
+            # BERTScore never exceeds 1 (rescaled or not): a cut above it labels every span the same way
+            raise SettingError(name, f"{name} must be a finite number no greater than 1, got {value!r}")
+    for name, value in {**counts, "max_polls": max_polls}.items():
+        if name == "max_polls" and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise SettingError(name, f"{name} must be a whole number of at least 1, got {value!r}")
+    if not _is_real(interval) or not math.isfinite(interval) or interval <= 0:
+        raise SettingError("interval", f"interval must be a positive number of seconds, got {interval!r}")
+    return kind if kind == ROOT else kind.upper()
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)

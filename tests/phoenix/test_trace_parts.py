@@ -166,6 +166,43 @@ def test_concurrent_writers_to_one_store_lose_nothing(tmp_path):
         assert len(logged) == 120 and all(r["bertscore"].logged for r in logged.values())
 
 
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("span_kind", "banana"),
+        ("span_kind", 3),
+        ("similarity_threshold", float("nan")),
+        ("similarity_threshold", 7),
+        ("groundedness_threshold", float("inf")),
+        ("groundedness_threshold", "0.5"),
+        ("page_size", 0),
+        ("page_size", 2.5),
+        ("log_batch_size", True),
+        ("judge_concurrency", -2),
+        ("interval", float("nan")),
+        ("interval", 0),
+        ("max_polls", 0),
+    ],
+)
+def test_settings_that_would_select_label_or_poll_wrongly_are_refused_by_name(setting, value):
+    from bertscore_plugins import SettingError
+    from bertscore_plugins.phoenix.trace_evaluation import evaluate_project
+
+    with pytest.raises(SettingError, match=f"^{setting} must be") as refused:
+        evaluate_project("any-project", base_url="http://127.0.0.1:9", **{setting: value})
+    assert refused.value.setting == setting
+
+
+def test_span_kinds_are_read_in_any_case_as_openinference_spells_them():
+    from bertscore_plugins.phoenix.trace_evaluation import _check_settings
+
+    common = dict(
+        similarity_threshold=None, groundedness_threshold=-0.5, counts={}, interval=1, max_polls=None
+    )
+    assert _check_settings(span_kind=" llm ", **common) == "LLM"
+    assert _check_settings(span_kind="root", **common) == "root"
+
+
 def test_since_takes_durations_and_iso_times():
     now = datetime(2026, 1, 31, 12, 0, tzinfo=timezone.utc)
     assert parse_since("2h", now=now) == now - timedelta(hours=2)
