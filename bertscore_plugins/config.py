@@ -6,6 +6,7 @@ Integrations accept the same keyword names and pass them through; they never re-
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 import os
 from dataclasses import dataclass
@@ -177,12 +178,33 @@ def _whole(config: ScoreConfig, name: str, smallest: int, expected: str, optiona
     value = getattr(config, name)
     if value is None and optional:
         return
+    # a numpy integer becomes the plain int (hashing, signatures, JSON)
+    object.__setattr__(config, name, whole_number(name, value, smallest, expected))
+
+
+def whole_number(name: str, value: Any, smallest: int, expected: str) -> int:
+    """``value`` as an int if it is a whole number (not a bool) >= ``smallest``; else SettingError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {value!r}")
     if value < smallest:
         raise SettingError(name, f"{name} must be {expected}, got {value!r}")
-    if type(value) is not int:  # a numpy integer: keep the plain int (hashing, signatures, JSON)
-        object.__setattr__(config, name, int(value))
+    return int(value)
+
+
+def finite_number(
+    name: str, value: Any, expected: str, *, above: float | None = None, at_most: float | None = None
+) -> float:
+    """``value`` as a float if it is a real, finite number (not a bool) in range; else SettingError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {value!r}")
+    number = float(value)
+    if (
+        not math.isfinite(number)
+        or (above is not None and not number > above)
+        or (at_most is not None and number > at_most)
+    ):
+        raise SettingError(name, f"{name} must be {expected}, got {value!r}")
+    return number
 
 
 def _choice(config: ScoreConfig, name: str, choices: tuple) -> None:

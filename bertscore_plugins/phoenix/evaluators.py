@@ -8,7 +8,6 @@ downstream (``to_annotation_dataframe``, span annotations, the disagreement step
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -17,6 +16,8 @@ import pandas as pd
 from phoenix.evals import Evaluator, Score
 from phoenix.evals.utils import remap_eval_input
 from pydantic import BaseModel, ValidationError
+
+from bertscore_plugins.config import finite_number
 
 from .names import DISSIMILAR, SIMILAR, SIMILARITY, details_column, score_column
 
@@ -70,8 +71,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
         input_schema: type[BaseModel],
         **core_settings: Any,
     ) -> None:
-        if not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or math.isnan(threshold):
-            raise ValueError(f"threshold must be a number, got {threshold!r}")
+        threshold = finite_number("threshold", threshold, "a finite number no greater than 1", at_most=1.0)
         if scorer is not None and core_settings:
             raise ValueError(
                 f"pass either scorer= or core settings, not both (got settings {sorted(core_settings)})"

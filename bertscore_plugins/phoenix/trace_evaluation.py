@@ -25,10 +25,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
-from bertscore_plugins.config import SettingError
+from bertscore_plugins.config import SettingError, finite_number, whole_number
 
 from .names import CONFIGURATION_KEY, DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
 from .result_store import ResultStore, ResultStoreError, StoredResult
@@ -745,24 +744,14 @@ def _check_settings(
             "span_kind",
             f"span_kind must be {ROOT!r} or an OpenInference span kind {kinds}, got {span_kind!r}",
         )
-    for name, value in (
+    for name, cut in (
         ("similarity_threshold", similarity_threshold),
         ("groundedness_threshold", groundedness_threshold),
     ):
-        if value is None:
-            continue
-        if not _is_real(value) or not math.isfinite(value) or value > 1:
+        if cut is not None:
             # BERTScore never exceeds 1 (rescaled or not): a cut above it labels every span the same way
-            raise SettingError(name, f"{name} must be a finite number no greater than 1, got {value!r}")
-    for name, value in {**counts, "max_polls": max_polls}.items():
-        if name == "max_polls" and value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise SettingError(name, f"{name} must be a whole number of at least 1, got {value!r}")
-    if not _is_real(interval) or not math.isfinite(interval) or interval <= 0:
-        raise SettingError("interval", f"interval must be a positive number of seconds, got {interval!r}")
+            finite_number(name, cut, "a finite number no greater than 1", at_most=1.0)
+    for name, count in {**counts, **({} if max_polls is None else {"max_polls": max_polls})}.items():
+        whole_number(name, count, 1, "a whole number of at least 1")
+    finite_number("interval", interval, "a positive number of seconds", above=0.0)
     return kind if kind == ROOT else kind.upper()
-
-
-def _is_real(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)

@@ -176,9 +176,15 @@ def test_bertscore_score_is_f1_with_threshold_label_and_worst_tokens(similarity,
     assert strict.score == score.score and strict.label == "dissimilar"
 
 
+@pytest.mark.parametrize("cut", [float("nan"), float("inf"), 1.5, "0.9", True])
+def test_a_cut_no_score_can_meet_or_that_is_no_number_is_refused(cut):
+    with pytest.raises(ValueError, match="^threshold must be a finite number no greater than 1, got"):
+        BERTScoreEvaluator(cut)
+    with pytest.raises(ValueError, match="^threshold must be"):
+        GroundednessEvaluator(cut)
+
+
 def test_bertscore_evaluator_rejects_bad_settings():
-    with pytest.raises(ValueError, match="threshold"):
-        BERTScoreEvaluator(float("nan"))
     with pytest.raises(TypeError):
         BERTScoreEvaluator(0.9, no_such_setting=1)
 
