@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
@@ -589,7 +590,9 @@ def evaluate_project(
     Raises:
         TraceEvaluationError: Phoenix failed mid-run (not when following: then the next poll retries);
             what was computed is in the store and the next run logs it without rescoring.
-        SettingError: a bad setting (a ValueError naming it).
+        SettingError: a bad setting, or a project the server does not have (not when following: then
+            it waits for the project's first traces); a ValueError naming it.
+        ResultStoreError: the store file cannot be used (damaged, foreign, unwritable); an OSError.
     """
     import httpx
 
@@ -683,22 +686,34 @@ def evaluate_project(
         log_batch_size=log_batch_size,
         on_progress=on_progress,
     )
-    configs_ready = False
+    configs_ready = reached = False
     try:
         poll_since = since
         while True:
             poll_started = datetime.now(timezone.utc)
             try:
                 if not configs_ready:
-                    # Types, labels and directions for the UI; attached to the project when it exists.
-                    ensure_annotation_configs(client, project=project)
-                    configs_ready = True
-                for page in run.pages(poll_since):
-                    run.page(page)
+                    exists = _project_exists(client, project)
+                    reached = True
+                    if exists:
+                        # Types, labels and directions for the UI, attached to the project.
+                        ensure_annotation_configs(client, project=project)
+                        configs_ready = True
+                    elif not follow:
+                        raise SettingError(
+                            "project",
+                            f"Phoenix at {_base_url(client)} has no project {project!r} "
+                            f"(it has {_project_names(client)})",
+                        )
+                    elif report.polls == 0:
+                        logger.warning("no project %r yet; waiting for its first traces", project)
+                if configs_ready:
+                    for page in run.pages(poll_since):
+                        run.page(page)
             except ResultStoreError:
                 raise  # the local file, not Phoenix: retrying would not help
             except (httpx.HTTPError, OSError) as error:
-                if not follow and not configs_ready:
+                if not follow and not reached:
                     raise TraceEvaluationError(
                         f"Phoenix at {_base_url(client)} failed the first request ({type(error).__name__}: "
                         f"{error}); is it running there? (--base-url, PHOENIX_COLLECTOR_ENDPOINT)"
@@ -755,3 +770,18 @@ def _check_settings(
         whole_number(name, count, 1, "a whole number of at least 1")
     finite_number("interval", interval, "a positive number of seconds", above=0.0)
     return kind if kind == ROOT else kind.upper()
+
+
+def _project_exists(client: Any, project: str) -> bool:
+    reply = client._client.get(f"v1/projects/{quote(project, safe='')}")  # a name or an id
+    if reply.status_code == 404:
+        return False
+    reply.raise_for_status()
+    return True
+
+
+def _project_names(client: Any, most: int = 10) -> str:
+    reply = client._client.get("v1/projects", params={"limit": most + 1})
+    names = [str(p.get("name")) for p in reply.json().get("data", [])] if reply.status_code == 200 else []
+    shown = ", ".join(repr(name) for name in names[:most]) + (", ..." if len(names) > most else "")
+    return f"projects {shown}" if names else "no projects"

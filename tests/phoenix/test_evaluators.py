@@ -178,9 +178,9 @@ def test_bertscore_score_is_f1_with_threshold_label_and_worst_tokens(similarity,
 
 @pytest.mark.parametrize("cut", [float("nan"), float("inf"), 1.5, "0.9", True])
 def test_a_cut_no_score_can_meet_or_that_is_no_number_is_refused(cut):
-    with pytest.raises(ValueError, match="^threshold must be a finite number no greater than 1, got"):
+    with pytest.raises(ValueError, match=r"^threshold must be a finite number no greater than 1, got"):
         BERTScoreEvaluator(cut)
-    with pytest.raises(ValueError, match="^threshold must be"):
+    with pytest.raises(ValueError, match=r"^threshold must be"):
         GroundednessEvaluator(cut)
 
 

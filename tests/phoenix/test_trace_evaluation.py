@@ -239,9 +239,12 @@ def test_ten_new_traces_are_exactly_the_ten_evaluated(app):
     assert names == {SIMILARITY: 10, GROUNDEDNESS: 10, FAITHFULNESS: 10, DISAGREEMENT: 10}
 
 
-def test_follow_picks_up_traces_sent_after_it_started(app):
+@pytest.mark.parametrize("project_exists", [True, False], ids=["project-exists", "project-comes-later"])
+def test_follow_picks_up_traces_sent_after_it_started(app, project_exists):
+    # an evaluator started before the application's first trace waits for the project to appear
+    project = app.project if project_exists else f"{app.project}-later"
     command = [
-        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", app.project,
+        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
         "--base-url", app.base_url, "--reference-key", "metadata.reference", "--store", str(app.store),
         "--follow", "--interval", "1", "--json",
     ]  # fmt: skip
@@ -251,13 +254,13 @@ def test_follow_picks_up_traces_sent_after_it_started(app):
     try:
         first_poll = process.stdout.readline()
         assert first_poll.startswith("poll 1:"), first_poll + process.stderr.read()[-3000:]
-        later = send(app.endpoint, app.project, app.stub, requests("followed", 1))
+        later = send(app.endpoint, project, app.stub, requests(f"followed-{project_exists}", 1))
         deadline = time.monotonic() + 300
         while (
             len(
                 {
                     a["span_id"]
-                    for a in annotations_of(app.client, app.project, later)
+                    for a in annotations_of(app.client, project, later)
                     if a["name"] == DISAGREEMENT
                 }
             )
@@ -275,6 +278,21 @@ def test_follow_picks_up_traces_sent_after_it_started(app):
     assert process.returncode == 0, err[-3000:]
     report = json.loads(out.strip().splitlines()[-1])
     assert report["evaluated"] == 5 and report["polls"] >= 2
+    assert (f"no project {project!r} yet; waiting for its first traces" in err) is not project_exists
+
+
+def test_a_project_that_does_not_exist_is_named_with_those_that_do(app):
+    command = [
+        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", "no-such-app",
+        "--base-url", app.base_url, "--store", str(app.store), "--no-judge",
+    ]  # fmt: skip
+    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    [line] = done.stderr.splitlines()
+    assert line.startswith(
+        f"error: --project: Phoenix at {app.base_url} has no project 'no-such-app' (it has "
+    )
+    assert repr(app.project) in line
 
 
 def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
