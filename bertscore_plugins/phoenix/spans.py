@@ -13,12 +13,15 @@ What a span means for evaluation (:class:`SpanFields`):
   spans, in start order; without a retriever, an LLM span's earlier input messages (system prompt and
   any message before the final question), which is where chat applications put the retrieved text;
 - reference: a span attribute or ``metadata`` key the user names, or a Phoenix dataset example joined
-  by an example id read the same way.
+  by an example id read the same way; a list of texts is several references (the best-matching counts),
+  and a value that is no text (a dict, a list holding other things, NaN) is reported, never scored as
+  its JSON.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -130,6 +133,30 @@ def _text(value: Any) -> str | None:
     return text if text.strip() else None
 
 
+Reference = str | tuple[str, ...]
+"""One reference text, or several (the best-matching one counts, as in the core)."""
+
+
+def reference_value(value: Any) -> tuple[Reference | None, str | None]:
+    """``(reference, why not)`` for a value read from a span or a dataset example.
+
+    A text (blank means none), a number (``42`` -> "42"), or a list of texts; anything else is not
+    scored and the second item says why, for the report."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None, None
+    if isinstance(value, str):
+        return value, None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (str(value), None) if math.isfinite(value) else (None, f"is not a finite number ({value!r})")
+    if isinstance(value, (list, tuple)):
+        if not all(isinstance(item, str) for item in value):
+            kinds = sorted({type(item).__name__ for item in value if not isinstance(item, str)})
+            return None, f"is a list holding {', '.join(kinds)}, not only texts"
+        texts = tuple(item for item in value if item.strip())
+        return (texts or None), None
+    return None, f"is not text ({type(value).__name__})"
+
+
 def span_kind(span: Mapping[str, Any]) -> str:
     kind = attribute(span, SpanAttributes.OPENINFERENCE_SPAN_KIND) or span.get("span_kind") or ""
     return str(kind).upper()
@@ -160,13 +187,13 @@ class SpanFields:
     input: str | None
     output: str | None
     context: tuple[str, ...] | None
-    reference: str | None
+    reference: Reference | None
 
 
 def extract_fields(
     span: Mapping[str, Any],
     trace_documents: Sequence[str] = (),
-    reference: str | None = None,
+    reference: Reference | None = None,
 ) -> SpanFields:
     """Input, output and context of ``span`` (see the module docstring for where each comes from)."""
     context_ids = span.get("context") or {}
@@ -191,7 +218,7 @@ def extract_fields(
         input=question,
         output=answer,
         context=context,
-        reference=_text(reference),
+        reference=reference,
     )
 
 

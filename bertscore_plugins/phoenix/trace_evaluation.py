@@ -32,7 +32,16 @@ from bertscore_plugins.config import SettingError, finite_number, whole_number
 
 from .names import CONFIGURATION_KEY, DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
 from .result_store import ResultStore, ResultStoreError, StoredResult
-from .spans import ROOT, SpanFields, extract_fields, lookup, matching_span_ids, span_pages, trace_documents
+from .spans import (
+    ROOT,
+    SpanFields,
+    extract_fields,
+    lookup,
+    matching_span_ids,
+    reference_value,
+    span_pages,
+    trace_documents,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +198,7 @@ class _Run:
         *,
         span_kind: str,
         where: str | None,
-        reference_of: Callable[[Mapping[str, Any]], str | None],
+        reference_of: Callable[[Mapping[str, Any]], Any],
         similarity: Any,
         groundedness: Any,
         judge: Any,
@@ -295,9 +304,8 @@ class _Run:
         plans = []
         skipped = self.report.skipped
         for span, mine in work:
-            fields = extract_fields(
-                span, documents.get(str(span["context"]["trace_id"]), ()), self.reference_of(span)
-            )
+            reference, not_a_reference = reference_value(self.reference_of(span))
+            fields = extract_fields(span, documents.get(str(span["context"]["trace_id"]), ()), reference)
             if fields.output is None:
                 skipped["span: no output"] += 1
                 continue
@@ -311,7 +319,8 @@ class _Run:
                 wanted.add(self.groundedness.name)
             if fields.reference is None:
                 if not retry:
-                    skipped[f"{self.similarity.name}: no reference"] += 1
+                    why = f"reference {not_a_reference}" if not_a_reference else "no reference"
+                    skipped[f"{self.similarity.name}: {why}"] += 1
             else:
                 wanted.add(self.similarity.name)
             if self.judge is not None:
@@ -352,7 +361,7 @@ class _Run:
                 {
                     "output": [p.fields.output for p in chosen],
                     source: [
-                        list(getattr(p.fields, source)) if source == "context" else p.fields.reference
+                        list(value) if isinstance(value := getattr(p.fields, source), tuple) else value
                         for p in chosen
                     ],
                 }
@@ -506,10 +515,10 @@ def _short(reason: str) -> str:
     return first if len(first) <= 120 else first[:117] + "..."
 
 
-def _dataset_references(client: Any, dataset: str, field_name: str | None) -> dict[str, str]:
-    """``{example id: reference}`` from a Phoenix dataset (its examples' expected output)."""
+def _dataset_references(client: Any, dataset: str, field_name: str | None) -> dict[str, Any]:
+    """``{example id: reference value}`` from a Phoenix dataset (its examples' expected output)."""
     examples = client.datasets.get_dataset(dataset=dataset).examples
-    references: dict[str, str] = {}
+    references: dict[str, Any] = {}
     for example in examples:
         output = example.get("output") or {}
         if field_name is not None:
@@ -522,7 +531,7 @@ def _dataset_references(client: Any, dataset: str, field_name: str | None) -> di
                 "name the reference with reference_field="
             )
         if value is not None:
-            references[str(example["id"])] = value if isinstance(value, str) else json.dumps(value)
+            references[str(example["id"])] = value  # read by reference_value, as a span's would be
     return references
 
 
@@ -639,7 +648,7 @@ def evaluate_project(
     if reference_dataset:
         references = _dataset_references(client, reference_dataset, reference_field)
 
-    def reference_of(span: Mapping[str, Any]) -> str | None:
+    def reference_of(span: Mapping[str, Any]) -> Any:
         if reference_key:
             return lookup(span, reference_key)
         if references is not None:

@@ -311,6 +311,43 @@ def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
         shutil.copy(shot, Path(os.environ["BERTSCORE_SCREENSHOT_DIR"]) / "annotated_spans.png")
 
 
+def test_a_list_of_references_counts_the_best_one_and_a_reference_that_is_no_text_is_reported(app, tmp_path):
+    from bertscore_plugins import get_scorer
+    from bertscore_plugins.phoenix import evaluate_project
+
+    project = f"{app.project}-references"
+    _, question, documents, answer, right, _ = TEMPLATES[1]
+    wrong = "The choir rehearses every week in the church hall."
+    sent = send(
+        app.endpoint,
+        project,
+        app.stub,
+        [
+            Request("several", question, documents, answer, [wrong, right], None),
+            Request("structured", question, documents, answer, {"answer": right}, None),
+            Request("mixed", question, documents, answer, [right, 7], None),
+            Request("number", question, documents, "48", 48, None),
+        ],
+    )
+    wait_for_roots(app.client, project, 4)
+    report = evaluate_project(
+        project, client=app.client, reference_key="metadata.reference", store=tmp_path / "s"
+    )
+    assert report.skipped == {
+        f"{SIMILARITY}: reference is not text (dict)": 1,
+        f"{SIMILARITY}: reference is a list holding int, not only texts": 1,
+    }
+    similarity = {
+        sent[a["span_id"]]: a["result"]["score"]
+        for a in annotations_of(app.client, project, sent)
+        if a["name"] == SIMILARITY
+    }
+    core = get_scorer().score([answer, answer, "48"], [[wrong, right], right, "48"]).f1
+    assert set(similarity) == {"several", "number"}
+    assert abs(similarity["several"] - core[0]) < 1e-6 and abs(core[0] - core[1]) < 1e-6  # the best one
+    assert abs(similarity["number"] - core[2]) < 1e-6
+
+
 def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, tmp_path):
     from bertscore_plugins.phoenix import evaluate_project
 

@@ -95,6 +95,28 @@ def test_missing_pieces_are_none_not_empty_strings():
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "reference", "why"),
+    [
+        ("At nine.", "At nine.", None),
+        ("   ", None, None),
+        (None, None, None),
+        (36, "36", None),
+        (2.5, "2.5", None),
+        (["At nine.", " ", "Nine a.m."], ("At nine.", "Nine a.m."), None),
+        ([], None, None),
+        (float("nan"), None, "is not a finite number (nan)"),
+        (True, None, "is not text (bool)"),
+        ({"answer": "At nine."}, None, "is not text (dict)"),
+        (["At nine.", None, 3], None, "is a list holding NoneType, int, not only texts"),
+    ],
+)
+def test_a_reference_is_a_text_a_number_or_several_texts_and_anything_else_says_why(value, reference, why):
+    from bertscore_plugins.phoenix.spans import reference_value
+
+    assert reference_value(value) == (reference, why)
+
+
 def test_result_store_keeps_results_until_logged_across_reopening(tmp_path):
     path = tmp_path / "store.sqlite"
     with ResultStore(path) as store:

@@ -30,7 +30,7 @@ class Request:
     question: str
     documents: tuple[str, ...]  # empty: this request skips retrieval
     answer: str
-    reference: str | None  # None: no gold answer recorded for it
+    reference: Any  # the gold answer: a text, several texts, or None when none was recorded
     expected: str | None  # the disagreement label the evaluation should give (None: no label)
 
 
