@@ -8,7 +8,8 @@ What a span means for evaluation (:class:`SpanFields`):
 
 - input: ``input.value`` (a root CHAIN span, or any span); for an LLM span whose ``input.value`` is the
   request JSON, the last ``user`` message of ``llm.input_messages``;
-- output: ``output.value``; for an LLM span, the first ``llm.output_messages`` content;
+- output: ``output.value``; for an LLM span, the first ``llm.output_messages`` content; a value whose
+  mime type is JSON (``{"output": "..."}`` from a chain) gives the text inside it;
 - context: the ``document.content`` of every ``retrieval.documents`` entry of the trace's RETRIEVER
   spans, in start order; without a retriever, an LLM span's earlier input messages (system prompt and
   any message before the final question), which is where chat applications put the retrieved text;
@@ -31,6 +32,7 @@ from urllib.parse import quote
 from openinference.semconv.trace import (
     DocumentAttributes,
     MessageAttributes,
+    OpenInferenceMimeTypeValues,
     OpenInferenceSpanKindValues,
     SpanAttributes,
 )
@@ -40,6 +42,9 @@ ROOT = "root"
 LLM = OpenInferenceSpanKindValues.LLM.value
 RETRIEVER = OpenInferenceSpanKindValues.RETRIEVER.value
 METADATA_PREFIX = f"{SpanAttributes.METADATA}."
+JSON = OpenInferenceMimeTypeValues.JSON.value
+#: where chains put the text in a JSON input or output (LangChain: {"input": ...} -> {"output": ...})
+TEXT_KEYS = ("output", "answer", "result", "response", "text", "content", "input", "question", "query")
 _USER_ROLE = "user"
 
 
@@ -133,6 +138,32 @@ def _text(value: Any) -> str | None:
     return text if text.strip() else None
 
 
+def _value_text(span: Mapping[str, Any], value_key: str, mime_key: str) -> tuple[str | None, str | None]:
+    """``(text, why not)`` of ``input.value`` / ``output.value``.
+
+    A JSON value (``*.mime_type`` application/json, as chain instrumentors write it) gives the text it
+    holds: a JSON string, an object's only entry, or its ``output`` / ``answer`` / ... entry; JSON
+    with no such text is reported rather than scored as its braces and keys."""
+    value = attribute(span, value_key)
+    if attribute(span, mime_key) != JSON or not isinstance(value, str):
+        return _text(value), None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        return _text(value), None  # labelled JSON but is not: the text as it is
+    if isinstance(parsed, str):
+        return _text(parsed), None
+    if isinstance(parsed, Mapping):
+        texts = {key: item for key, item in parsed.items() if isinstance(item, str) and item.strip()}
+        if len(parsed) == 1 and texts:  # {"summary": "..."}; never the model name of a request
+            return next(iter(texts.values())), None
+        for key in TEXT_KEYS:
+            if key in texts:
+                return texts[key], None
+        return None, f"is JSON with no text field (keys {sorted(map(str, parsed))[:8]})"
+    return None, f"is JSON {type(parsed).__name__}, not text"
+
+
 Reference = str | tuple[str, ...]
 """One reference text, or several (the best-matching one counts, as in the core)."""
 
@@ -188,6 +219,7 @@ class SpanFields:
     output: str | None
     context: tuple[str, ...] | None
     reference: Reference | None
+    output_problem: str | None = None  # why there is no output text, when the span has a value
 
 
 def extract_fields(
@@ -198,8 +230,8 @@ def extract_fields(
     """Input, output and context of ``span`` (see the module docstring for where each comes from)."""
     context_ids = span.get("context") or {}
     kind = span_kind(span)
-    question = _text(attribute(span, SpanAttributes.INPUT_VALUE))
-    answer = _text(attribute(span, SpanAttributes.OUTPUT_VALUE))
+    question, _ = _value_text(span, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE)
+    answer, output_problem = _value_text(span, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE)
     inputs = _messages(span, SpanAttributes.LLM_INPUT_MESSAGES)
     outputs = _messages(span, SpanAttributes.LLM_OUTPUT_MESSAGES)
     last_user = max((i for i, m in enumerate(inputs) if m["role"] == _USER_ROLE), default=None)
@@ -208,6 +240,7 @@ def extract_fields(
         question = _text(inputs[last_user]["content"]) or question
     if kind == LLM and outputs:
         answer = _text(outputs[0]["content"]) or answer
+        output_problem = None if answer else output_problem
     context: tuple[str, ...] | None = tuple(trace_documents) or None
     if context is None and last_user is not None:
         earlier = [_text(m["content"]) for m in inputs[:last_user]]
@@ -219,6 +252,7 @@ def extract_fields(
         output=answer,
         context=context,
         reference=reference,
+        output_problem=output_problem if answer is None else None,
     )
 
 

@@ -307,7 +307,9 @@ class _Run:
             reference, not_a_reference = reference_value(self.reference_of(span))
             fields = extract_fields(span, documents.get(str(span["context"]["trace_id"]), ()), reference)
             if fields.output is None:
-                skipped["span: no output"] += 1
+                skipped[
+                    f"span: output {fields.output_problem}" if fields.output_problem else "span: no output"
+                ] += 1
                 continue
             done = {name for name, r in mine.items() if r.annotation is not None}
             wanted: set[str] = set()

@@ -117,6 +117,46 @@ def test_a_reference_is_a_text_a_number_or_several_texts_and_anything_else_says_
     assert reference_value(value) == (reference, why)
 
 
+def _chain_span(output: str, mime: str = "application/json") -> dict:
+    # a LangChain-style root span: JSON input and output, flattened as Phoenix's REST API returns them
+    return {
+        "context": {"trace_id": "t9", "span_id": "chain9"},
+        "attributes": {
+            "openinference.span.kind": "CHAIN",
+            "input.value": '{"input": "When does the museum open?", "chat_history": []}',
+            "input.mime_type": "application/json",
+            "output.value": output,
+            "output.mime_type": mime,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("output", "mime", "text", "problem"),
+    [
+        ('{"output": "At nine."}', "application/json", "At nine.", None),
+        ('{"summary": "At nine."}', "application/json", "At nine.", None),
+        (
+            '{"model": "gpt-4o", "temperature": 0}',
+            "application/json",
+            None,
+            "is JSON with no text field (keys ['model', 'temperature'])",
+        ),
+        ('{"answer": "At nine.", "sources": ["doc1"], "score": 0.9}', "application/json", "At nine.", None),
+        ('{"result": "At nine.", "query": "When?"}', "application/json", "At nine.", None),
+        ('"At nine."', "application/json", "At nine.", None),
+        ("At nine.", "application/json", "At nine.", None),  # labelled JSON, is not: kept as it is
+        ('{"output": "At nine."}', "text/plain", '{"output": "At nine."}', None),  # text stays text
+        ('{"a": "x", "b": "y"}', "application/json", None, "is JSON with no text field (keys ['a', 'b'])"),
+        ("[1, 2]", "application/json", None, "is JSON list, not text"),
+    ],
+)
+def test_json_inputs_and_outputs_give_the_text_inside_them_or_say_why_not(output, mime, text, problem):
+    fields = extract_fields(_chain_span(output, mime))
+    assert fields.input == "When does the museum open?"
+    assert (fields.output, fields.output_problem) == (text, problem)
+
+
 def test_result_store_keeps_results_until_logged_across_reopening(tmp_path):
     path = tmp_path / "store.sqlite"
     with ResultStore(path) as store:
