@@ -593,7 +593,8 @@ def evaluate_project(
         follow: keep polling every ``interval`` seconds (re-reading ``lookback`` before each poll's
             start) until KeyboardInterrupt or ``max_polls``.
         on_progress: called with the report after each logged batch; on_poll: after each poll.
-        scorer, **core_settings: the core scorer, or settings for ``get_scorer``.
+        scorer, **core_settings: the core scorer, or settings for ``get_scorer`` (``long_text`` defaults
+            to "window" here, so a context longer than the model's window is read whole).
 
     Returns:
         The :class:`EvaluationReport` (accumulated over polls when following).
@@ -635,7 +636,11 @@ def evaluate_project(
     if scorer is None:
         import bertscore_plugins
 
-        scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**core_settings))
+        # A retrieved context is usually longer than the model's window; truncating it would call an
+        # answer drawn from its later passages ungrounded. Windows read every token (not bert_score's way,
+        # which no trace evaluation has to match).
+        settings = {"long_text": "window", **core_settings}
+        scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**settings))
     sim_cut = DEFAULT_SIMILARITY_THRESHOLD if similarity_threshold is None else similarity_threshold
     ground_cut = DEFAULT_GROUNDEDNESS_THRESHOLD if groundedness_threshold is None else groundedness_threshold
     similarity = BERTScoreEvaluator(sim_cut, name=SIMILARITY, scorer=scorer)

@@ -348,6 +348,25 @@ def test_a_list_of_references_counts_the_best_one_and_a_reference_that_is_no_tex
     assert abs(similarity["number"] - core[2]) < 1e-6
 
 
+def test_a_context_longer_than_the_model_window_is_read_whole(app, tmp_path):
+    from bertscore_plugins import ScoreConfig, get_scorer
+    from bertscore_plugins.phoenix import evaluate_project
+
+    project = f"{app.project}-long-context"
+    answer = "The museum opens at nine in the morning."
+    filler = tuple(f"Paragraph {i} is about the weather in town number {i}." for i in range(80))
+    documents = (*filler, "The Harbour Museum opens at nine in the morning.")  # the support comes last
+    sent = send(app.endpoint, project, app.stub, [Request("long", "When?", documents, answer, None, None)])
+    wait_for_roots(app.client, project, 1)
+    evaluate_project(project, client=app.client, store=tmp_path / "s")
+    [grounded] = [a for a in annotations_of(app.client, project, sent) if a["name"] == GROUNDEDNESS]
+    context = "\n\n".join(documents)
+    whole = get_scorer(ScoreConfig.from_kwargs(long_text="window")).score([answer], [context]).precision[0]
+    with pytest.warns(UserWarning, match="truncated"):
+        cut = get_scorer().score([answer], [context]).precision[0]
+    assert abs(grounded["result"]["score"] - whole) < 1e-6 and whole > cut + 0.1
+
+
 def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, tmp_path):
     from bertscore_plugins.phoenix import evaluate_project
 
