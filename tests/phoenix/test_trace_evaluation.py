@@ -367,6 +367,32 @@ def test_a_context_longer_than_the_model_window_is_read_whole(app, tmp_path):
     assert abs(grounded["result"]["score"] - whole) < 1e-6 and whole > cut + 0.1
 
 
+def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app, tmp_path):
+    # a cron run overlapping a --follow process: both finish, nothing is doubled, a third has nothing to do
+    project = f"{app.project}-overlap"
+    sent = send(app.endpoint, project, app.stub, requests("overlap", 1))
+    wait_for_roots(app.client, project, len(sent))
+    command = [
+        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
+        "--base-url", app.base_url, "--reference-key", "metadata.reference",
+        "--store", str(tmp_path / "shared.sqlite"), "--json",
+    ]  # fmt: skip
+    runs = [
+        subprocess.Popen(
+            command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    kinds = Counter((a["span_id"], a["name"]) for a in annotations_of(app.client, project, sent))
+    assert set(kinds.values()) == {1} and {span for span, _ in kinds} == set(sent)
+    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (last["evaluated"], last["logged"], last["already_done"]) == (0, 0, len(sent))
+
+
 def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, tmp_path):
     from bertscore_plugins.phoenix import evaluate_project
 
