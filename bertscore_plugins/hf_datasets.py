@@ -23,6 +23,7 @@ are not part of the fingerprint (they never change a score).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -36,6 +37,7 @@ import numpy as np
 from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, setting_names
 from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES
 from bertscore_plugins.inputs import check_pairs, check_references
+from bertscore_plugins.scorer import row_labels_in_warnings
 
 SCORE_NAMES = ("precision", "recall", "f1")
 #: settings that change speed or memory only; left out of the datasets fingerprint, so a re-run on another
@@ -210,7 +212,9 @@ class BERTScoreTransform:
         except InputError as error:
             raise InputError(_locate(str(error), indices)) from None
         scorer = self._scorer_for(rank)
-        scores = scorer.score(candidates, references, progress=self.progress)
+        # with the dataset's row indices, the core's warnings name dataset rows, not batch positions
+        with row_labels_in_warnings(list(indices)) if indices is not None else contextlib.nullcontext():
+            scores = scorer.score(candidates, references, progress=self.progress)
         return {
             self.prefix + name: np.asarray(getattr(scores, name), dtype=np.float32) for name in SCORE_NAMES
         }

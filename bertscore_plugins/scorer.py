@@ -8,6 +8,7 @@ order. Chunks bound memory; output order always equals input order.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import warnings
@@ -551,15 +552,8 @@ class _Report:
 
     def warn(self, rescaled: bool = False) -> None:
         if self.empty_candidates or self.empty_references:
-            # bert_score's convention: the raw score is 0 and is rescaled like any other, so that an empty
-            # pair still ranks below every real match; the message says which number the user gets
-            value = "0 before rescaling, i.e. (0 - b) / (1 - b) with the baseline b," if rescaled else "0"
             warnings.warn(
-                f"{len(self.empty_candidates)} empty candidate(s) and {len(self.empty_references)} row(s) with an "
-                f"empty reference scored {value} for precision, recall and F1 against that reference "
-                f"(candidate rows {_rows(self.empty_candidates)}; reference rows {_rows(self.empty_references)})",
-                EmptyTextWarning,
-                stacklevel=4,
+                EmptyTextWarning.of(self.empty_candidates, self.empty_references, rescaled), stacklevel=4
             )
         if self.unknown_only:
             warnings.warn(
@@ -587,7 +581,61 @@ class _Report:
 
 
 class EmptyTextWarning(UserWarning):
-    """Empty or whitespace-only texts scored 0."""
+    """Empty or whitespace-only texts scored 0.
+
+    ``candidate_rows`` / ``reference_rows`` are the rows, as positions in the call's inputs, or as the
+    caller's own labels once :func:`row_labels_in_warnings` has renamed them."""
+
+    def __init__(
+        self,
+        message: str,
+        candidate_rows: Sequence = (),
+        reference_rows: Sequence = (),
+        rescaled: bool = False,
+    ):
+        super().__init__(message)
+        self.candidate_rows, self.reference_rows, self.rescaled = (
+            tuple(candidate_rows),
+            tuple(reference_rows),
+            rescaled,
+        )
+
+    @classmethod
+    def of(
+        cls, candidate_rows: Sequence, reference_rows: Sequence, rescaled: bool = False
+    ) -> EmptyTextWarning:
+        # bert_score's convention: the raw score is 0 and is rescaled like any other, so that an empty
+        # pair still ranks below every real match; the message says which number the user gets
+        value = "0 before rescaling, i.e. (0 - b) / (1 - b) with the baseline b," if rescaled else "0"
+        return cls(
+            f"{len(candidate_rows)} empty candidate(s) and {len(reference_rows)} row(s) with an "
+            f"empty reference scored {value} for precision, recall and F1 against that reference "
+            f"(candidate rows {_rows(candidate_rows)}; reference rows {_rows(reference_rows)})",
+            candidate_rows,
+            reference_rows,
+            rescaled,
+        )
+
+
+@contextlib.contextmanager
+def row_labels_in_warnings(labels: Sequence) -> Iterator[None]:
+    """Within the block, the rows an :class:`EmptyTextWarning` names are ``labels[position]``.
+
+    For callers that score a subset or a batch of their rows (a DataFrame without its failed rows, one
+    ``map()`` batch, a page of spans), so the warning names the user's row, never a shifted position.
+    Other warnings pass through unchanged."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for record in caught:
+        found = record.message
+        if isinstance(found, EmptyTextWarning):
+            found = EmptyTextWarning.of(
+                [labels[row] for row in found.candidate_rows],
+                [labels[row] for row in found.reference_rows],
+                found.rescaled,
+            )
+        warnings.warn_explicit(found, record.category, record.filename, record.lineno, source=record.source)
 
 
 class UnknownTokenWarning(UserWarning):
@@ -607,7 +655,7 @@ class IdfFallbackWarning(UserWarning):
     """idf gave a text zero total weight; uniform weights were used."""
 
 
-def _rows(rows: list[int], limit: int = 10) -> str:
+def _rows(rows: Sequence, limit: int = 10) -> str:
     if not rows:
         return "none"
     shown = ", ".join(str(row) for row in rows[:limit])

@@ -205,7 +205,11 @@ def _required_fields(schema: type[BaseModel]) -> set[str]:
 
 
 def _row_label(index: Any, position: int) -> str:
-    return f"row {position}" if index == position else f"row {position} (index {index!r})"
+    return f"row {_row_number(index, position)}"
+
+
+def _row_number(index: Any, position: int) -> str:
+    return str(position) if index == position else f"{position} (index {index!r})"
 
 
 def _execution_details(status: str, exceptions: Sequence[str], seconds: float) -> dict[str, Any]:
@@ -286,7 +290,12 @@ def score_dataframe(
         kwargs = {"explain": True}
         if progress is not None:
             kwargs["progress"] = progress
-        result = evaluator.scorer.score(candidates, references, **kwargs)
+        # the core's warnings count positions among the scored rows; name the frame's rows instead
+        from bertscore_plugins.scorer import row_labels_in_warnings
+
+        labels = [_row_number(dataframe.index[p], p) for p in scored_positions]
+        with row_labels_in_warnings(labels):
+            result = evaluator.scorer.score(candidates, references, **kwargs)
         for row, position in enumerate(scored_positions):
             scores[position] = evaluator.score_from_result(result, row).to_dict()
 

@@ -366,7 +366,8 @@ class _Run:
                         list(value) if isinstance(value := getattr(p.fields, source), tuple) else value
                         for p in chosen
                     ],
-                }
+                },
+                index=[p.fields.span_id for p in chosen],  # a warning about a row names its span
             )
             result = score_dataframe(frame, evaluator, exit_on_error=False, progress=False)
             for plan, cell, details in zip(

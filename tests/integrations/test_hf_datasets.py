@@ -10,7 +10,7 @@ import pytest
 
 datasets = pytest.importorskip("datasets", reason="the datasets extra is not installed")
 
-from bertscore_plugins import InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins import EmptyTextWarning, InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 from bertscore_plugins.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 from tests.support.tiny_models import tiny_bert  # noqa: E402
 
@@ -202,6 +202,16 @@ def test_bad_input_names_the_dataset_row():
         ds.map(BERTScoreTransform(candidate_column="prediction"), batched=True)
     with pytest.raises(TypeError, match=r"unknown argument\(s\) num_layer; accepted: candidate_column"):
         BERTScoreTransform(num_layer=4)
+
+
+def test_with_indices_a_warning_names_the_dataset_row_not_the_batch_position():
+    ds = datasets.Dataset.from_dict(
+        {"prediction": ["a", "b", "c", "d", "", "f"], "reference": ["a", "b", "c", "d", "e", "f"]}
+    )
+    transform = BERTScoreTransform(candidate_column="prediction", reference_column="reference")
+    with pytest.warns(EmptyTextWarning) as caught:
+        ds.map(transform, batched=True, batch_size=3, with_indices=True, load_from_cache_file=False)
+    assert [w.message.candidate_rows for w in caught if w.category is EmptyTextWarning] == [(4,)]
 
 
 def test_score_dataframe_equals_core():

@@ -20,7 +20,7 @@ import pytest
 from phoenix.evals import async_evaluate_dataframe, bind_evaluator, evaluate_dataframe
 from phoenix.evals.utils import to_annotation_dataframe
 
-from bertscore_plugins import InputError, get_scorer
+from bertscore_plugins import EmptyTextWarning, InputError, get_scorer
 from bertscore_plugins.phoenix import (
     BERTScoreEvaluator,
     DisagreementEvaluator,
@@ -174,6 +174,18 @@ def test_bertscore_score_is_f1_with_threshold_label_and_worst_tokens(similarity,
         {"output": ROWS.output.iloc[0], "reference": ROWS.reference.iloc[0]}
     )
     assert strict.score == score.score and strict.label == "dissimilar"
+
+
+def test_a_warning_about_a_row_names_the_frame_row_even_after_a_failed_row(scorer):
+    frame = pd.DataFrame(
+        {"output": ["A cat.", None, "", "A dog."], "reference": ["A cat.", "x", "A dog.", "A dog."]},
+        index=["s1", "s2", "s3", "s4"],
+    )
+    with pytest.warns(EmptyTextWarning) as caught:
+        result = score_dataframe(frame, BERTScoreEvaluator(0.9, scorer=scorer), exit_on_error=False)
+    assert result["bertscore_score"].iloc[1] is None  # row 1 failed and was not scored
+    [empty] = [w.message for w in caught if isinstance(w.message, EmptyTextWarning)]
+    assert empty.candidate_rows == ("2 (index 's3')",)
 
 
 @pytest.mark.parametrize("cut", [float("nan"), float("inf"), 1.5, "0.9", True])

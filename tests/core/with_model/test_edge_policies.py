@@ -35,9 +35,24 @@ def test_empty_and_whitespace_score_zero_with_one_counting_warning(scorer):
     assert len(empties) == 1
     assert "2 empty candidate(s) and 1 row(s) with an empty reference" in str(empties[0].message)
     assert "candidate rows 0, 1; reference rows 2" in str(empties[0].message)
+    assert (empties[0].message.candidate_rows, empties[0].message.reference_rows) == ((0, 1), (2,))
     for column in (scores.precision, scores.recall, scores.f1):
         assert column[:3].tolist() == [0.0, 0.0, 0.0]
     assert scores.f1[3] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_caller_scoring_some_of_its_rows_gets_warnings_naming_its_own_rows(scorer):
+    from bertscore_plugins.scorer import row_labels_in_warnings
+
+    long_text = " ".join(["word"] * 2000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with row_labels_in_warnings(["span-a", "span-b", "span-c"]):
+            scorer.score(["A cat.", "", long_text], ["A cat.", "A dog.", ""])
+    [empty] = [w.message for w in caught if isinstance(w.message, EmptyTextWarning)]
+    assert "(candidate rows span-b; reference rows span-c)" in str(empty)
+    assert (empty.candidate_rows, empty.reference_rows) == (("span-b",), ("span-c",))
+    assert [w.category for w in caught if w.category is TruncationWarning] == [TruncationWarning]  # as it was
 
 
 def test_empty_reference_in_a_group_loses_the_max(scorer):
