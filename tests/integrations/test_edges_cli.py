@@ -210,12 +210,15 @@ def test_phoenix_evaluate_names_a_foreign_store_file_and_a_bad_judge_variable(tm
 
 
 def test_phoenix_evaluate_without_a_server_says_where_it_looked(tmp_path, capsys):
-    argv = ["phoenix", "evaluate", "--project", "p", "--base-url", "http://127.0.0.1:9", "--no-judge"]
+    from bertscore_plugins.phoenix.dev_server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    argv = ["phoenix", "evaluate", "--project", "p", "--base-url", url, "--no-judge"]
     assert main([*argv, "--store", str(tmp_path / "store.sqlite")]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and "Traceback" not in captured.err
     assert captured.err.splitlines() == [
-        "error: Phoenix at http://127.0.0.1:9 failed the first request (ConnectError: [Errno 111] "
+        f"error: Phoenix at {url} failed the first request (ConnectError: [Errno 111] "
         "Connection refused); is it running there? (--base-url, PHOENIX_COLLECTOR_ENDPOINT)"
     ]
 
