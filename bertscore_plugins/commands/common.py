@@ -25,7 +25,8 @@ STDIN = "-"
 _UPSTREAM_SHORT_FLAGS = {"batch_size": "-b"}
 
 
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+def add_model_arguments(parser: argparse.ArgumentParser, long_text: str = "truncate") -> None:
+    """The core's settings as flags; ``long_text``: this command's default policy for long texts."""
     group = parser.add_argument_group("model and scoring settings (all are in the signature)")
     group.add_argument(
         "-m",
@@ -73,8 +74,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--long-text",
         choices=LONG_TEXT_POLICIES,
-        default="truncate",
-        help="texts longer than the window: truncate (counted and warned) or overlapping windows",
+        default=long_text,
+        help=f"texts longer than the window: truncate (counted and warned) or overlapping windows "
+        f"(default: {long_text})",
     )
     group.add_argument(
         "--multi-ref",

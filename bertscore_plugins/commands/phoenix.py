@@ -9,6 +9,8 @@ import signal
 import sys
 import time
 
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -114,10 +116,13 @@ def _register_evaluate(actions) -> None:
     evaluate.add_argument("--follow", action="store_true", help="keep polling for new traces until Ctrl-C")
     evaluate.add_argument("--interval", type=float, default=30.0, help="seconds between polls with --follow")
     evaluate.add_argument("--json", action="store_true", help="print the final report as one JSON object")
+    # a retrieved context is read whole (see evaluate_project); --idf is refused there (it would be per page)
+    add_model_arguments(evaluate, long_text="window")
     evaluate.set_defaults(func=run_evaluate)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    from bertscore_plugins import get_scorer
     from bertscore_plugins.cli import describe
     from bertscore_plugins.phoenix.judge import JUDGE_SETUP_HINT, judge_llm_from_env
     from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project, parse_since
@@ -125,6 +130,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
     since = parse_since(args.since) if args.since else None
+    config = config_from_args(args)
     llm = None if args.no_judge else judge_llm_from_env()
     if llm is None and not args.no_judge:
         print(JUDGE_SETUP_HINT.splitlines()[0] + " (see `phoenix evaluate --help`)", file=sys.stderr)
@@ -160,6 +166,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             follow=args.follow,
             interval=args.interval,
             on_poll=on_poll,
+            scorer=get_scorer(config),
         )
     except TraceEvaluationError as error:  # Phoenix failed mid-run: nothing to change in the command
         print(describe(error), file=sys.stderr)

@@ -642,6 +642,12 @@ def evaluate_project(
         # which no trace evaluation has to match).
         settings = {"long_text": "window", **core_settings}
         scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**settings))
+    if getattr(getattr(scorer, "config", None), "idf", False) is True:
+        raise SettingError(
+            "idf",
+            "idf=True would fit idf on each page of spans, so a span's score would depend on its "
+            "neighbours; fit it once (bertscore_plugins.fit_idf(texts)) and pass the IdfTable as idf=",
+        )
     sim_cut = DEFAULT_SIMILARITY_THRESHOLD if similarity_threshold is None else similarity_threshold
     ground_cut = DEFAULT_GROUNDEDNESS_THRESHOLD if groundedness_threshold is None else groundedness_threshold
     similarity = BERTScoreEvaluator(sim_cut, name=SIMILARITY, scorer=scorer)

@@ -197,12 +197,18 @@ def test_an_unknown_flag_is_one_line(capsys):
     assert error.startswith("error: bertscore-plugins score: the following arguments are required: ")
 
 
-def test_phoenix_evaluate_names_a_foreign_store_file_and_a_bad_judge_variable(tmp_path, capsys, monkeypatch):
+def test_phoenix_evaluate_names_a_foreign_store_file_a_bad_setting_and_a_bad_judge_variable(
+    tmp_path, capsys, monkeypatch
+):
     store = tmp_path / "results.csv"
     store.write_text("span_id,score\n")
     evaluate = ["phoenix", "evaluate", "--project", "p", "--base-url", "http://127.0.0.1:9", "--no-judge"]
     error = _one_line_error(capsys, [*evaluate, "--store", str(store)])
     assert error == f"error: result store {store}: cannot open it (file is not a database)"
+    error = _one_line_error(capsys, [*evaluate, "--store", str(tmp_path / "s.sqlite"), "--idf"])
+    assert error.startswith("error: --idf: idf=True would fit idf on each page of spans")
+    error = _one_line_error(capsys, [*evaluate, "--layer", "99"])
+    assert error.startswith("error: --layer: layer must be between 0 and 6")
     monkeypatch.setenv("BERTSCORE_JUDGE_MODEL", "m")
     monkeypatch.setenv("BERTSCORE_JUDGE_RATE", "-1")
     error = _one_line_error(capsys, evaluate[:-1])
