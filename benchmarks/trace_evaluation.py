@@ -127,7 +127,9 @@ def child(args: argparse.Namespace) -> None:
     from bertscore_plugins.phoenix import evaluate_project
     from bertscore_plugins.phoenix.names import SIMILARITY
 
-    scorer = bertscore_plugins.get_scorer(**({"layer": args.layer} if args.layer else {}))
+    # the settings evaluate_project uses by default (long contexts windowed; the benchmark's are short)
+    settings = {"long_text": "window", **({"layer": args.layer} if args.layer else {})}
+    scorer = bertscore_plugins.get_scorer(**settings)
     scorer.score(["warm up"], ["warm up"])
     rss_setup = _rss_mb()
     llm = None
