@@ -5,6 +5,7 @@ Other test modules add their own fixtures in their own files (or a conftest in a
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -56,3 +57,24 @@ def make_stub_judge() -> Iterator[Callable[..., StubJudge]]:
     finally:
         for judge in started:
             judge.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_signal_handler_left_behind() -> Iterator[None]:
+    """Code run in-process (cli.main, recipes) must put SIGTERM and SIGINT handlers back: one left
+    behind turned a process pool's SIGTERM of its forked workers into KeyboardInterrupt and hung the
+    suite. Handlers are restored after every test (libraries such as Ray install their own); one of
+    ours left behind fails the test."""
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    yield
+    after = {sig: signal.getsignal(sig) for sig in before}
+    for sig, handler in before.items():
+        if after[sig] is not handler:
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    ours = {
+        sig: handler
+        for sig, handler in after.items()
+        if handler is not before[sig]
+        and getattr(handler, "__module__", "").startswith(("bertscore_plugins", "recipes", "benchmarks"))
+    }
+    assert not ours, f"handlers of ours left behind: {ours}"

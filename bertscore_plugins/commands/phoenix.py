@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import signal
 import sys
+import threading
 import time
+from collections.abc import Callable
 
 from bertscore_plugins.commands.common import add_model_arguments, config_from_args
 
@@ -121,6 +124,27 @@ def _register_evaluate(actions) -> None:
     evaluate.set_defaults(func=run_evaluate)
 
 
+def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """SIGTERM ends the command as Ctrl-C does (a server is stopped by pid, the report is printed).
+
+    The caller's handler is put back afterwards: ``cli.main`` run in-process (a test, a notebook) must
+    not leave a handler that turns a later SIGTERM, e.g. a process pool's shutdown of its forked
+    workers, into KeyboardInterrupt (that deadlocked a multiprocessing pool in the test suite)."""
+
+    @functools.wraps(command)
+    def wrapped(args: argparse.Namespace) -> int:
+        if threading.current_thread() is not threading.main_thread():
+            return command(args)  # only the main thread may set signal handlers
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return command(args)
+        finally:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+    return wrapped
+
+
+@_sigterm_as_ctrl_c
 def run_evaluate(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.cli import describe
@@ -145,7 +169,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    signal.signal(signal.SIGTERM, _interrupt)
     try:
         report = evaluate_project(
             args.project,
@@ -183,6 +206,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+@_sigterm_as_ctrl_c
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "phoenix_command", None) != "serve":
         print(
@@ -202,8 +226,6 @@ def run(args: argparse.Namespace) -> int:
         venv=args.venv,
         startup_timeout=args.startup_timeout,
     )
-    # SIGTERM ends the wait below like Ctrl-C does, so the server is always stopped by pid.
-    signal.signal(signal.SIGTERM, _interrupt)
     started = time.perf_counter()
     try:
         server.start()
