@@ -54,6 +54,12 @@ def _fmt(value: float) -> str:
     return f"{value:.3f}"
 
 
+def check_cut(name: str, value: Any) -> float:
+    """A label threshold: a finite number no greater than 1, since BERTScore never exceeds 1 (rescaled or
+    not) and a cut above it would label every row the same way; SettingError naming ``name`` otherwise."""
+    return finite_number(name, value, "a finite number no greater than 1", at_most=1.0)
+
+
 class _BERTScoreEvaluatorBase(Evaluator):
     """Shared machinery: one scorer, one threshold, one way of turning core results into a Score."""
 
@@ -71,7 +77,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
         input_schema: type[BaseModel],
         **core_settings: Any,
     ) -> None:
-        threshold = finite_number("threshold", threshold, "a finite number no greater than 1", at_most=1.0)
+        threshold = check_cut("threshold", threshold)
         if scorer is not None and core_settings:
             raise ValueError(
                 f"pass either scorer= or core settings, not both (got settings {sorted(core_settings)})"

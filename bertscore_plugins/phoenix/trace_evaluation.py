@@ -624,9 +624,9 @@ def evaluate_project(
             "page_size": page_size,
             "log_batch_size": log_batch_size,
             "judge_concurrency": judge_concurrency,
+            **({} if max_polls is None else {"max_polls": max_polls}),
         },
         interval=interval,
-        max_polls=max_polls,
     )
     if reference_key and reference_dataset:
         raise ValueError("give reference_key= or reference_dataset=, not both")
@@ -772,9 +772,10 @@ def _check_settings(
     groundedness_threshold: Any,
     counts: Mapping[str, Any],
     interval: Any,
-    max_polls: Any,
 ) -> str:
     """Refuse a setting that would poll, select or label wrongly; returns the span kind as Phoenix spells it."""
+    from .evaluators import check_cut
+
     kinds = [kind.value for kind in OpenInferenceSpanKindValues]
     kind = span_kind.strip() if isinstance(span_kind, str) else span_kind
     if kind != ROOT and (not isinstance(kind, str) or kind.upper() not in kinds):
@@ -787,9 +788,8 @@ def _check_settings(
         ("groundedness_threshold", groundedness_threshold),
     ):
         if cut is not None:
-            # BERTScore never exceeds 1 (rescaled or not): a cut above it labels every span the same way
-            finite_number(name, cut, "a finite number no greater than 1", at_most=1.0)
-    for name, count in {**counts, **({} if max_polls is None else {"max_polls": max_polls})}.items():
+            check_cut(name, cut)
+    for name, count in counts.items():
         whole_number(name, count, 1, "a whole number of at least 1")
     finite_number("interval", interval, "a positive number of seconds", above=0.0)
     return kind if kind == ROOT else kind.upper()

@@ -258,9 +258,7 @@ def test_settings_that_would_select_label_or_poll_wrongly_are_refused_by_name(se
 def test_span_kinds_are_read_in_any_case_as_openinference_spells_them():
     from bertscore_plugins.phoenix.trace_evaluation import _check_settings
 
-    common = dict(
-        similarity_threshold=None, groundedness_threshold=-0.5, counts={}, interval=1, max_polls=None
-    )
+    common = dict(similarity_threshold=None, groundedness_threshold=-0.5, counts={}, interval=1)
     assert _check_settings(span_kind=" llm ", **common) == "LLM"
     assert _check_settings(span_kind="root", **common) == "root"
 
