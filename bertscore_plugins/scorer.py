@@ -624,18 +624,24 @@ def row_labels_in_warnings(labels: Sequence) -> Iterator[None]:
     For callers that score a subset or a batch of their rows (a DataFrame without its failed rows, one
     ``map()`` batch, a page of spans), so the warning names the user's row, never a shifted position.
     Other warnings pass through unchanged."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for record in caught:
-        found = record.message
-        if isinstance(found, EmptyTextWarning):
-            found = EmptyTextWarning.of(
-                [labels[row] for row in found.candidate_rows],
-                [labels[row] for row in found.reference_rows],
-                found.rescaled,
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as recorded:
+            warnings.simplefilter("always")
+            caught = recorded
+            yield
+    finally:  # re-emitted outside the recording, also when the block raises
+        for record in caught:
+            found = record.message
+            if isinstance(found, EmptyTextWarning):
+                found = EmptyTextWarning.of(
+                    [labels[row] for row in found.candidate_rows],
+                    [labels[row] for row in found.reference_rows],
+                    found.rescaled,
+                )
+            warnings.warn_explicit(
+                found, record.category, record.filename, record.lineno, source=record.source
             )
-        warnings.warn_explicit(found, record.category, record.filename, record.lineno, source=record.source)
 
 
 class UnknownTokenWarning(UserWarning):

@@ -55,6 +55,17 @@ def test_a_caller_scoring_some_of_its_rows_gets_warnings_naming_its_own_rows(sco
     assert [w.category for w in caught if w.category is TruncationWarning] == [TruncationWarning]  # as it was
 
 
+def test_a_warning_recorded_before_an_error_in_the_block_still_comes_out(scorer):
+    from bertscore_plugins.scorer import row_labels_in_warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError), row_labels_in_warnings(["span-a"]):
+            scorer.score([""], ["A cat."])
+            raise RuntimeError("after scoring")
+    assert [w.message.candidate_rows for w in caught if w.category is EmptyTextWarning] == [("span-a",)]
+
+
 def test_empty_reference_in_a_group_loses_the_max(scorer):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyTextWarning)
