@@ -137,13 +137,17 @@ def cli_env(stub: RagStub) -> dict[str, str]:
     return env
 
 
+def evaluate_command(app, project: str, *extra: str, store=None) -> list[str]:
+    """`bertscore-plugins phoenix evaluate` on ``project`` of the suite's server, with the app's store."""
+    return [
+        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
+        "--base-url", app.base_url, "--store", str(store or app.store), *extra,
+    ]  # fmt: skip
+
+
 def evaluate_cli(app, *extra: str) -> dict:
     """Run `bertscore-plugins phoenix evaluate ... --json` in a subprocess; returns its report."""
-    command = [
-        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate",
-        "--project", app.project, "--base-url", app.base_url,
-        "--reference-key", "metadata.reference", "--store", str(app.store), "--json", *extra,
-    ]  # fmt: skip
+    command = evaluate_command(app, app.project, "--reference-key", "metadata.reference", "--json", *extra)
     done = subprocess.run(
         command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False
     )
@@ -243,11 +247,9 @@ def test_ten_new_traces_are_exactly_the_ten_evaluated(app):
 def test_follow_picks_up_traces_sent_after_it_started(app, project_exists):
     # an evaluator started before the application's first trace waits for the project to appear
     project = app.project if project_exists else f"{app.project}-later"
-    command = [
-        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
-        "--base-url", app.base_url, "--reference-key", "metadata.reference", "--store", str(app.store),
-        "--follow", "--interval", "1", "--json",
-    ]  # fmt: skip
+    command = evaluate_command(
+        app, project, "--reference-key", "metadata.reference", "--follow", "--interval", "1", "--json"
+    )
     process = subprocess.Popen(
         command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -282,10 +284,7 @@ def test_follow_picks_up_traces_sent_after_it_started(app, project_exists):
 
 
 def test_a_project_that_does_not_exist_is_named_with_those_that_do(app):
-    command = [
-        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", "no-such-app",
-        "--base-url", app.base_url, "--store", str(app.store), "--no-judge",
-    ]  # fmt: skip
+    command = evaluate_command(app, "no-such-app", "--no-judge")
     done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (2, "")
     [line] = done.stderr.splitlines()
@@ -372,11 +371,9 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
     project = f"{app.project}-overlap"
     sent = send(app.endpoint, project, app.stub, requests("overlap", 1))
     wait_for_roots(app.client, project, len(sent))
-    command = [
-        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
-        "--base-url", app.base_url, "--reference-key", "metadata.reference",
-        "--store", str(tmp_path / "shared.sqlite"), "--json",
-    ]  # fmt: skip
+    command = evaluate_command(
+        app, project, "--reference-key", "metadata.reference", "--json", store=tmp_path / "shared.sqlite"
+    )
     runs = [
         subprocess.Popen(
             command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
