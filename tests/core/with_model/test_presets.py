@@ -341,7 +341,7 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     expected = bert_score.score(candidates, references, model_type=str(folder), num_layers=7, batch_size=32)
     scorer = get_scorer(ScoreConfig(model="quality", layer=7))
     result = scorer.score(candidates, references)
-    assert scorer.model_identity == "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b"
+    assert scorer.model_identity == "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b;files:3c91a913"
     for ours, theirs in zip((result.precision, result.recall, result.f1), expected, strict=True):
         assert abs(ours - theirs.numpy()).max() < 1e-5
     assert 0.65 < float(result.f1.mean()) < 0.80  # raw F1 of real translations at layer 7 (0.734)
