@@ -246,3 +246,16 @@ def test_any_damage_to_a_model_file_is_a_named_error_or_a_new_identity_with_fini
         assert scorer.model_identity.split(";", 1)[1] != pristine.model_identity.split(";", 1)[1]
         assert all(math.isfinite(v) for v in scores.f1.tolist())
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # nothing of the user's touched
+
+
+def test_the_command_line_reports_a_folder_that_does_not_fit_in_one_line(folder, tmp_path, capsys):
+    from bertscore_plugins.cli import main
+
+    (folder / "tokenizer.json").unlink()
+    texts = tmp_path / "texts.txt"
+    texts.write_text("A cat sat on the mat.\n")
+    assert main(["score", "-c", str(texts), "-r", str(texts), "--model", str(folder), "--layer", "2"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: model folder ") and "has no tokenizer files" in captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
