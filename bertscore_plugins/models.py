@@ -251,6 +251,7 @@ _LAYER_LISTS = (
     "encoder.layer",
     "transformer.layer",
     "encoder.block",
+    "block",  # T5's encoder stack itself (what get_encoder() returns)
     "encoder.layers",
     "layers",
     "layer",
@@ -259,12 +260,22 @@ _LAYER_LISTS = (
 
 def _find_layer_list(encoder: torch.nn.Module) -> tuple[torch.nn.Module, str, torch.nn.ModuleList] | None:
     for path in _LAYER_LISTS:
-        parent, _, attribute = path.rpartition(".")
-        owner = encoder.get_submodule(parent) if parent else encoder
-        layers = getattr(owner, attribute, None) if owner is not None else None
-        if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0:
-            return owner, attribute, layers
+        found = _layer_list_at(encoder, path)
+        if found is not None:
+            return found
     return None
+
+
+def _layer_list_at(
+    encoder: torch.nn.Module, path: str
+) -> tuple[torch.nn.Module, str, torch.nn.ModuleList] | None:
+    parent, _, attribute = path.rpartition(".")
+    try:
+        owner = encoder.get_submodule(parent) if parent else encoder
+    except AttributeError:  # no such module in this architecture (e.g. DistilBERT has no `encoder`)
+        return None
+    layers = getattr(owner, attribute, None)
+    return (owner, attribute, layers) if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0 else None
 
 
 def _load_encoder(
@@ -544,14 +555,11 @@ def _shallow_truncated(encoder: torch.nn.Module, layer: int) -> torch.nn.Module:
     the layer list are copied shallowly (their child tables too), so the user's object keeps all layers."""
     import copy
 
-    for path in _LAYER_LISTS:
-        parent, _, attribute = path.rpartition(".")
-        owner = encoder.get_submodule(parent) if parent else encoder
-        layers = getattr(owner, attribute, None) if owner is not None else None
-        if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0:
-            break
-    else:  # pragma: no cover - only called when _find_layer_list found a list
+    path = next((path for path in _LAYER_LISTS if _layer_list_at(encoder, path) is not None), None)
+    if path is None:  # pragma: no cover - only called when _find_layer_list found a list
         return encoder
+    parent, _, attribute = path.rpartition(".")
+    layers = getattr(encoder.get_submodule(parent) if parent else encoder, attribute)
 
     def shallow(module: torch.nn.Module) -> torch.nn.Module:
         clone = copy.copy(module)

@@ -259,3 +259,63 @@ def test_the_command_line_reports_a_folder_that_does_not_fit_in_one_line(folder,
     assert captured.out == ""
     assert captured.err.startswith("error: model folder ") and "has no tokenizer files" in captured.err
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+
+
+def _saved_with_head(architecture: str, folder: Path, tokenizer_folder: Path) -> Path:
+    """A tiny checkpoint of a model with a head (or a decoder) the scored encoder leaves out."""
+    import transformers
+
+    small = {"vocab_size": 30522}
+    configs = {
+        "t5": (
+            "T5ForConditionalGeneration",
+            transformers.T5Config(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4, **small),
+        ),
+        "bart": (
+            "BartForConditionalGeneration",
+            transformers.BartConfig(
+                d_model=32,
+                encoder_layers=2,
+                decoder_layers=2,
+                encoder_attention_heads=2,
+                decoder_attention_heads=2,
+                encoder_ffn_dim=64,
+                decoder_ffn_dim=64,
+                max_position_embeddings=64,
+                **small,
+            ),
+        ),
+        "distilbert": (
+            "DistilBertForMaskedLM",
+            transformers.DistilBertConfig(
+                dim=32, n_layers=2, n_heads=2, hidden_dim=64, max_position_embeddings=64, **small
+            ),
+        ),
+        "roberta": (
+            "RobertaForMaskedLM",
+            transformers.RobertaConfig(
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                intermediate_size=64,
+                max_position_embeddings=66,
+                **small,
+            ),
+        ),
+    }
+    name, config = configs[architecture]
+    torch.manual_seed(0)
+    getattr(transformers, name)(config).save_pretrained(str(folder))
+    for file in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(tokenizer_folder / file, folder / file)
+    return folder
+
+
+@pytest.mark.parametrize("architecture", ["t5", "bart", "distilbert", "roberta"])
+def test_checkpoints_with_a_head_or_decoder_load_and_truncate_to_the_layer(built, tmp_path, architecture):
+    folder = _saved_with_head(architecture, tmp_path / architecture, built)
+    scorer = BERTScorer(ScoreConfig(model=str(folder), layer=1))
+    assert not scorer._model.uses_hidden_states and scorer._model.num_layers == 2
+    f1 = scorer.score(CANDIDATES, REFERENCES).f1.tolist()
+    assert all(math.isfinite(value) for value in f1)
+    assert BERTScorer(ScoreConfig(model=str(folder), layer=2)).score(CANDIDATES, REFERENCES).f1.tolist() != f1
