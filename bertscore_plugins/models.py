@@ -282,8 +282,26 @@ def _load_encoder(
     source: ModelSource, dtype: str, allow_pickle: bool
 ) -> tuple[torch.nn.Module, model_checks.TensorReport]:
     # transformers 5 draws a "Loading weights" bar on stderr for every load; keep library use quiet
-    with _quiet_progress_bars():
+    with _quiet_progress_bars(), _quiet_load_report():
         return _load_encoder_quietly(source, dtype, allow_pickle)
+
+
+@contextmanager
+def _quiet_load_report():
+    """transformers logs a table of missing and unexpected tensors at every load that has any (a masked-LM
+    head, a missing pooler: "consider training"); model_checks decides which matter and names those in
+    its error, so that one record is dropped. A filter, not a level: transformers runs extra checks, and
+    logs more, when its logger's level is set."""
+    report_logger = logging.getLogger("transformers.modeling_utils")
+    report_logger.addFilter(_drop_load_report)
+    try:
+        yield
+    finally:
+        report_logger.removeFilter(_drop_load_report)
+
+
+def _drop_load_report(record: logging.LogRecord) -> bool:
+    return record.funcName != "log_state_dict_report"
 
 
 @contextmanager

@@ -248,17 +248,50 @@ def test_any_damage_to_a_model_file_is_a_named_error_or_a_new_identity_with_fini
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # nothing of the user's touched
 
 
-def test_the_command_line_reports_a_folder_that_does_not_fit_in_one_line(folder, tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        ("tokenizer", "has no tokenizer files"),
+        ("tensors", "tensors the encoder uses up to layer 2 are missing"),
+    ],
+)
+def test_the_command_line_reports_a_folder_that_does_not_fit_in_one_line(
+    folder, tmp_path, capsys, damage, problem
+):
     from bertscore_plugins.cli import main
 
-    (folder / "tokenizer.json").unlink()
+    if damage == "tokenizer":
+        (folder / "tokenizer.json").unlink()
+    else:
+        _rewrite_weights(folder, lambda t: [t.pop(k) for k in list(t) if k.startswith("encoder.layer.1.")])
     texts = tmp_path / "texts.txt"
     texts.write_text("A cat sat on the mat.\n")
     assert main(["score", "-c", str(texts), "-r", str(texts), "--model", str(folder), "--layer", "2"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith("error: model folder ") and "has no tokenizer files" in captured.err
+    # one line: transformers' own table of missing tensors is not printed before it
+    assert (
+        captured.err.startswith("error: ")
+        and problem in captured.err
+        and str(folder.resolve()) in captured.err
+    )
     assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+
+
+def test_a_masked_lm_checkpoint_loads_without_transformers_table_of_tensors(folder):
+    import logging
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    report_logger = logging.getLogger("transformers.modeling_utils")
+    report_logger.addHandler(handler)
+    try:
+        _rewrite_weights(folder, lambda t: t.update({"cls.predictions.bias": torch.zeros(30522)}))
+        _f1(folder)
+    finally:
+        report_logger.removeHandler(handler)
+    assert [record.getMessage() for record in records] == []
 
 
 def _saved_with_head(architecture: str, folder: Path, tokenizer_folder: Path) -> Path:
