@@ -15,8 +15,8 @@ import pytest
 
 
 @contextlib.contextmanager
-def full_file_system(folder: Path) -> Iterator[Path]:
-    """Mount a tiny tmpfs on `folder` (created), fill it, yield it; unmounted afterwards."""
+def full_file_system(folder: Path, leave_free: int = 0) -> Iterator[Path]:
+    """Mount a tiny tmpfs on `folder` (created), fill it but `leave_free` bytes, yield it; unmounted after."""
     folder.mkdir(parents=True, exist_ok=True)
     mount = shutil.which("mount")
     result = (
@@ -36,6 +36,8 @@ def full_file_system(folder: Path) -> Iterator[Path]:
                     filler.write(b"\0" * 4096)
             except OSError as error:
                 assert error.errno == errno.ENOSPC, error
+            filler.truncate(max(filler.tell() - leave_free, 0))
         yield folder
     finally:
-        subprocess.run(["umount", str(folder)], check=True)
+        # lazily: entries read back may still be memory-mapped by tensors the test holds
+        subprocess.run(["umount", "--lazy", str(folder)], check=True)

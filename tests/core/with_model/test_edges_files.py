@@ -457,3 +457,17 @@ def test_a_full_cache_disk_degrades_to_memory_with_one_warning(tmp_path, expecte
         assert cache.hits == 3 and not cache.writable
         # nothing half-written is left behind on the full disk
         assert [p.name for p in disk.rglob("*") if p.is_file()] == ["filler"]
+
+
+def test_a_disk_that_fills_up_mid_run_keeps_only_whole_entries(tmp_path, expected):
+    with full_file_system(tmp_path / "full", leave_free=24 * 1024) as disk:
+        f1, cache, caught = _cached_run(disk)
+        assert f1 == expected and not cache.writable
+        assert len([w for w in caught if issubclass(w.category, CacheFolderWarning)]) == 1
+        written = _entries(disk)
+        assert 1 <= len(written) < 3  # some fitted before the disk was full
+        # a later run reads back exactly those, whole, and encodes the rest
+        f1, cache, caught = _cached_run(disk)
+        assert f1 == expected and cache.hits == len(written) and cache.damaged == 0
+        assert not [w for w in caught if issubclass(w.category, CacheEntryWarning)]
+        assert not [p for p in disk.rglob("*.tmp")]
