@@ -399,8 +399,9 @@ def _dtype_keyword() -> str:
 class ModelSpec:
     """The settings that decide which loaded model a configuration needs: the model cache's key.
 
-    `identity` (the weights digest, memoised by mtime) is part of it, so a checkpoint rewritten into the
-    same folder is loaded again instead of silently reusing the old weights.
+    `identity` (digests of the weights and of every other file, memoised per file) is part of it, so a
+    checkpoint, tokenizer or config.json rewritten in the same folder is loaded again instead of silently
+    reusing the old model.
     """
 
     model: str

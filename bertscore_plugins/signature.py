@@ -1,9 +1,9 @@
 """The reproducibility signature: everything needed to get the same number again.
 
 In the spirit of sacrebleu's signatures and bert_score's hash, but complete: package, transformers and
-torch versions, model identity (revision and weights digest), layer, idf mode and corpus digest, the
-multi-reference rule, maximum length and long-text policy, dtype, and the baseline. "-rescaled" appears
-only when rescaling was applied.
+torch versions, model identity (revision, weights digest and a digest of the model's other files:
+tokenizer, config), layer, idf mode and corpus digest, the multi-reference rule, maximum length and
+long-text policy, dtype, and the baseline. "-rescaled" appears only when rescaling was applied.
 
 A `Signature` is a value: it prints as that string (it *is* that string, so JSON, pandas and Phoenix
 metadata take it unchanged), parses back from it, and says which settings differ from another one:
