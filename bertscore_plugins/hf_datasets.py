@@ -38,11 +38,9 @@ from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, s
 from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.scorer import row_labels_in_warnings
+from bertscore_plugins.settings import unsigned_defaults
 
 SCORE_NAMES = ("precision", "recall", "f1")
-#: settings that change speed or memory only; left out of the datasets fingerprint, so a re-run on another
-#: device or with another batch budget is served from the cache
-NOT_NUMBER_CHANGING = {"device": None, "batch_tokens": None, "chunk_pairs": ScoreConfig().chunk_pairs}
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +161,9 @@ class BERTScoreTransform:
     def fingerprint_state(self) -> dict[str, Any]:
         """What datasets hashes: the state without the settings that never change a score."""
         state = self.__getstate__()
-        state["config"] = dataclasses.replace(self.config, **NOT_NUMBER_CHANGING)
+        # settings declared unsigned (speed, memory, device) are reset, so a re-run on another device or
+        # with another batch budget is served from the cache
+        state["config"] = dataclasses.replace(self.config, **unsigned_defaults(type(self.config)))
         del state["progress"]
         return state
 

@@ -20,19 +20,27 @@ from importlib import metadata
 
 from bertscore_plugins.config import ScoreConfig
 from bertscore_plugins.idf import IdfTable
+from bertscore_plugins.settings import settings_of
 
 _RESCALED = "-rescaled"
-#: fields that change a reference's embedding (the rest, idf/multiref/baseline, act after matching)
-EMBEDDING_FIELDS = (
-    "bertscore_plugins",
+#: fields that act after matching (weights, reference choice, rescaling): every other field changes a
+#: reference's embedding and so keys the reference cache, a setting added later included
+AFTER_MATCHING_FIELDS = ("idf", "multiref", "baseline")
+#: ScoreConfig settings written above from what they resolved to (the model's identity, the layer and
+#: length actually used, the idf corpus, the baseline file); every other signed setting is written as
+#: `key:value` by its declaration (settings.py), so a new setting is in the signature with no edit here
+_RESOLVED_SETTINGS = (
     "model",
     "layer",
-    "maxlen",
-    "long",
-    "dtype",
+    "idf",
+    "max_length",
+    "long_text",
+    "window_stride",
+    "rescale",
+    "baseline_path",
+    "lang",
     "quantize",
-    "transformers",
-    "torch",
+    "allow_pickle_weights",
 )
 
 
@@ -81,13 +89,16 @@ class Signature(str):
             "model": model,
             "layer": str(layer),
             "idf": idf,
-            "multiref": config.multi_ref,
+            "multiref": config.multi_ref,  # (the settings written plainly come in this order, then any other)
             "maxlen": str(max_length),
             "long": long_text,
             "dtype": config.dtype,
         }
         if config.quantize:
             fields["quantize"] = config.quantize
+        for described in settings_of(ScoreConfig):
+            if described.info.signed and described.name not in _RESOLVED_SETTINGS:
+                fields.setdefault(described.signature_key, str(getattr(config, described.name)))
         fields["transformers"] = _version("transformers")
         fields["torch"] = _version("torch")
         if baseline:
@@ -166,4 +177,6 @@ class Signature(str):
     def embedding_key(self) -> Signature:
         """Only the fields that change an embedding: a key for cached reference embeddings."""
         fields = self.fields
-        return Signature.from_fields({key: fields[key] for key in EMBEDDING_FIELDS if key in fields})
+        return Signature.from_fields(
+            {key: value for key, value in fields.items() if key not in AFTER_MATCHING_FIELDS}
+        )

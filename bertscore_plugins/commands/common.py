@@ -9,15 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bertscore_plugins.config import (
-    DTYPES,
-    LONG_TEXT_POLICIES,
-    MULTI_REF_RULES,
-    QUANTIZE_MODES,
-    UPSTREAM_NO_EFFECT,
-    UPSTREAM_RENAMES,
-    ScoreConfig,
-)
+from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
+from bertscore_plugins.settings import add_flags, values_from_args
 
 #: the file name that means standard input (as in bert-score and most Unix tools)
 STDIN = "-"
@@ -26,84 +19,12 @@ _UPSTREAM_SHORT_FLAGS = {"batch_size": "-b"}
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, long_text: str = "truncate") -> None:
-    """The core's settings as flags; ``long_text``: this command's default policy for long texts."""
-    group = parser.add_argument_group("model and scoring settings (all are in the signature)")
-    group.add_argument(
-        "-m",
-        "--model",
-        default="default",
-        help="'default' (packaged all-MiniLM-L6-v2, offline), a preset such as 'quality', "
-        "a Hugging Face hub id (needs a network), or a local model folder",
+    """The core's settings as flags, one per `ScoreConfig` field (declared there: default, help, flag);
+    ``long_text``: this command's default policy for long texts."""
+    group = parser.add_argument_group(
+        "model and scoring settings (all that change a score are in the signature)"
     )
-    group.add_argument(
-        "-l",
-        "--layer",
-        type=int,
-        default=None,
-        help="hidden layer to use (0 = embeddings); default: the model's tuned layer, or the "
-        "last layer with a warning for unknown models",
-    )
-    group.add_argument(
-        "--idf",
-        action="store_true",
-        help="weight tokens by idf fitted on the references of this run (bert_score's formula)",
-    )
-    group.add_argument(
-        "--rescale",
-        action="store_true",
-        help="rescale with a baseline (the shipped one for the model, or --baseline-path)",
-    )
-    group.add_argument(
-        "--baseline-path",
-        "--baseline_path",
-        default=None,
-        help="a baseline file in bert_score's format (LAYER,P,R,F); used with --rescale",
-    )
-    group.add_argument(
-        "--lang",
-        default="en",
-        help="language of the texts (default: en): picks the baseline and, without --model, "
-        "bert_score's model for a language other than English (a download)",
-    )
-    group.add_argument(
-        "--max-length",
-        type=int,
-        default=None,
-        help="tokens per window including special tokens (default: the model's limit)",
-    )
-    group.add_argument(
-        "--long-text",
-        choices=LONG_TEXT_POLICIES,
-        default=long_text,
-        help=f"texts longer than the window: truncate (counted and warned) or overlapping windows "
-        f"(default: {long_text})",
-    )
-    group.add_argument(
-        "--multi-ref",
-        choices=MULTI_REF_RULES,
-        default="max",
-        help="several references: per-column max (bert_score) or the best-F1 reference's triple",
-    )
-    group.add_argument(
-        "--dtype",
-        choices=DTYPES,
-        default="float32",
-        help="model precision (float32 is exact; half precision is for GPUs)",
-    )
-    group.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: cuda if available)")
-    group.add_argument(
-        "--batch-tokens",
-        type=int,
-        default=None,
-        help="padded tokens per encoder batch (default 4096 on CPU, 16384 on GPU; memory and "
-        "speed only, does not change scores)",
-    )
-    group.add_argument(
-        "--quantize",
-        choices=QUANTIZE_MODES,
-        default=None,
-        help="fast approximate CPU mode: int8 dynamic quantization of linear layers",
-    )
+    add_flags(group, ScoreConfig, defaults={"long_text": long_text})
     add_upstream_flags(parser)
 
 
@@ -149,22 +70,8 @@ def _did_you_mean(flag: str) -> type[argparse.Action]:
 
 
 def config_from_args(args: argparse.Namespace) -> ScoreConfig:
-    settings: dict[str, Any] = {
-        "model": args.model,
-        "layer": args.layer,
-        "idf": args.idf,
-        "rescale": args.rescale,
-        "baseline_path": args.baseline_path,
-        "lang": args.lang,
-        "max_length": args.max_length,
-        "long_text": args.long_text,
-        "multi_ref": args.multi_ref,
-        "dtype": args.dtype,
-        "device": args.device,
-        "batch_tokens": args.batch_tokens,
-        "quantize": args.quantize,
-    }
-    return ScoreConfig(**settings)
+    """The `ScoreConfig` the flags of `add_model_arguments` describe."""
+    return ScoreConfig(**values_from_args(args, ScoreConfig))
 
 
 def read_lines(path: str, what: str = "input file") -> list[str]:
