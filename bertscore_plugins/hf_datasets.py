@@ -36,6 +36,7 @@ import numpy as np
 
 from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, setting_names
 from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.scorer import row_labels_in_warnings
 from bertscore_plugins.settings import unsigned_defaults
@@ -102,7 +103,7 @@ class BERTScoreTransform:
     ) -> None:
         unknown = sorted(set(settings) - set(_accepted_settings()))
         if unknown:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"BERTScoreTransform got unknown argument(s) {', '.join(unknown)}; accepted: "
                 f"candidate_column, reference_column, prefix, config, progress, {', '.join(_accepted_settings())}"
             )
@@ -190,7 +191,7 @@ class BERTScoreTransform:
         """
         if not isinstance(batch, Mapping):  # datasets passes a LazyBatch (a Mapping) without input_columns
             if not extra or isinstance(extra[0], int) or _is_index_list(extra[0], batch):
-                raise TypeError(
+                raise ArgumentTypeError(
                     "BERTScoreTransform needs two columns: map(..., input_columns=[candidate column, "
                     "reference column]) in that order, or no input_columns"
                 )
@@ -200,7 +201,7 @@ class BERTScoreTransform:
             (value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None
         )
         if self.config.idf is True:
-            raise ValueError(
+            raise ArgumentError(
                 "BERTScoreTransform with idf=True would fit idf on each map() batch separately, so the "
                 "scores would depend on the batch size. Fit it once on the whole column first: "
                 f"transform = transform.fit_idf(ds[{self.reference_column!r}])"
@@ -229,13 +230,13 @@ class BERTScoreTransform:
 
     def _column(self, batch: dict[str, list], column: str) -> list:
         if column not in batch:
-            raise KeyError(
+            raise ColumnNotFoundError(
                 f"column {column!r} not found; the batch has {sorted(batch)}. Set candidate_column= / "
                 "reference_column= on BERTScoreTransform (and call map with batched=True)"
             )
         values = batch[column]
         if isinstance(values, str):
-            raise TypeError(f"column {column!r} holds a single string: call map with batched=True")
+            raise ArgumentTypeError(f"column {column!r} holds a single string: call map with batched=True")
         return list(values)
 
 
@@ -320,15 +321,15 @@ def score_dataframe(
             else:
                 reference_column = value
     if candidate_column is None or reference_column is None:
-        raise TypeError("score_dataframe needs candidate_column and reference_column")
+        raise ArgumentTypeError("score_dataframe needs candidate_column and reference_column")
     unknown = sorted(set(settings) - set(_accepted_settings()))
     if unknown:
-        raise TypeError(
+        raise ArgumentTypeError(
             f"score_dataframe got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(_accepted_settings())}"
         )
     for column in (candidate_column, reference_column):
         if column not in df.columns:
-            raise KeyError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
+            raise ColumnNotFoundError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
     try:
         candidates, references = check_pairs(df[candidate_column].tolist(), df[reference_column].tolist())
     except InputError as error:

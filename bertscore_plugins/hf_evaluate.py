@@ -30,6 +30,7 @@ import numpy as np
 
 from bertscore_plugins import InputError, ScoreConfig, get_scorer, setting_names
 from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, split_call_options
+from bertscore_plugins.errors import ArgumentTypeError
 from bertscore_plugins.inputs import check_pairs
 
 # Constructor arguments that `evaluate.load` / `EvaluationModule.__init__` own (not scoring settings).
@@ -116,7 +117,7 @@ def check_settings(settings: dict[str, Any], where: str) -> None:
     accepted = (*setting_names(), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT, "verbose", "all_layers")
     unknown = [name for name in settings if name not in accepted]
     if unknown:
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{where} got unknown argument(s) {', '.join(sorted(unknown))}; accepted: {', '.join(accepted)}, progress"
         )
 

@@ -23,6 +23,7 @@ import torch
 from bertscore_plugins.baseline import Baseline, find_baseline
 from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, NumericalError
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.inputs import check_pairs, check_references
@@ -72,7 +73,7 @@ class Scores:
             ValueError: there are no rows.
         """
         if not len(self):
-            raise ValueError("no rows: the mean of an empty result is undefined")
+            raise ArgumentError("no rows: the mean of an empty result is undefined")
         columns = {"precision": self.precision, "recall": self.recall, "f1": self.f1}
         # widened first, then summed: the same summation order as stats' float64 columns, to the last bit
         return {name: float(values.astype(np.float64).mean()) for name, values in columns.items()}
@@ -405,9 +406,7 @@ class BERTScorer:
         for name, column in (("precision", precision), ("recall", recall), ("f1", f1)):
             bad = np.flatnonzero(~np.isfinite(column))
             if bad.size:  # never hand out NaN/inf: say which rows instead (should be unreachable)
-                raise FloatingPointError(
-                    f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}"
-                )
+                raise NumericalError(f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}")
         signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
 
@@ -692,7 +691,9 @@ def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: dict[str, 
         return get_scorer(scorer.replace(**settings) if settings else scorer)
     if isinstance(scorer, BERTScorer):
         return scorer.with_config(**settings) if settings else scorer
-    raise TypeError(f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}")
+    raise ArgumentTypeError(
+        f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}"
+    )
 
 
 def score(

@@ -19,6 +19,7 @@ from functools import cache
 from importlib import metadata
 
 from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.errors import ArgumentError, SignatureMismatch
 from bertscore_plugins.idf import IdfTable
 from bertscore_plugins.settings import settings_of
 
@@ -59,10 +60,6 @@ def idf_label(idf: bool | IdfTable, corpus_digest: str | None = None) -> str:
     if idf:
         return f"refs@{corpus_digest}" if corpus_digest else "refs"
     return "off"
-
-
-class SignatureMismatch(ValueError):
-    """Two results were made with different settings; the message lists the settings that differ."""
 
 
 class Signature(str):
@@ -141,7 +138,9 @@ class Signature(str):
             elif last is not None:  # a "|" inside a value (e.g. a file name): it belongs to the last field
                 fields[last] += "|" + part
             else:
-                raise ValueError(f"not a BERTScore signature: {part!r} is not key:value (in {str(self)!r})")
+                raise ArgumentError(
+                    f"not a BERTScore signature: {part!r} is not key:value (in {str(self)!r})"
+                )
         return fields
 
     def diff(self, other: str) -> dict[str, tuple[str | None, str | None]]:

@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
+
 from .disagreement import Thresholds, add_disagreement
 from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator, score_dataframe
 from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
@@ -83,16 +85,16 @@ def evaluate_rows(
         the disagreement.
     """
     if not isinstance(dataframe, pd.DataFrame):
-        raise TypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
+        raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
     use_judge = llm is not None or judge is not None
     if judge_rows not in JUDGE_ROWS:
-        raise ValueError(f"judge_rows must be one of {JUDGE_ROWS}, got {judge_rows!r}")
+        raise ArgumentError(f"judge_rows must be one of {JUDGE_ROWS}, got {judge_rows!r}")
     needed = {"output": output_column, "reference": reference_column, "context": context_column}
     if use_judge:
         needed["input"] = input_column
     missing = {field: column for field, column in needed.items() if column not in dataframe.columns}
     if missing:
-        raise KeyError(
+        raise ColumnNotFoundError(
             "missing columns "
             + ", ".join(f"{column!r} (for {field}; set {field}_column=)" for field, column in missing.items())
             + f"; the dataframe has {list(dataframe.columns)}"
