@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.errors import ArgumentTypeError, SettingError
 from bertscore_plugins.idf import IdfTable
 from bertscore_plugins.settings import document, names_of, setting, upstream_renames
 
@@ -135,7 +136,7 @@ class ScoreConfig:
         changes = translate_upstream(changes)
         unknown = sorted(set(changes) - set(setting_names()))
         if unknown:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"unknown setting(s) {', '.join(unknown)}; accepted: {', '.join(setting_names())}"
             )
         return dataclasses.replace(self, **changes)
@@ -152,17 +153,6 @@ ScoreConfig.__doc__ += document(ScoreConfig)
 def setting_names() -> tuple[str, ...]:
     """The keyword names every entry point accepts, in declaration order."""
     return names_of(ScoreConfig)
-
-
-class SettingError(TypeError, ValueError):
-    """A setting has the wrong type or is out of range; `setting` names it and the message says why.
-
-    Both a TypeError and a ValueError, so callers catching either keep working.
-    """
-
-    def __init__(self, setting: str, message: str) -> None:
-        self.setting = setting
-        super().__init__(message)
 
 
 def check_config(config: ScoreConfig) -> None:
@@ -192,6 +182,11 @@ def check_config(config: ScoreConfig) -> None:
     _choice(config, "multi_ref", MULTI_REF_RULES)
     _choice(config, "dtype", DTYPES)
     _choice(config, "quantize", (None, *QUANTIZE_MODES))
+    if config.quantize is not None and config.dtype != "float32":
+        # dynamic int8 quantization replaces float32 linear layers; on half-precision ones it fails mid-load
+        raise SettingError(
+            "quantize", f"quantize={config.quantize!r} works on float32 weights; drop dtype={config.dtype!r}"
+        )
     if config.baseline_path is not None:
         if isinstance(config.baseline_path, os.PathLike):
             object.__setattr__(config, "baseline_path", os.fspath(config.baseline_path))
@@ -303,7 +298,7 @@ def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for name, value in arguments.items():
         if name in UPSTREAM_CALL_OPTIONS:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{name} is an option of a scoring call, not a setting; use {UPSTREAM_CALL_OPTIONS[name]}"
             )
         if name in UPSTREAM_NO_EFFECT:
@@ -312,7 +307,7 @@ def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
         if value is None and (ours != name or name == "lang"):  # upstream's None means "the default"
             continue
         if ours in settings or (ours != name and arguments.get(ours) is not None):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{name} and {ours} both given; they are the same setting ({name} is bert_score's name)"
             )
         settings[ours] = idf_from_upstream(value) if ours == "idf" else value

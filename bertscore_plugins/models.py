@@ -6,6 +6,7 @@ Only the layers up to the chosen one are kept, so the forward pass does no unuse
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import logging
@@ -22,6 +23,7 @@ import torch
 
 from bertscore_plugins import presets
 from bertscore_plugins.config import SettingError
+from bertscore_plugins.errors import ArgumentError, ModelLoadError
 
 if TYPE_CHECKING:
     from bertscore_plugins.config import ScoreConfig
@@ -46,10 +48,6 @@ UPSTREAM_LANG_MODELS = {
 UPSTREAM_MULTILINGUAL_MODEL = "bert-base-multilingual-cased"
 
 _TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-class ModelLoadError(ValueError):
-    """The model could not be found or loaded (message says which and why)."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +181,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
             f"model {model!r} is neither a preset ({', '.join(_preset_names())}), an existing local folder, "
             "nor a valid Hugging Face hub id (owner/name)"
         )
+    _refuse_a_misspelt_name(model)
     # a hub id: transformers downloads it when the user is online (never in this project's tests)
     return ModelSource(model.split("/")[-1], model, model, default_layer_table().get(model))
 
@@ -197,6 +196,23 @@ def _looks_like_a_path(model: str) -> bool:
         return True
     # "models/m": when ./models exists here, the user means a folder inside it
     return "/" in model and Path(model).expanduser().parent.is_dir()
+
+
+def _refuse_a_misspelt_name(model: str) -> None:
+    """A name without an owner that is one typo away from a preset or a known model ("qualty") is a
+    mistake, refused here before any network call: the hub would retry for 40 s online, and offline
+    answer with a connection error that never says "did you mean quality?". Real hub ids (owner/name,
+    or bert_score's table names such as roberta-large) pass."""
+    known_ids = default_layer_table()
+    if "/" in model or model in known_ids:
+        return
+    names = [*_preset_names(), *DEFAULT_MODEL_NAMES, *(name for name in known_ids if "/" not in name)]
+    close = difflib.get_close_matches(model, names, n=1, cutoff=0.75)
+    if close:
+        raise ModelLoadError(
+            f"model {model!r} is neither a local folder, a preset ({', '.join(_preset_names())}) nor a "
+            f"known model; did you mean {close[0]!r}? (a Hugging Face hub id is usually owner/name)"
+        )
 
 
 def _preset_names() -> tuple[str, ...]:
@@ -457,7 +473,7 @@ def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: s
     parameter = next(encoder.parameters(), None)
     held_dtype = str(parameter.dtype).removeprefix("torch.") if parameter is not None else "float32"
     if held_dtype != dtype:
-        raise ValueError(
+        raise ArgumentError(
             f"the model object holds {held_dtype} weights but dtype={dtype!r}: pass dtype={held_dtype!r} "
             "(a model object is used as it is, never converted)"
         )
@@ -511,7 +527,7 @@ def _truncate(
         setattr(owner, attribute, torch.nn.ModuleList(list(layers)[:layer]))
     if quantize == "int8":
         if torch_device.type != "cpu":
-            raise ValueError("quantize='int8' is a CPU mode; use dtype='bfloat16' on GPUs")
+            raise ArgumentError("quantize='int8' is a CPU mode; use dtype='bfloat16' on GPUs")
         encoder = _quantize_int8(encoder)
     encoder.to(torch_device)
     return LoadedModel(
