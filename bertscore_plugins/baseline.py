@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bertscore_plugins.errors import ArgumentError, BaselineNotFoundError
 from bertscore_plugins.files import (
     FileFormatError,
     decode,
@@ -24,10 +25,6 @@ from bertscore_plugins.files import (
 
 #: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32
 _LARGEST_BASELINE = 1 - 1e-6
-
-
-class BaselineNotFoundError(FileNotFoundError):
-    """Rescaling was requested but no baseline exists for this model, language and layer."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +39,7 @@ class Baseline:
         for column in ("precision", "recall", "f1"):
             value = getattr(self, column)
             if not _valid(value):
-                raise ValueError(f"baseline {column} must be a finite number in [-1, 1), got {value!r}")
+                raise ArgumentError(f"baseline {column} must be a finite number in [-1, 1), got {value!r}")
 
     def rescale(self, values: np.ndarray, column: str) -> np.ndarray:
         b = {"precision": self.precision, "recall": self.recall, "f1": self.f1}[column]
@@ -132,7 +129,12 @@ def find_baseline(
     )
 
 
+def baseline_text(rows: list[tuple[int, float, float, float]]) -> str:
+    """Per-layer means in bert_score's format (LAYER,P,R,F, 8 decimals)."""
+    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
+    return "\n".join(lines) + "\n"
+
+
 def write_baseline(path: str | Path, rows: list[tuple[int, float, float, float]]) -> None:
     """Write per-layer means in bert_score's format."""
-    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
-    write_atomically(path, "\n".join(lines) + "\n")
+    write_atomically(path, baseline_text(rows))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
+from bertscore_plugins.errors import FolderGivenError, InputError, MissingFileError, NotPermittedError
 from bertscore_plugins.settings import add_flags, values_from_args
 
 #: the file name that means standard input (as in bert-score and most Unix tools)
@@ -98,7 +97,7 @@ def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple
     columns = [read_lines(path, f"{flag} file") for flag, path in others]
     for (_, path), column in zip(others, columns, strict=True):
         if len(column) != len(rows):
-            raise ValueError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
+            raise InputError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
     return rows, columns
 
 
@@ -108,33 +107,12 @@ def check_output_path(path: str | None, flag: str) -> None:
         return
     target = Path(path).expanduser()
     if target.is_dir():
-        raise IsADirectoryError(f"{flag} {path} is a folder; give a file name")
+        raise FolderGivenError(f"{flag} {path} is a folder; give a file name")
     folder = target.parent
     if not folder.is_dir():
-        raise FileNotFoundError(f"{flag} {path}: folder {folder} does not exist")
+        raise MissingFileError(f"{flag} {path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
-        raise PermissionError(f"{flag} {path}: folder {folder} is not writable")
-
-
-def write_rows_and_summary(
-    lines: list[str], summary: dict[str, Any], *, rows_to: str, summary_to: str | None
-) -> None:
-    """Per-row lines to `rows_to` ('-' = stdout), the JSON summary to `summary_to` (None = stderr).
-
-    Files first (they can still fail, atomically), stdout last: an error never leaves half the rows
-    printed."""
-    from bertscore_plugins.files import write_atomically
-
-    rows_text = "".join(line + "\n" for line in lines)
-    summary_text = json.dumps(summary, indent=2)
-    if summary_to:
-        write_atomically(summary_to, summary_text + "\n")
-    if rows_to == STDIN:
-        sys.stdout.write(rows_text)
-    else:
-        write_atomically(rows_to, rows_text)
-    if not summary_to:
-        print(summary_text, file=sys.stderr)
+        raise NotPermittedError(f"{flag} {path}: folder {folder} is not writable")
 
 
 def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:
