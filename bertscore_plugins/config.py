@@ -133,13 +133,22 @@ class ScoreConfig:
 
         bert_score's names (`model_type`, `num_layers`, ...) are translated: see UPSTREAM_RENAMES.
         """
-        changes = translate_upstream(changes)
-        unknown = sorted(set(changes) - set(setting_names()))
+        return self.with_arguments(changes, "ScoreConfig")
+
+    def with_arguments(
+        self, arguments: dict[str, Any], where: str, also: tuple[str, ...] = ()
+    ) -> ScoreConfig:
+        """A copy with a caller's keyword arguments applied: the one check of their names for every entry
+        point (an unknown name raises ArgumentTypeError naming `where` and listing what it accepts:
+        `also`, the caller's own arguments, then the settings and bert_score's names)."""
+        accepted = (*also, *names_of(type(self)), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT)
+        unknown = sorted(set(arguments) - set(accepted) - set(UPSTREAM_CALL_OPTIONS))
         if unknown:
             raise ArgumentTypeError(
-                f"unknown setting(s) {', '.join(unknown)}; accepted: {', '.join(setting_names())}"
+                f"{where} got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(accepted)}"
             )
-        return dataclasses.replace(self, **changes)
+        settings = {name: value for name, value in arguments.items() if name not in also}
+        return dataclasses.replace(self, **translate_upstream(settings)) if settings else self
 
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> ScoreConfig:
@@ -274,6 +283,18 @@ UPSTREAM_CALL_OPTIONS = {
     "return_hash": "compat.score(return_hash=True); every Scores has .signature",
     "idf_sents": "compat.BERTScorer(idf_sents=...) or IdfTable = BERTScorer.fit_idf(sentences)",
 }
+
+
+def refuse_idf_per_batch(config: Any, batch: str, remedy: str) -> None:
+    """The one refusal of ``idf=True`` where rows are scored in batches (a datasets map, Ray, pages of
+    spans): idf fitted per batch would make a row's score depend on its neighbours. ``remedy`` says how
+    to fit the table once for this entry point. Raises SettingError (idf)."""
+    if getattr(config, "idf", False) is True:
+        raise SettingError(
+            "idf",
+            f"idf=True would fit idf on each {batch} separately, so a row's score would depend on which "
+            f"rows share its {batch}; {remedy}",
+        )
 
 
 def idf_from_upstream(idf: Any) -> bool | IdfTable:

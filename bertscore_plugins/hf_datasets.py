@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, setting_names
-from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES
-from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
+from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer
+from bertscore_plugins.config import refuse_idf_per_batch
+from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.scorer import row_labels_in_warnings
 from bertscore_plugins.settings import unsigned_defaults
@@ -101,13 +101,8 @@ class BERTScoreTransform:
         progress: bool | None = False,
         **settings: Any,
     ) -> None:
-        unknown = sorted(set(settings) - set(_accepted_settings()))
-        if unknown:
-            raise ArgumentTypeError(
-                f"BERTScoreTransform got unknown argument(s) {', '.join(unknown)}; accepted: "
-                f"candidate_column, reference_column, prefix, config, progress, {', '.join(_accepted_settings())}"
-            )
-        self.config = (config or ScoreConfig()).replace(**settings)
+        own = ("candidate_column", "reference_column", "prefix", "config", "progress")
+        self.config = (config or ScoreConfig()).with_arguments(settings, "BERTScoreTransform", also=own)
         self.candidate_column = candidate_column
         self.reference_column = reference_column
         self.prefix = prefix
@@ -200,12 +195,11 @@ class BERTScoreTransform:
         rank = next(
             (value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None
         )
-        if self.config.idf is True:
-            raise ArgumentError(
-                "BERTScoreTransform with idf=True would fit idf on each map() batch separately, so the "
-                "scores would depend on the batch size. Fit it once on the whole column first: "
-                f"transform = transform.fit_idf(ds[{self.reference_column!r}])"
-            )
+        refuse_idf_per_batch(
+            self.config,
+            "map() batch",
+            f"fit it once on the whole column first: transform = transform.fit_idf(ds[{self.reference_column!r}])",
+        )
         candidates = self._column(batch, self.candidate_column)
         references = self._column(batch, self.reference_column)
         try:
@@ -248,10 +242,6 @@ def _is_index_list(value: Any, column: Any) -> bool:
         and all(isinstance(v, int) for v in value[:3])
         and bool(value)
     )
-
-
-def _accepted_settings() -> tuple[str, ...]:
-    return (*setting_names(), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT)
 
 
 def _register_fingerprint() -> None:
@@ -322,11 +312,7 @@ def score_dataframe(
                 reference_column = value
     if candidate_column is None or reference_column is None:
         raise ArgumentTypeError("score_dataframe needs candidate_column and reference_column")
-    unknown = sorted(set(settings) - set(_accepted_settings()))
-    if unknown:
-        raise ArgumentTypeError(
-            f"score_dataframe got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(_accepted_settings())}"
-        )
+    config = ScoreConfig().with_arguments(settings, "score_dataframe")
     for column in (candidate_column, reference_column):
         if column not in df.columns:
             raise ColumnNotFoundError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
@@ -334,7 +320,7 @@ def score_dataframe(
         candidates, references = check_pairs(df[candidate_column].tolist(), df[reference_column].tolist())
     except InputError as error:
         raise InputError(_locate(str(error), df.index.tolist(), "DataFrame index")) from None
-    scores = get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references, progress=progress)
+    scores = get_scorer(config).score(candidates, references, progress=progress)
     scored = df.copy()
     for name in SCORE_NAMES:
         scored[prefix + name] = np.asarray(getattr(scores, name), dtype=np.float32)

@@ -29,6 +29,7 @@ import ray  # the real Ray: absolute import, this module is bertscore_plugins.ra
 import ray.data
 
 from bertscore_plugins import IdfTable, InputError, ScoreConfig, get_scorer
+from bertscore_plugins.config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError
 
 logger = logging.getLogger(__name__)
@@ -40,11 +41,11 @@ DEFAULT_MAX_TASK_RETRIES = 3
 #: blocks per actor when reading an in-memory Hugging Face dataset, so every actor gets work
 BLOCKS_PER_ACTOR = 4
 
-IDF_PER_BATCH_MESSAGE = (
-    "idf=True would fit a different idf table on every batch's references, so a row's score would "
-    "depend on which rows share its batch. Fit the table once on the whole reference column and pass "
-    "it as idf=<IdfTable>: score_ray_dataset(ds, idf=True, ...) does this for you, or build it with "
-    "get_scorer(ScoreConfig(...)).fit_idf(all_references)."
+#: how to fit idf once for Ray (config.refuse_idf_per_batch says why it must be)
+IDF_ONCE = (
+    "fit the table once on the whole reference column and pass it as idf=<IdfTable>: "
+    "score_ray_dataset(ds, idf=True, ...) does this for you, or build it with "
+    "get_scorer(ScoreConfig(...)).fit_idf(all_references)"
 )
 
 
@@ -149,8 +150,7 @@ class BERTScoreRayUDF:
         **settings: Any,
     ) -> None:
         self.config = _build_config(config, settings)
-        if self.config.idf is True:
-            raise ArgumentError(IDF_PER_BATCH_MESSAGE)
+        refuse_idf_per_batch(self.config, "batch", IDF_ONCE)
         self.candidate_column = candidate_column
         self.reference_column = reference_column
         self.prefix = prefix

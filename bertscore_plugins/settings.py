@@ -119,10 +119,16 @@ class Described:
 def settings_of(config_class: type) -> tuple[Described, ...]:
     """The settings of a configuration class, in declaration order (fields without metadata skipped)."""
     return tuple(
-        Described(field.name, field.default, str(field.type), field.metadata[_KEY])
+        Described(field.name, field.default, _type_text(field.type), field.metadata[_KEY])
         for field in dataclasses.fields(config_class)
         if _KEY in field.metadata
     )
+
+
+def _type_text(declared: Any) -> str:
+    """A field's declared type as text: "int | None" as written (postponed annotations), or a class's name
+    (``int``, from `dataclasses.make_dataclass`)."""
+    return declared if isinstance(declared, str) else getattr(declared, "__name__", str(declared))
 
 
 def names_of(config_class: type) -> tuple[str, ...]:

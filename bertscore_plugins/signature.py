@@ -93,7 +93,7 @@ class Signature(str):
         }
         if config.quantize:
             fields["quantize"] = config.quantize
-        for described in settings_of(ScoreConfig):
+        for described in settings_of(type(config)):  # a subclass's own settings too
             if described.info.signed and described.name not in _RESOLVED_SETTINGS:
                 fields.setdefault(described.signature_key, str(getattr(config, described.name)))
         fields["transformers"] = _version("transformers")

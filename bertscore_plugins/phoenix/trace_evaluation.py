@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
-from bertscore_plugins.config import SettingError, finite_number, whole_number
+from bertscore_plugins.config import SettingError, finite_number, refuse_idf_per_batch, whole_number
 from bertscore_plugins.errors import ArgumentError, TraceEvaluationError
 
 from .names import CONFIGURATION_KEY, DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
@@ -644,12 +644,11 @@ def evaluate_project(
         # which no trace evaluation has to match).
         settings = {"long_text": "window", **core_settings}
         scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**settings))
-    if getattr(getattr(scorer, "config", None), "idf", False) is True:
-        raise SettingError(
-            "idf",
-            "idf=True would fit idf on each page of spans, so a span's score would depend on its "
-            "neighbours; fit it once (bertscore_plugins.fit_idf(texts)) and pass the IdfTable as idf=",
-        )
+    refuse_idf_per_batch(
+        getattr(scorer, "config", None),
+        "page of spans",
+        "fit it once (bertscore_plugins.fit_idf(texts)) and pass the IdfTable as idf=",
+    )
     sim_cut = DEFAULT_SIMILARITY_THRESHOLD if similarity_threshold is None else similarity_threshold
     ground_cut = DEFAULT_GROUNDEDNESS_THRESHOLD if groundedness_threshold is None else groundedness_threshold
     similarity = BERTScoreEvaluator(sim_cut, name=SIMILARITY, scorer=scorer)
