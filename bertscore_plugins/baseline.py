@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +24,10 @@ from bertscore_plugins.files import (
     split_lines,
     write_atomically,
 )
+
+if TYPE_CHECKING:
+    from bertscore_plugins.config import ScoreConfig
+    from bertscore_plugins.models import ModelSource
 
 #: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32
 _LARGEST_BASELINE = 1 - 1e-6
@@ -109,6 +115,24 @@ def installed_bert_score_baseline(lang: str, model_name: str) -> Path | None:
         return None
     path = Path(next(iter(spec.submodule_search_locations))) / "rescale_baseline" / lang / f"{model_name}.tsv"
     return path if path.is_file() else None
+
+
+def baseline_for(config: ScoreConfig, source: ModelSource, layer: int) -> Baseline:
+    """The one decision of which baseline rescales a configuration's scores at `layer`: the user's file
+    (baseline_path), else the one shipped for the model and language, else (English) the preset's own,
+    else bert_score's installed one for a hub id. Raises BaselineNotFoundError naming the model and lang.
+    """
+    # the model cache is shared across languages, so the shipped file is looked up per configuration
+    shipped = shipped_baseline(config.lang, source.name) or (
+        source.baseline_file if config.lang == "en" else None
+    )
+    return find_baseline(config.baseline_path, shipped, source.location, source.name, config.lang, layer)
+
+
+def shipped_baseline(lang: str, name: str) -> str | None:
+    """A baseline file shipped in bertscore_plugins/baselines/<lang>/<name>.tsv, if any."""
+    path = resources.files("bertscore_plugins").joinpath(f"baselines/{lang}/{name}.tsv")
+    return str(path) if path.is_file() else None
 
 
 def find_baseline(

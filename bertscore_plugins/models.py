@@ -70,12 +70,6 @@ def default_layer_table() -> dict[str, int]:
     return table
 
 
-def shipped_baseline(lang: str, name: str) -> str | None:
-    """A baseline file shipped in bertscore_plugins/baselines/<lang>/<name>.tsv, if any."""
-    path = resources.files("bertscore_plugins").joinpath(f"baselines/{lang}/{name}.tsv")
-    return str(path) if path.is_file() else None
-
-
 _DIGESTS: dict[tuple[str, int, int], str] = {}
 
 
@@ -391,13 +385,18 @@ class ModelSpec:
     lang: str = field(default="en", compare=False)
     allow_pickle_weights: bool = False
     quantize: str | None = None
+    # the model resolved once for this configuration (not part of the key: `identity` names it)
+    source: ModelSource | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_config(cls, config: ScoreConfig) -> ModelSpec:
-        """The spec of a `ScoreConfig` (resolves the model's identity; loads no weights)."""
+    def from_config(cls, config: ScoreConfig, source: ModelSource | None = None) -> ModelSpec:
+        """The spec of a `ScoreConfig` (loads no weights). ``source``: the model already resolved for
+        this configuration; resolved here when None."""
+        source = source or resolve_model(config.model, config.lang)
         return cls(
             model=config.model,
-            identity=resolve_model(config.model, config.lang).identity,
+            identity=source.identity,
+            source=source,
             layer=config.layer,
             dtype=config.dtype,
             device=config.device,
@@ -415,7 +414,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
 
     model, layer, dtype, device, lang = spec.model, spec.layer, spec.dtype, spec.device, spec.lang
     allow_pickle_weights, quantize = spec.allow_pickle_weights, spec.quantize
-    source = resolve_model(model, lang)
+    source = spec.source or resolve_model(model, lang)
     if model_objects.is_in_memory(model):
         return _use_in_memory(source, layer, dtype, device)
     torch_device = resolve_device(device)
@@ -493,6 +492,27 @@ def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: s
     )
 
 
+def choose_layer(source: ModelSource, requested: int | None, num_layers: int) -> int:
+    """The one decision of the layer a configuration scores with: the requested one (checked against
+    the model's depth), else the model's tuned layer (bert_score's table, a preset's), else its last
+    layer with a warning. Made where the model's depth is known: the loader, which keeps only the
+    layers up to this one."""
+    if requested is None:
+        requested = source.default_layer
+        if requested is None:
+            warnings.warn(
+                f"model {source.name!r} is not in the default-layer table; using its last layer "
+                f"({num_layers}). Pass layer=... to choose (bert_score tunes it on WMT16)",
+                stacklevel=4,
+            )
+            return num_layers
+    if requested > num_layers:
+        raise SettingError(
+            "layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {requested}"
+        )
+    return requested
+
+
 def _truncate(
     source: ModelSource,
     tokenizer: Any,
@@ -507,19 +527,7 @@ def _truncate(
 ) -> LoadedModel:
     found = _find_layer_list(encoder)
     num_layers = len(found[2]) if found else int(getattr(encoder.config, "num_hidden_layers", 0))
-    if layer is None:
-        layer = source.default_layer
-        if layer is None:
-            layer = num_layers
-            warnings.warn(
-                f"model {source.name!r} is not in the default-layer table; using its last layer ({layer}). "
-                "Pass layer=... to choose (bert_score tunes it on WMT16)",
-                stacklevel=3,
-            )
-    if layer > num_layers:
-        raise SettingError(
-            "layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}"
-        )
+    layer = choose_layer(source, layer, num_layers)
     if found and shared:
         encoder = _shallow_truncated(encoder, layer)
     elif found:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from bertscore_plugins.baseline import Baseline, find_baseline
+from bertscore_plugins.baseline import Baseline, baseline_for
 from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, NumericalError
@@ -28,7 +28,7 @@ from bertscore_plugins.explain import Explanation, explain_pair, plot_explanatio
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.match import match_pairs
-from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shipped_baseline
+from bertscore_plugins.models import ModelSource, ModelSpec, get_model, resolve_model
 from bertscore_plugins.multi_reference import reduce_over_references
 from bertscore_plugins.progress import progress_bar as _progress_bar
 from bertscore_plugins.reference_cache import ReferenceCache
@@ -103,9 +103,21 @@ class BERTScorer:
 
     def __init__(self, config: ScoreConfig | None = None, **settings: Any) -> None:
         config = config or ScoreConfig()
-        self.config = config.replace(**settings) if settings else config
-        cfg = self.config
-        self._model = get_model(ModelSpec.from_config(cfg))
+        config = config.replace(**settings) if settings else config
+        self._build(config, resolve_model(config.model, config.lang))
+
+    @classmethod
+    def _for_resolved(cls, config: ScoreConfig, source: ModelSource) -> BERTScorer:
+        """A scorer for a configuration whose model `get_scorer` has already resolved."""
+        scorer = cls.__new__(cls)
+        scorer._build(config, source)
+        return scorer
+
+    def _build(self, config: ScoreConfig, source: ModelSource) -> None:
+        """Load (or share) the model `source` names; the layer comes from the loader (models.choose_layer),
+        the baseline from baseline.baseline_for."""
+        self.config = cfg = config
+        self._model = get_model(ModelSpec.from_config(cfg, source))
         self.layer = self._model.layer
         positions = position_limit(self._model.encoder.config)
         if cfg.max_length is not None and positions is not None and cfg.max_length > positions:
@@ -421,12 +433,7 @@ class BERTScorer:
         )
 
     def _baseline_for(self, layer: int) -> Baseline:
-        # the model cache is shared across languages, so the shipped file is looked up per config
-        cfg, source = self.config, self._model.source
-        shipped = shipped_baseline(cfg.lang, source.name) or (
-            source.baseline_file if cfg.lang == "en" else None
-        )
-        return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
+        return baseline_for(self.config, self._model.source, layer)
 
     def _hidden_size(self) -> int:
         config = self._model.encoder.config
@@ -676,10 +683,11 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer
     config = config or ScoreConfig()
     if settings:
         config = config.replace(**settings)
-    key = (config, resolve_model(config.model, config.lang).identity)  # see models.get_model
+    source = resolve_model(config.model, config.lang)  # once per scorer: its identity is the cache key
+    key = (config, source.identity)  # a checkpoint rewritten in place is a new scorer (see models.get_model)
     with _SCORERS_LOCK:
         if key not in _SCORERS:
-            _SCORERS[key] = BERTScorer(config)
+            _SCORERS[key] = BERTScorer._for_resolved(config, source)
         return _SCORERS[key]
 
 
