@@ -692,13 +692,19 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer
 
 
 def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: dict[str, Any]) -> BERTScorer:
-    """The scorer an API function should use: given one (with settings applied), a config, or settings."""
+    """The scorer an API function should use: given one (with settings applied), a config, or settings.
+
+    The one home of "a scorer or its settings" for every entry point that takes both. An object that
+    scores but is not a BERTScorer (a wrapper, a test's stand-in) is used as given when no settings
+    come with it."""
     if scorer is None:
         return get_scorer(ScoreConfig.from_kwargs(**settings))
     if isinstance(scorer, ScoreConfig):
         return get_scorer(scorer.replace(**settings) if settings else scorer)
     if isinstance(scorer, BERTScorer):
         return scorer.with_config(**settings) if settings else scorer
+    if not settings and callable(getattr(scorer, "score", None)):
+        return scorer
     raise ArgumentTypeError(
         f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}"
     )

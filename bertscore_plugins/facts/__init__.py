@@ -146,11 +146,9 @@ def offline_faithfulness(
 
 
 def _scorer(scorer: Any) -> Any:
-    if scorer is not None:
-        return scorer
-    from bertscore_plugins.scorer import get_scorer
+    from bertscore_plugins.scorer import resolve_scorer
 
-    return get_scorer()
+    return resolve_scorer(scorer, {})
 
 
 __all__ = [

@@ -100,10 +100,10 @@ def evaluate_rows(
             + f"; the dataframe has {list(dataframe.columns)}"
         )
 
-    if scorer is None and core_settings:
-        import bertscore_plugins
+    if core_settings:
+        from bertscore_plugins.scorer import resolve_scorer
 
-        scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**core_settings))
+        scorer = resolve_scorer(scorer, core_settings)
     similarity = BERTScoreEvaluator(similarity_threshold, name=similarity_name, scorer=scorer)
     groundedness = GroundednessEvaluator(groundedness_threshold, name=groundedness_name, scorer=scorer)
 

@@ -636,14 +636,13 @@ def evaluate_project(
         from phoenix.client import Client
 
         client = Client(base_url=base_url) if base_url else Client()
-    if scorer is None:
-        import bertscore_plugins
+    from bertscore_plugins.scorer import resolve_scorer
 
-        # A retrieved context is usually longer than the model's window; truncating it would call an
-        # answer drawn from its later passages ungrounded. Windows read every token (not bert_score's way,
-        # which no trace evaluation has to match).
-        settings = {"long_text": "window", **core_settings}
-        scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**settings))
+    # A retrieved context is usually longer than the model's window; truncating it would call an
+    # answer drawn from its later passages ungrounded. Windows read every token (not bert_score's way,
+    # which no trace evaluation has to match).
+    window = {"long_text": "window"} if scorer is None else {}
+    scorer = resolve_scorer(scorer, {**window, **core_settings})
     refuse_idf_per_batch(
         getattr(scorer, "config", None),
         "page of spans",
