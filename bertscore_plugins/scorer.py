@@ -200,8 +200,8 @@ class BERTScorer:
         Args:
             candidates: one string per row.
             references: one string or a non-empty list of strings per row.
-            progress: show a progress bar (tqdm.auto: a widget in notebooks); None = for 2,000 rows or more,
-                on a terminal or in a notebook.
+            progress: show a progress bar (tqdm.auto: a widget in notebooks); None = when the texts are
+                expected to take more than a couple of seconds (progress.py), on a terminal or in a notebook.
             explain: also return one Explanation per row (best-F1 reference for multi-reference rows).
 
         Returns:
@@ -282,7 +282,8 @@ class BERTScorer:
 
         values: list[np.ndarray] = []  # per chunk: (precision/recall/f1, layers, rows)
         explanations: list[list[Explanation]] = [[] for _ in layers]
-        bar = _progress_bar(len(candidates), progress)
+        characters = sum(map(len, candidates)) + sum(len(text) for group in groups for text in group)
+        bar = _progress_bar(len(candidates), progress, characters)
         for planned in chunks:
             report.note(planned, self.tokenizer)
             # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
