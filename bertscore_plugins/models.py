@@ -141,7 +141,12 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
         return ModelSource("all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER)
 
     if model in presets.PRESET_NAMES:
-        info = presets.resolve_preset(model)
+        try:
+            info = presets.resolve_preset(model)
+        except OSError as error:  # the cache folder refused a write: a preset failure, said as one
+            raise ModelLoadError(
+                f"preset {model!r} could not be assembled in {presets.models_cache_dir()}: {error}"
+            ) from error
         return ModelSource(model, str(info.path), info.identity, info.default_layer, info.baseline_file)
 
     folder = Path(model).expanduser()

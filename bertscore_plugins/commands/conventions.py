@@ -109,9 +109,11 @@ def add_output(
     summary: str | None = "the JSON summary (means, rows, signature)",
     old: Sequence[str] = (),
     what: str = "per-row result",
+    json_switch: bool = False,
 ) -> None:
     """``-o/--output`` (default stdout), ``--format`` and, when `summary` says what it holds,
-    ``--summary``. ``old``: former spellings of --output, accepted with a deprecation warning."""
+    ``--summary``. ``old``: former spellings of --output, accepted with a deprecation warning;
+    ``json_switch``: the former ``--json`` switch, now ``--format json`` (also with a warning)."""
     parser.add_argument(
         "-o", "--output", default=STREAM, action=StoreOnce, help=f"{what} file ('-' = stdout, the default)"
     )
@@ -130,6 +132,14 @@ def add_output(
         action=StoreOnce,
         help=f"form of the {what} (default {default_format})",
     )
+    if json_switch:
+        parser.add_argument(
+            "--json",
+            dest="format",
+            action=deprecated(argparse._StoreConstAction, "--format json"),
+            const="json",
+            help=argparse.SUPPRESS,
+        )
     if summary:
         parser.add_argument(
             "--summary",

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
-from bertscore_plugins.commands.conventions import add_output, deprecated, seconds_between, write_result
+from bertscore_plugins.commands.conventions import add_output, seconds_between, write_result
 
 
 def register(subparsers) -> None:
@@ -124,13 +124,13 @@ def _register_evaluate(actions) -> None:
         default=30.0,
         help="seconds between polls with --follow (at most a day)",
     )
-    add_output(evaluate, formats=("text", "json"), default_format="text", summary=None, what="final report")
-    evaluate.add_argument(
-        "--json",
-        dest="format",
-        action=deprecated(argparse._StoreConstAction, "--format json"),
-        const="json",
-        help=argparse.SUPPRESS,
+    add_output(
+        evaluate,
+        formats=("text", "json"),
+        default_format="text",
+        summary=None,
+        what="final report",
+        json_switch=True,
     )
     # a retrieved context is read whole (see evaluate_project); --idf is refused there (it would be per page)
     add_model_arguments(evaluate, long_text="window")

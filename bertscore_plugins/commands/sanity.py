@@ -8,7 +8,6 @@ from bertscore_plugins.commands.common import add_model_arguments, check_output_
 from bertscore_plugins.commands.conventions import (
     ROW_FORMATS,
     add_output,
-    deprecated,
     render_rows,
     write_result,
 )
@@ -29,13 +28,7 @@ def register(subparsers) -> None:
         default_format="table",
         summary=None,
         what="report (table: aligned columns for a person)",
-    )
-    parser.add_argument(
-        "--json",
-        dest="format",
-        action=deprecated(argparse._StoreConstAction, "--format json"),
-        const="json",
-        help=argparse.SUPPRESS,
+        json_switch=True,
     )
     add_model_arguments(parser)
     parser.set_defaults(func=run)

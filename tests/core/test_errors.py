@@ -130,3 +130,15 @@ def test_no_error_raised_on_purpose_is_a_bare_builtin() -> None:
 def test_a_column_error_reads_as_its_message() -> None:
     # a KeyError would show its message in quotes
     assert str(errors.ColumnNotFoundError("column 'x' not found")) == "column 'x' not found"
+
+
+def test_a_preset_that_cannot_be_assembled_is_a_model_load_error(tmp_path, monkeypatch) -> None:
+    from bertscore_plugins import models
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("BERTSCORE_PLUGINS_CACHE", str(blocked))  # the preset cache cannot be created
+    with pytest.raises(errors.ModelLoadError) as caught:
+        models.resolve_model("quality")
+    assert isinstance(caught.value, BertScorePluginsError)
+    assert "quality" in str(caught.value) or "bertscore-plugins[quality]" in str(caught.value)
