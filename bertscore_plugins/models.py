@@ -7,7 +7,6 @@ Only the layers up to the chosen one are kept, so the forward pass does no unuse
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import logging
 import re
@@ -24,8 +23,10 @@ import torch
 from bertscore_plugins import presets
 from bertscore_plugins.config import SettingError
 from bertscore_plugins.errors import ArgumentError, ModelLoadError
+from bertscore_plugins.model_identity import file_sha256, weights_digest, with_files
 
 if TYPE_CHECKING:
+    from bertscore_plugins import model_checks
     from bertscore_plugins.config import ScoreConfig
 
 logger = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class ModelSource:
 
     name: str  # short name for baselines and display, e.g. "all-MiniLM-L6-v2" or "roberta-large"
     location: str  # a local folder or a hub id
-    identity: str  # name@revision;sha256:digest, for the signature
+    identity: str  # name@revision;sha256:weights;files:other files (model_identity.py), for the signature
     default_layer: int | None
     baseline_file: str | None = None  # a preset's own English baseline, if any
     chosen_for_lang: str | None = None  # set when `lang` picked this model (upstream's table)
@@ -68,33 +69,6 @@ def default_layer_table() -> dict[str, int]:
     table = dict(json.loads(text)["layers"])
     table[DEFAULT_MODEL_REPO] = DEFAULT_MODEL_LAYER
     return table
-
-
-_DIGESTS: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, memoised per (path, size, mtime) so repeated loads cost nothing."""
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _DIGESTS:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        _DIGESTS[key] = digest.hexdigest()
-    return _DIGESTS[key]
-
-
-def weights_digest(folder: Path) -> str:
-    """A content hash for a local model folder: its weight files' sha256 (combined when sharded)."""
-    files = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("*.bin"))
-    if not files:
-        return "none"
-    if len(files) == 1:
-        return file_sha256(files[0])
-    combined = hashlib.sha256("".join(f"{f.name}:{file_sha256(f)}" for f in files).encode())
-    return combined.hexdigest()
 
 
 def model_for_lang(lang: str) -> str:
@@ -137,7 +111,9 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
                 f"(sha256 {digest[:12]} != {DEFAULT_MODEL_SHA256[:12]}); scores may not be comparable",
                 stacklevel=3,
             )
-        identity = f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}"
+        identity = with_files(
+            f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}", folder
+        )
         return ModelSource("all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER)
 
     if model in presets.PRESET_NAMES:
@@ -147,9 +123,10 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
             raise ModelLoadError(
                 f"preset {model!r} could not be assembled in {presets.models_cache_dir()}: {error}"
             ) from error
-        return ModelSource(model, str(info.path), info.identity, info.default_layer, info.baseline_file)
+        identity = with_files(info.identity, info.path)  # the pins cover the pinned files only
+        return ModelSource(model, str(info.path), identity, info.default_layer, info.baseline_file)
 
-    folder = Path(model).expanduser()
+    given = folder = Path(model).expanduser()
     if folder.is_dir():
         folder = sentence_transformers_module_folder(folder)
         if not (folder / "config.json").is_file():
@@ -164,7 +141,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
         return ModelSource(
             folder.name,
             str(folder.resolve()),
-            f"local:{folder.name};sha256:{digest[:8]}",
+            with_files(f"local:{folder.name};sha256:{digest[:8]}", given, folder),
             default_layer_table().get(folder.name),
         )
 
@@ -288,6 +265,7 @@ _LAYER_LISTS = (
     "encoder.layer",
     "transformer.layer",
     "encoder.block",
+    "block",  # T5's encoder stack itself (what get_encoder() returns)
     "encoder.layers",
     "layers",
     "layer",
@@ -296,18 +274,48 @@ _LAYER_LISTS = (
 
 def _find_layer_list(encoder: torch.nn.Module) -> tuple[torch.nn.Module, str, torch.nn.ModuleList] | None:
     for path in _LAYER_LISTS:
-        parent, _, attribute = path.rpartition(".")
-        owner = encoder.get_submodule(parent) if parent else encoder
-        layers = getattr(owner, attribute, None) if owner is not None else None
-        if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0:
-            return owner, attribute, layers
+        found = _layer_list_at(encoder, path)
+        if found is not None:
+            return found
     return None
 
 
-def _load_encoder(source: ModelSource, dtype: str, allow_pickle: bool) -> torch.nn.Module:
+def _layer_list_at(
+    encoder: torch.nn.Module, path: str
+) -> tuple[torch.nn.Module, str, torch.nn.ModuleList] | None:
+    parent, _, attribute = path.rpartition(".")
+    try:
+        owner = encoder.get_submodule(parent) if parent else encoder
+    except AttributeError:  # no such module in this architecture (e.g. DistilBERT has no `encoder`)
+        return None
+    layers = getattr(owner, attribute, None)
+    return (owner, attribute, layers) if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0 else None
+
+
+def _load_encoder(
+    source: ModelSource, dtype: str, allow_pickle: bool
+) -> tuple[torch.nn.Module, model_checks.TensorReport]:
     # transformers 5 draws a "Loading weights" bar on stderr for every load; keep library use quiet
-    with _quiet_progress_bars():
+    with _quiet_progress_bars(), _quiet_load_report():
         return _load_encoder_quietly(source, dtype, allow_pickle)
+
+
+@contextmanager
+def _quiet_load_report():
+    """transformers logs a table of missing and unexpected tensors at every load that has any (a masked-LM
+    head, a missing pooler: "consider training"); model_checks decides which matter and names those in
+    its error, so that one record is dropped. A filter, not a level: transformers runs extra checks, and
+    logs more, when its logger's level is set."""
+    report_logger = logging.getLogger("transformers.modeling_utils")
+    report_logger.addFilter(_drop_load_report)
+    try:
+        yield
+    finally:
+        report_logger.removeFilter(_drop_load_report)
+
+
+def _drop_load_report(record: logging.LogRecord) -> bool:
+    return record.funcName != "log_state_dict_report"
 
 
 @contextmanager
@@ -335,42 +343,70 @@ def _quiet_progress_bars():
             hub_tqdm.progress_bar_states.update(hub_states)
 
 
-def _load_encoder_quietly(source: ModelSource, dtype: str, allow_pickle: bool) -> torch.nn.Module:
-    from transformers import AutoConfig, AutoModel
+#: what transformers raises for a config.json it cannot use (bad JSON, unknown model_type, a list, ...)
+_CONFIG_ERRORS = (OSError, ValueError, TypeError, KeyError, AttributeError)
 
-    config = AutoConfig.from_pretrained(source.location, trust_remote_code=False)
-    kwargs: dict[str, Any] = {"trust_remote_code": False, "use_safetensors": None if allow_pickle else True}
-    model_type = getattr(config, "model_type", "")
+
+def _load_encoder_quietly(
+    source: ModelSource, dtype: str, allow_pickle: bool
+) -> tuple[torch.nn.Module, model_checks.TensorReport]:
+    from transformers import AutoConfig, AutoModel, T5EncoderModel
+
+    from bertscore_plugins import model_checks
+
     try:
-        if model_type == "t5" or "t5" in source.location.lower():
-            from transformers import T5EncoderModel
-
-            model = T5EncoderModel.from_pretrained(source.location, dtype=_TORCH_DTYPES[dtype], **kwargs)
-        else:
-            model = AutoModel.from_pretrained(source.location, dtype=_TORCH_DTYPES[dtype], **kwargs)
-    except TypeError:  # transformers < 4.56 spells it torch_dtype
-        model = AutoModel.from_pretrained(source.location, torch_dtype=_TORCH_DTYPES[dtype], **kwargs)
+        config = AutoConfig.from_pretrained(source.location, trust_remote_code=False)
+    except _CONFIG_ERRORS as error:
+        raise ModelLoadError(
+            f"the config.json of model {source.location!r} cannot be used: {error}"
+        ) from error
+    kwargs: dict[str, Any] = {
+        "config": config,
+        "trust_remote_code": False,
+        "use_safetensors": None if allow_pickle else True,
+        _dtype_keyword(): _TORCH_DTYPES[dtype],
+        # report missing, unexpected and mismatched tensors instead of raising on the last: checked below
+        "output_loading_info": True,
+        "ignore_mismatched_sizes": True,
+    }
+    model_class = (
+        T5EncoderModel if config.model_type == "t5" or "t5" in source.location.lower() else AutoModel
+    )
+    try:
+        model, info = model_class.from_pretrained(source.location, **kwargs)
     except OSError as error:
         raise ModelLoadError(
             f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "
             "pass allow_pickle_weights=True to accept pytorch_model.bin"
         ) from error
     except Exception as error:
-        if type(error).__name__ != "SafetensorError":
-            raise
-        # a truncated or corrupted weights file: say which file, not the bare safetensors message
-        weights = (
-            sorted(Path(source.location).glob("*.safetensors")) if Path(source.location).is_dir() else []
-        )
-        named = ", ".join(str(path) for path in weights) or source.location
-        raise ModelLoadError(
-            f"the weights of model {source.location!r} are damaged ({named}: {error}); "
-            "replace the file (download it again or restore it)"
-        ) from error
+        if type(error).__name__ == "SafetensorError":
+            # a truncated or corrupted weights file: say which file, not the bare safetensors message
+            raise ModelLoadError(
+                f"the weights of model {source.location!r} are damaged ({model_checks.weight_files(source.location)}: "
+                f"{error}); replace the file (download it again or restore it)"
+            ) from error
+        if isinstance(error, (*_CONFIG_ERRORS, RuntimeError)):  # e.g. hidden_act "gleu", 3 heads for 32 dims
+            raise ModelLoadError(
+                f"model {source.location!r} cannot be built from its config.json and weights: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        raise
     # encoder-decoder models: keep the encoder, as bert_score does
-    if getattr(config, "is_encoder_decoder", False) and hasattr(model, "get_encoder"):
-        model = model.get_encoder()
-    return model
+    kept = (
+        model.get_encoder()
+        if getattr(config, "is_encoder_decoder", False) and hasattr(model, "get_encoder")
+        else model
+    )
+    return kept, model_checks.TensorReport.of(model, kept, info)
+
+
+def _dtype_keyword() -> str:
+    """transformers >= 4.56 takes `dtype`, older versions `torch_dtype`."""
+    import transformers
+    from packaging.version import Version
+
+    return "dtype" if Version(transformers.__version__) >= Version("4.56") else "torch_dtype"
 
 
 @dataclass(frozen=True)
@@ -415,7 +451,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     """Load tokenizer and encoder, truncated to `spec.layer` (resolved from the table when None)."""
     from transformers import AutoTokenizer
 
-    from bertscore_plugins import model_objects
+    from bertscore_plugins import model_checks, model_objects
 
     model, layer, dtype, device, lang = spec.model, spec.layer, spec.dtype, spec.device, spec.lang
     allow_pickle_weights, quantize = spec.allow_pickle_weights, spec.quantize
@@ -427,14 +463,16 @@ def load_model(spec: ModelSpec) -> LoadedModel:
         _check_lang_model_available(source)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False)
-    except (OSError, ValueError) as error:
+    # any error: the tokenizers library raises a bare Exception for a tokenizer.json of the wrong shape
+    except Exception as error:
         if source.chosen_for_lang:
             raise ModelLoadError(_lang_model_message(source, str(error))) from error
         raise ModelLoadError(f"could not load the tokenizer of {source.location!r}: {error}") from error
-    encoder = _load_encoder(source, dtype, allow_pickle_weights)
+    encoder, tensors = _load_encoder(source, dtype, allow_pickle_weights)
+    model_checks.check_tokenizer(tokenizer, source.location, encoder.config)
     encoder.eval()
     revision = getattr(encoder.config, "_commit_hash", None)
-    return _truncate(
+    loaded = _truncate(
         source,
         tokenizer,
         encoder,
@@ -444,6 +482,8 @@ def load_model(spec: ModelSpec) -> LoadedModel:
         quantize=quantize,
         revision=revision,
     )
+    tensors.check(loaded.layer, source.location)
+    return loaded
 
 
 def _lang_model_message(source: ModelSource, reason: str) -> str:
@@ -561,14 +601,11 @@ def _shallow_truncated(encoder: torch.nn.Module, layer: int) -> torch.nn.Module:
     the layer list are copied shallowly (their child tables too), so the user's object keeps all layers."""
     import copy
 
-    for path in _LAYER_LISTS:
-        parent, _, attribute = path.rpartition(".")
-        owner = encoder.get_submodule(parent) if parent else encoder
-        layers = getattr(owner, attribute, None) if owner is not None else None
-        if isinstance(layers, torch.nn.ModuleList) and len(layers) > 0:
-            break
-    else:  # pragma: no cover - only called when _find_layer_list found a list
+    path = next((path for path in _LAYER_LISTS if _layer_list_at(encoder, path) is not None), None)
+    if path is None:  # pragma: no cover - only called when _find_layer_list found a list
         return encoder
+    parent, _, attribute = path.rpartition(".")
+    layers = getattr(encoder.get_submodule(parent) if parent else encoder, attribute)
 
     def shallow(module: torch.nn.Module) -> torch.nn.Module:
         clone = copy.copy(module)

@@ -148,7 +148,7 @@ def _tensor_digest(tensors: dict[str, torch.Tensor]) -> str:
 
 
 def _write(path: Path, key: str, text: str, tokens: TokenizedText, embedding: torch.Tensor) -> None:
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
     tensors = {
         "embedding": embedding.contiguous(),
@@ -164,7 +164,9 @@ def _write(path: Path, key: str, text: str, tokens: TokenizedText, embedding: to
         "content_length": str(tokens.content_length),
         "truncated": str(int(tokens.truncated)),
     }
-    write_atomically(path, lambda temporary: save_file(tensors, temporary, metadata=metadata))
+    # serialised here and written by Python: a full disk is then an OSError (ENOSPC) the caller degrades
+    # to memory on, where safetensors' own writer raised its SafetensorError
+    write_atomically(path, save(tensors, metadata=metadata))
 
 
 def _read(path: Path, key: str, text: str) -> tuple[TokenizedText, torch.Tensor]:

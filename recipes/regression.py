@@ -14,7 +14,11 @@ afresh. When `--out` holds a report made with other settings, the run says which
 numbers are not comparable with the new ones.
 
 Exit codes: 0 no significant regression (improved, or no significant change), 1 significant regression
-(B worse than A at --alpha by more than --tolerance), 2 bad input or arguments.
+(B worse than A at --alpha by more than --tolerance), 2 bad input or arguments, or files that cannot be
+read or written (the model's, the report's), named in one line, 3 an unexpected error (a bug: its
+traceback is printed). Only a measured regression exits 1, so a CI gate never reads a broken disk or
+model folder as a worse system. A cache folder that cannot be written (read-only, full) is no error: the
+reference embeddings stay in memory, with one warning.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from pathlib import Path
 
 from bertscore_plugins.commands.common import (
@@ -30,10 +35,11 @@ from bertscore_plugins.commands.common import (
     read_aligned,
     references_by_row,
 )
+from bertscore_plugins.errors import BertScorePluginsError
 from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import DEFAULT_SEED
 
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -127,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             top=args.top,
         )
-    except (ValueError, FileNotFoundError) as error:  # InputError is a ValueError and names the row
+    # InputError and ModelLoadError are ValueErrors and name the row or file; OSError: a file or disk
+    except (ValueError, OSError, BertScorePluginsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
@@ -155,12 +162,30 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"{status.upper()}: {text}")
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "regression.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        (out / "regression.md").write_text(markdown(report, text), encoding="utf-8")
+        try:
+            write_report(Path(args.out), report, text)
+        except OSError as error:
+            print(
+                f"error: the report cannot be written into {args.out}: {error.strerror or error}",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_INPUT
     return EXIT_REGRESSION if status == "regression" else EXIT_OK
 
 
+def write_report(out: Path, report: dict, text: str) -> None:
+    """regression.json and regression.md, each written atomically (a full disk leaves no half report)."""
+    from bertscore_plugins.files import write_atomically
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomically(out / "regression.json", json.dumps(report, indent=2) + "\n")
+    write_atomically(out / "regression.md", markdown(report, text))
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+    except Exception:  # a bug of ours: keep its traceback, but never exit 1, "significant regression"
+        traceback.print_exc()
+        code = EXIT_INTERNAL
+    sys.exit(code)

@@ -11,6 +11,8 @@ import pytest
 from bertscore_plugins import InputError, ScoreConfig, get_scorer
 from bertscore_plugins.cli import main
 from bertscore_plugins.comparison import SystemComparison, compare_systems, format_comparison
+from bertscore_plugins.reference_cache import CacheFolderWarning
+from tests.support.full_disk import full_file_system
 
 REFERENCES = [
     "The patient was discharged from the hospital on Tuesday.",
@@ -188,3 +190,55 @@ def test_regression_recipe_reads_rows_as_the_cli_does(tmp_path, capsys) -> None:
     error = capsys.readouterr().err
     assert error.startswith("error: ") and f"{damaged}:4: is not valid UTF-8" in error
     assert "Traceback" not in error
+
+
+def test_a_full_cache_disk_neither_fails_compare_nor_reads_as_a_regression(tmp_path, capsys) -> None:
+    """The reference cache falls back to memory with one warning: compare succeeds with the numbers of an
+    uncached run, and the regression gate gives its verdict (here: improved, exit 0), never exit 1."""
+    from recipes import regression
+
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    good = write_lines(tmp_path / "good.txt", SYSTEM_B)
+    bad = write_lines(tmp_path / "bad.txt", SYSTEM_A)
+    expected = compare_systems(SYSTEM_A, SYSTEM_B, REFERENCES, seed=1).to_dict()
+    with full_file_system(tmp_path / "full") as disk:
+        with pytest.warns(CacheFolderWarning, match="No space left on device") as caught:
+            arguments = [
+                "compare",
+                "-a",
+                bad,
+                "-b",
+                good,
+                "-r",
+                refs,
+                "--cache-dir",
+                str(disk),
+                "--seed",
+                "1",
+            ]
+            assert main([*arguments, "--json", str(tmp_path / "comparison.json")]) == 0
+        assert len([w for w in caught if issubclass(w.category, CacheFolderWarning)]) == 1
+        test = json.loads((tmp_path / "comparison.json").read_text())["test"]
+        for key in ("mean_a", "mean_b", "difference", "low", "high", "p_value"):  # float32 batch noise only
+            assert test[key] == pytest.approx(expected["test"][key], abs=1e-6)
+
+        common = ["--references", refs, "--cache-dir", str(disk / "cache"), "--seed", "1"]
+        with pytest.warns(CacheFolderWarning):
+            assert (
+                regression.main(
+                    ["--baseline", bad, "--candidate", good, *common, "--out", str(tmp_path / "out")]
+                )
+                == 0
+            )
+        assert json.loads((tmp_path / "out" / "regression.json").read_text())["status"] == "improved"
+        capsys.readouterr()
+
+        # the report itself on the full disk: one line naming the folder, exit 2 (not 1, "regression")
+        with pytest.warns(CacheFolderWarning):
+            code = regression.main(
+                ["--baseline", good, "--candidate", bad, *common, "--out", str(disk / "out")]
+            )
+        assert code == 2
+        error = capsys.readouterr().err
+        assert error == f"error: the report cannot be written into {disk / 'out'}: No space left on device\n"
+        assert sorted(p.name for p in disk.rglob("*") if p.is_file()) == ["filler"]

@@ -12,7 +12,7 @@ datasets = pytest.importorskip("datasets", reason="the datasets extra is not ins
 
 from bertscore_plugins import EmptyTextWarning, InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 from bertscore_plugins.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
-from tests.support.tiny_models import tiny_bert  # noqa: E402
+from tests.support.tiny_models import edit_model_file, tiny_bert  # noqa: E402
 
 CANDIDATES = [
     "The patient was discharged on Thursday.",
@@ -112,6 +112,18 @@ def test_changed_model_weights_miss_the_cache(disk_dataset, tmp_path):
     tiny_bert(tmp_path / "tiny", seed=1)
     second = disk_dataset.map(BERTScoreTransform(model=folder, layer=2), batched=True, batch_size=5)
     assert second.cache_files != first.cache_files
+
+
+@pytest.mark.parametrize("kind", ["tokenizer.json", "config.json"])
+def test_an_edited_tokenizer_or_config_misses_the_cache(disk_dataset, tmp_path, kind):
+    # the model identity covers every file of the folder, not only the weights
+    folder = tiny_bert(tmp_path / "tiny", seed=0)
+    first = disk_dataset.map(BERTScoreTransform(model=folder, layer=2), batched=True, batch_size=5)
+    edit_model_file(folder, kind)
+    second = disk_dataset.map(BERTScoreTransform(model=folder, layer=2), batched=True, batch_size=5)
+    assert second.cache_files != first.cache_files
+    assert_columns_equal_core(second, core(batch_size=5, model=folder, layer=2))
+    assert second["bertscore_f1"] != first["bertscore_f1"]
 
 
 def test_rewritten_model_folder_is_rescored(tmp_path):

@@ -25,6 +25,7 @@ from bertscore_plugins import (
 from bertscore_plugins.baseline import Baseline, read_baseline
 from bertscore_plugins.files import read_lines, split_lines, write_atomically
 from bertscore_plugins.reference_cache import CacheEntryWarning, CacheFolderWarning
+from tests.support.full_disk import full_file_system
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -436,3 +437,23 @@ def test_any_baseline_file_either_reads_as_finite_values_or_is_refused_with_its_
             torch.isfinite(torch.tensor(baseline.rescale(torch.tensor([1.0, -1.0]).numpy(), c))).all()
             for c in ("precision", "recall", "f1")
         )
+
+
+def test_a_full_cache_disk_degrades_to_memory_with_one_warning(tmp_path, expected):
+    with full_file_system(tmp_path / "full") as disk:
+        scorer = _fresh_scorer()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cache = scorer.enable_reference_cache(disk_dir=str(disk / "cache"))
+            first = scorer.score(CANDIDATES, REFERENCES).f1.tolist()
+            second = scorer.score(CANDIDATES, REFERENCES).f1.tolist()
+        assert first == second == expected
+        folder_warnings = [w for w in caught if issubclass(w.category, CacheFolderWarning)]
+        assert len(folder_warnings) == 1
+        assert (
+            "cannot be written (No space left on device); reference embeddings are kept in memory only"
+            in str(folder_warnings[0].message)
+        )
+        assert cache.hits == 3 and not cache.writable
+        # nothing half-written is left behind on the full disk
+        assert [p.name for p in disk.rglob("*") if p.is_file()] == ["filler"]

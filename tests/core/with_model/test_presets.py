@@ -341,7 +341,10 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     expected = bert_score.score(candidates, references, model_type=str(folder), num_layers=7, batch_size=32)
     scorer = get_scorer(ScoreConfig(model="quality", layer=7))
     result = scorer.score(candidates, references)
-    assert scorer.model_identity == "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b"
+    assert (
+        scorer.model_identity
+        == "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b;files:3c91a913"
+    )
     for ours, theirs in zip((result.precision, result.recall, result.f1), expected, strict=True):
         assert abs(ours - theirs.numpy()).max() < 1e-5
     assert 0.65 < float(result.f1.mean()) < 0.80  # raw F1 of real translations at layer 7 (0.734)
@@ -350,3 +353,18 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     assert rescaled.rescaled and "rescaled" in rescaled.signature
     b_f = 0.28926319  # the shipped baseline's F at layer 7
     assert abs(rescaled.f1 - (result.f1[:5] - b_f) / (1 - b_f)).max() < 1e-5
+
+
+def test_a_file_added_to_the_assembled_preset_changes_its_identity(quality_cache):
+    # the pins cover the pinned files; an extra tokenizer file would change tokenization unseen by them
+    from bertscore_plugins.models import resolve_model
+
+    pinned = "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b;files:3c91a913"
+    assert resolve_model("quality").identity == pinned
+    extra = presets.resolve_preset("quality").path / "added_tokens.json"
+    extra.write_text('{"<new>": 30527}')
+    try:
+        assert resolve_model("quality").identity != pinned
+    finally:
+        extra.unlink()
+    assert resolve_model("quality").identity == pinned

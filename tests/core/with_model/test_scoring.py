@@ -41,7 +41,7 @@ def test_signature_fields():
     signature = get_scorer().signature
     for field in (
         "bertscore_plugins:0.1.0",
-        "model:sentence-transformers/all-MiniLM-L6-v2@1110a24;sha256:53aa5117",
+        "model:sentence-transformers/all-MiniLM-L6-v2@1110a24;sha256:53aa5117;files:185dff54|",
         "layer:4",
         "idf:off",
         "multiref:max",
