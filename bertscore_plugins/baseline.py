@@ -9,10 +9,13 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bertscore_plugins.errors import ArgumentError, BaselineNotFoundError
 from bertscore_plugins.files import (
     FileFormatError,
     decode,
@@ -22,12 +25,12 @@ from bertscore_plugins.files import (
     write_atomically,
 )
 
+if TYPE_CHECKING:
+    from bertscore_plugins.config import ScoreConfig
+    from bertscore_plugins.models import ModelSource
+
 #: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32
 _LARGEST_BASELINE = 1 - 1e-6
-
-
-class BaselineNotFoundError(FileNotFoundError):
-    """Rescaling was requested but no baseline exists for this model, language and layer."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Baseline:
         for column in ("precision", "recall", "f1"):
             value = getattr(self, column)
             if not _valid(value):
-                raise ValueError(f"baseline {column} must be a finite number in [-1, 1), got {value!r}")
+                raise ArgumentError(f"baseline {column} must be a finite number in [-1, 1), got {value!r}")
 
     def rescale(self, values: np.ndarray, column: str) -> np.ndarray:
         b = {"precision": self.precision, "recall": self.recall, "f1": self.f1}[column]
@@ -114,6 +117,24 @@ def installed_bert_score_baseline(lang: str, model_name: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def baseline_for(config: ScoreConfig, source: ModelSource, layer: int) -> Baseline:
+    """The one decision of which baseline rescales a configuration's scores at `layer`: the user's file
+    (baseline_path), else the one shipped for the model and language, else (English) the preset's own,
+    else bert_score's installed one for a hub id. Raises BaselineNotFoundError naming the model and lang.
+    """
+    # the model cache is shared across languages, so the shipped file is looked up per configuration
+    shipped = shipped_baseline(config.lang, source.name) or (
+        source.baseline_file if config.lang == "en" else None
+    )
+    return find_baseline(config.baseline_path, shipped, source.location, source.name, config.lang, layer)
+
+
+def shipped_baseline(lang: str, name: str) -> str | None:
+    """A baseline file shipped in bertscore_plugins/baselines/<lang>/<name>.tsv, if any."""
+    path = resources.files("bertscore_plugins").joinpath(f"baselines/{lang}/{name}.tsv")
+    return str(path) if path.is_file() else None
+
+
 def find_baseline(
     baseline_path: str | None, shipped: str | None, location: str, name: str, lang: str, layer: int
 ) -> Baseline:
@@ -132,7 +153,12 @@ def find_baseline(
     )
 
 
+def baseline_text(rows: list[tuple[int, float, float, float]]) -> str:
+    """Per-layer means in bert_score's format (LAYER,P,R,F, 8 decimals)."""
+    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
+    return "\n".join(lines) + "\n"
+
+
 def write_baseline(path: str | Path, rows: list[tuple[int, float, float, float]]) -> None:
     """Write per-layer means in bert_score's format."""
-    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
-    write_atomically(path, "\n".join(lines) + "\n")
+    write_atomically(path, baseline_text(rows))

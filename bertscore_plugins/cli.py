@@ -1,30 +1,43 @@
 """`bertscore-plugins` command line: one subcommand per module in bertscore_plugins/commands/.
 
 A user's mistake (a missing or undecodable file, a bad setting, a model that cannot be loaded, an output
-folder that does not exist) ends the command with one line on stderr naming the file, line or argument,
-and exit status 2; `--debug` shows the traceback instead. Anything else is a bug and keeps its traceback.
+folder that does not exist: any `BertScorePluginsError`) ends the command with one line on stderr naming
+the file, line or argument, and exit status 2. Anything else is a bug of ours: one "unexpected error"
+line asking for a report, exit status 1. Ctrl-C: one line, exit status 130. `--debug` shows the
+traceback instead. Warnings are one ``warning: ...`` line each on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
+import warnings
+from collections.abc import Iterator
 from typing import NoReturn
+
+from bertscore_plugins.errors import BertScorePluginsError, UsageError
 
 #: subcommand modules under bertscore_plugins.commands, each with register(subparsers) and run(args)
 COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare", "faithfulness")
 
+EXIT_BUG = 1
 EXIT_USER_ERROR = 2
-
-
-class UsageError(ValueError):
-    """A command-line mistake (an unknown flag, a bad value, a missing required argument)."""
+EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a mistake raises UsageError (printed as one line by main) instead of usage + exit."""
+    """argparse, but a mistake raises UsageError (printed as one line by main) instead of usage + exit,
+    and a flag that takes one value refuses a second one (conventions.StoreOnce)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        from bertscore_plugins.commands.conventions import StoreOnce
+
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
@@ -62,45 +75,80 @@ def _unavailable(error: Exception) -> int:
     return EXIT_USER_ERROR
 
 
-def user_errors() -> tuple[type[BaseException], ...]:
-    """Exception types that mean the user must change an input, a setting or a file (not a bug)."""
-    # the launcher needs only the standard library, so this import holds without the phoenix extra
-    from bertscore_plugins.phoenix.dev_server import PhoenixServerError
-    from bertscore_plugins.presets import PresetIntegrityError, PresetNotInstalledError
-
-    return (ValueError, OSError, PresetIntegrityError, PresetNotInstalledError, PhoenixServerError)
+#: settings whose errors already name their flag, or have none
+_NO_FLAG_PREFIX = ("layers",)
 
 
 def describe(error: BaseException) -> str:
     """One line for a user error: the flag for a setting, the message without line breaks."""
-    from bertscore_plugins.config import SettingError
+    from bertscore_plugins.errors import SettingError
 
     message = " ".join(str(error).split()) or type(error).__name__
-    if isinstance(error, SettingError) and error.setting in ("layers",):
-        return f"error: {message}"
-    if isinstance(error, SettingError):
-        return f"error: --{error.setting.replace('_', '-')}: {message}"
+    if isinstance(error, SettingError) and error.setting not in _NO_FLAG_PREFIX:
+        flag = "--" + error.setting.replace("_", "-")
+        if not message.startswith(flag):
+            return f"error: {flag}: {message}"
     return f"error: {message}"
 
 
+def is_user_error(error: BaseException) -> bool:
+    """A project error (raised on purpose), or the operating system refusing a file the user named
+    (a full disk, a closed pipe): the user must change something. Anything else is our bug."""
+    return isinstance(error, BertScorePluginsError) or (
+        isinstance(error, OSError) and getattr(error, "filename", None) is not None
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; returns its exit status (2 for a user mistake, printed as one stderr line)."""
+    """Run one subcommand; returns its exit status.
+
+    0: done; 1: a check failed or an unexpected error (a bug, printed as one line asking for a report);
+    2: a user error (one ``error: ...`` line on stderr); 130: interrupted (Ctrl-C). ``--debug`` (or
+    ``BERTSCORE_DEBUG=1``) shows the traceback of either kind of error instead.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, so it can be added to a failing command as it stands
     debug = "--debug" in argv or os.environ.get("BERTSCORE_DEBUG", "") not in ("", "0")
     argv = [arg for arg in argv if arg != "--debug"]
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        if not getattr(args, "func", None):
-            parser.print_help(sys.stderr)
-            return EXIT_USER_ERROR
-        return int(args.func(args) or 0)
-    except user_errors() as error:
+        with one_line_warnings():
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            if not getattr(args, "func", None):
+                parser.print_help(sys.stderr)
+                return EXIT_USER_ERROR
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:
         if debug:
             raise
-        print(describe(error), file=sys.stderr)
-        return EXIT_USER_ERROR
+        if is_user_error(error):
+            print(describe(error), file=sys.stderr)
+            return EXIT_USER_ERROR
+        message = " ".join(str(error).split())
+        print(
+            f"unexpected error: {type(error).__name__}: {message} (run with --debug; please report)",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
+
+
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """Warnings printed as ``warning: MESSAGE`` on one stderr line each (no file, line number or source
+    line), for the command's duration only: a library's own warnings hook is put back afterwards."""
+    previous = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print("warning: " + " ".join(str(message).split()), file=sys.stderr)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 if __name__ == "__main__":  # pragma: no cover

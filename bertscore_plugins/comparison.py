@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.scorer import resolve_scorer
 from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import (
@@ -71,6 +72,9 @@ class SystemComparison:
             f"({_method_name(t.method)}, {t.resamples} resamples, n = {t.n})"
         )
         winner = self.better(alpha)
+        too_few = t.too_few_rows(alpha)
+        if too_few:
+            return f"no verdict: {too_few}; B - A = {what}"
         if winner == "b":
             return f"B is better than A: {what}"
         if winner == "a":
@@ -82,6 +86,7 @@ class SystemComparison:
             "metric": self.metric,
             "test": self.test.to_dict(),
             "better": self.better(),
+            "too_few_rows": self.test.too_few_rows(),
             "a": {name: interval.to_dict() for name, interval in self.intervals_a.items()},
             "b": {name: interval.to_dict() for name, interval in self.intervals_b.items()},
             "moved": [dict(row.__dict__, references=list(row.references)) for row in self.moved],
@@ -90,6 +95,7 @@ class SystemComparison:
 
 
 def _method_name(method: str) -> str:
+    # the interval and the p-value come from this one procedure (stats.paired_bootstrap / approximate_randomization)
     return "paired bootstrap" if method == "bootstrap" else "approximate randomization"
 
 
@@ -130,7 +136,7 @@ def compare_systems(
     from bertscore_plugins import InputError
 
     if metric not in SCORE_NAMES:
-        raise ValueError(f"metric must be one of {SCORE_NAMES}, got {metric!r}")
+        raise ArgumentError(f"metric must be one of {SCORE_NAMES}, got {metric!r}")
     for name, candidates in (("candidates_a", candidates_a), ("candidates_b", candidates_b)):
         if len(candidates) != len(references):
             raise InputError(

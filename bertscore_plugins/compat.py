@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from bertscore_plugins.config import ScoreConfig, idf_from_upstream
+from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.idf import IdfTable
 from bertscore_plugins.scorer import BERTScorer as _CoreScorer
 from bertscore_plugins.scorer import Scores, get_scorer
@@ -242,7 +243,7 @@ class BERTScorer:
         if not self._idf:
             return self._scorer
         if self._idf_table is None:
-            raise ValueError(
+            raise ArgumentError(
                 "IDF weights are not computed: pass idf_sents= to BERTScorer or call compute_idf(sents) first "
                 "(bert_score raises AssertionError here)"
             )

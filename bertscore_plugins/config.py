@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.errors import ArgumentTypeError, SettingError
 from bertscore_plugins.idf import IdfTable
+from bertscore_plugins.settings import document, names_of, setting, upstream_renames
 
 #: the name users type for the embedded, offline default model
 DEFAULT_MODEL = "default"
@@ -27,57 +29,96 @@ QUANTIZE_MODES = ("int8",)
 
 @dataclass(frozen=True)
 class ScoreConfig:
-    """Settings for one BERTScore configuration.
+    """Settings for one BERTScore configuration: every setting that changes a number lives here.
 
-    Args:
-        model: "default" (the packaged all-MiniLM-L6-v2; with a non-English `lang`, bert_score's model
-            for that language), a preset name ("quality"), a Hugging Face hub id, a local model directory,
-            or a model object: a SentenceTransformer or a (PreTrainedModel, fast tokenizer) pair, used
-            in memory (signature: ``in-memory:...``, no weights digest).
-        layer: which hidden layer to use (0 = embeddings). None = the model's default-layer table entry,
-            or the last layer with a warning for unknown models.
-        idf: False = uniform weights; True = idf fitted on the references of each `score` call
-            (bert_score semantics); an `IdfTable` = a fixed table (e.g. fitted on a whole column).
-        rescale: rescale with a baseline (`baseline_path`, or the shipped/installed file for the model).
-        baseline_path: a bert_score-format baseline file (``LAYER,P,R,F``); implies nothing unless
-            `rescale` is True.
-        lang: language of the texts: picks the baseline file and, when `model` is "default" and `lang`
-            is not "en", bert_score's model for that language.
-        max_length: tokens per window including special tokens; None = the model's limit.
-        long_text: "truncate" (count and warn) or "window" (overlapping windows, every token used).
-        window_stride: tokens between window starts in "window" mode; None = 7/8 of a window (windows
-            overlap by 1/8).
-        multi_ref: "max" (bert_score: per-column max over references) or "best_f1" (P, R, F of the
-            reference with the best F1).
-        dtype: "float32" (exact), "bfloat16" or "float16": faster on GPUs; "bfloat16" is also the fast
-            CPU mode on CPUs with AMX or AVX512-BF16 (~1.9x, Spearman 1.000 vs exact on WMT16).
-        device: "cpu", "cuda", "cuda:1", ...; None = cuda if available else cpu. Not number-changing.
-        batch_tokens: padded tokens per encoder batch (token budget); None = 4,096 for float32 on CPU
-            (cache-friendly, measured fastest), else 16,384 (GPUs; bfloat16 on AMX CPUs). Not
-            number-changing.
-        chunk_pairs: at most this many pairs per chunk. Chunks also close when their texts' embeddings
-            reach 256 MiB (scorer.CHUNK_VALUES), the bound that usually applies: peak memory is one
-            chunk's, whatever the input size and text lengths. Not number-changing.
-        allow_pickle_weights: load `pytorch_model.bin` when no safetensors exist (opt-in).
-        quantize: "int8" dynamic quantization of linear layers on CPU (fast, approximate) or None.
+    Each field declares its own default, help, command-line flag and whether it changes scores
+    (`bertscore_plugins.settings`); the CLI flags, the signature, the `datasets` fingerprint and bert_score's
+    alias names are derived from these declarations. The settings are listed below.
     """
 
-    model: str = DEFAULT_MODEL
-    layer: int | None = None
-    idf: bool | IdfTable = False
-    rescale: bool = False
-    baseline_path: str | None = None
-    lang: str = "en"
-    max_length: int | None = None
-    long_text: str = "truncate"
-    window_stride: int | None = None
-    multi_ref: str = "max"
-    dtype: str = "float32"
-    device: str | None = None
-    batch_tokens: int | None = None
-    chunk_pairs: int = 8192
-    allow_pickle_weights: bool = False
-    quantize: str | None = None
+    model: str = setting(
+        DEFAULT_MODEL,
+        "'default' (the packaged all-MiniLM-L6-v2, offline; with a non-English lang, bert_score's model "
+        "for that language), a preset such as 'quality', a Hugging Face hub id (needs a network), a local "
+        "model folder, or (in Python) a model object: a SentenceTransformer or a (PreTrainedModel, fast "
+        "tokenizer) pair, used in memory",
+        short="-m",
+        upstream="model_type",
+    )
+    layer: int | None = setting(
+        None,
+        "hidden layer to use (0 = embeddings); None = the model's tuned layer, or the last layer with a "
+        "warning for unknown models",
+        short="-l",
+        upstream="num_layers",
+    )
+    idf: bool | IdfTable = setting(
+        False,
+        "weight tokens by idf: True = fitted on the references of each call (bert_score's formula); in "
+        "Python also an IdfTable fitted once (e.g. on a whole column)",
+    )
+    rescale: bool = setting(
+        False,
+        "rescale with a baseline (the shipped one for the model and lang, or baseline_path)",
+        upstream="rescale_with_baseline",
+    )
+    baseline_path: str | None = setting(
+        None,
+        "a baseline file in bert_score's format (LAYER,P,R,F), used when rescale is on",
+        metavar="FILE",
+        also=("--baseline_path",),
+    )
+    lang: str = setting(
+        "en",
+        "language of the texts: picks the baseline and, with the default model, bert_score's model for a "
+        "language other than English (a download)",
+    )
+    max_length: int | None = setting(
+        None, "tokens per window including special tokens; None = the model's limit", signature_key="maxlen"
+    )
+    long_text: str = setting(
+        "truncate",
+        "texts longer than the window: 'truncate' (counted and warned) or 'window' (overlapping windows, "
+        "every token used)",
+        choices=LONG_TEXT_POLICIES,
+        signature_key="long",
+    )
+    window_stride: int | None = setting(
+        None, "tokens between window starts with long_text='window'; None = 7/8 of a window"
+    )
+    multi_ref: str = setting(
+        "max",
+        "several references: 'max' (bert_score's per-column max) or 'best_f1' (the P, R, F of the reference "
+        "with the best F1)",
+        choices=MULTI_REF_RULES,
+        signature_key="multiref",
+    )
+    dtype: str = setting(
+        "float32",
+        "model precision: float32 is exact; bfloat16/float16 are faster on GPUs (bfloat16 also on CPUs "
+        "with AMX or AVX512-BF16: ~1.9x, Spearman 1.000 vs exact on WMT16)",
+        choices=DTYPES,
+    )
+    device: str | None = setting(None, "cpu, cuda, cuda:N; None = cuda if available, else cpu", signed=False)
+    batch_tokens: int | None = setting(
+        None,
+        "padded tokens per encoder batch; None = 4,096 for float32 on CPU (measured fastest), else 16,384",
+        signed=False,
+    )
+    chunk_pairs: int = setting(
+        8192,
+        "at most this many pairs per chunk; chunks also close at 256 MiB of embeddings "
+        "(scorer.CHUNK_VALUES), so peak memory is one chunk's whatever the input size",
+        signed=False,
+    )
+    allow_pickle_weights: bool = setting(
+        False, "load pytorch_model.bin when a folder has no safetensors (opt-in: pickles can run code)"
+    )
+    quantize: str | None = setting(
+        None,
+        "'int8': dynamic quantization of linear layers on CPU (a fast, approximate mode)",
+        choices=QUANTIZE_MODES,
+    )
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) and self.model is not None:  # a model object -> its registry key
@@ -92,13 +133,22 @@ class ScoreConfig:
 
         bert_score's names (`model_type`, `num_layers`, ...) are translated: see UPSTREAM_RENAMES.
         """
-        changes = translate_upstream(changes)
-        unknown = sorted(set(changes) - set(setting_names()))
+        return self.with_arguments(changes, "ScoreConfig")
+
+    def with_arguments(
+        self, arguments: dict[str, Any], where: str, also: tuple[str, ...] = ()
+    ) -> ScoreConfig:
+        """A copy with a caller's keyword arguments applied: the one check of their names for every entry
+        point (an unknown name raises ArgumentTypeError naming `where` and listing what it accepts:
+        `also`, the caller's own arguments, then the settings and bert_score's names)."""
+        accepted = (*also, *names_of(type(self)), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT)
+        unknown = sorted(set(arguments) - set(accepted) - set(UPSTREAM_CALL_OPTIONS))
         if unknown:
-            raise TypeError(
-                f"unknown setting(s) {', '.join(unknown)}; accepted: {', '.join(setting_names())}"
+            raise ArgumentTypeError(
+                f"{where} got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(accepted)}"
             )
-        return dataclasses.replace(self, **changes)
+        settings = {name: value for name, value in arguments.items() if name not in also}
+        return dataclasses.replace(self, **translate_upstream(settings)) if settings else self
 
     @classmethod
     def from_kwargs(cls, **kwargs: Any) -> ScoreConfig:
@@ -106,20 +156,12 @@ class ScoreConfig:
         return cls().replace(**kwargs)
 
 
+ScoreConfig.__doc__ += document(ScoreConfig)
+
+
 def setting_names() -> tuple[str, ...]:
     """The keyword names every entry point accepts, in declaration order."""
-    return tuple(f.name for f in dataclasses.fields(ScoreConfig) if not f.name.startswith("_"))
-
-
-class SettingError(TypeError, ValueError):
-    """A setting has the wrong type or is out of range; `setting` names it and the message says why.
-
-    Both a TypeError and a ValueError, so callers catching either keep working.
-    """
-
-    def __init__(self, setting: str, message: str) -> None:
-        self.setting = setting
-        super().__init__(message)
+    return names_of(ScoreConfig)
 
 
 def check_config(config: ScoreConfig) -> None:
@@ -149,6 +191,11 @@ def check_config(config: ScoreConfig) -> None:
     _choice(config, "multi_ref", MULTI_REF_RULES)
     _choice(config, "dtype", DTYPES)
     _choice(config, "quantize", (None, *QUANTIZE_MODES))
+    if config.quantize is not None and config.dtype != "float32":
+        # dynamic int8 quantization replaces float32 linear layers; on half-precision ones it fails mid-load
+        raise SettingError(
+            "quantize", f"quantize={config.quantize!r} works on float32 weights; drop dtype={config.dtype!r}"
+        )
     if config.baseline_path is not None:
         if isinstance(config.baseline_path, os.PathLike):
             object.__setattr__(config, "baseline_path", os.fspath(config.baseline_path))
@@ -220,11 +267,7 @@ def _choice(config: ScoreConfig, name: str, choices: tuple) -> None:
 # written for upstream runs with its own argument names and upstream's meaning.
 
 #: upstream name -> this project's setting, same meaning
-UPSTREAM_RENAMES = {
-    "model_type": "model",
-    "num_layers": "layer",
-    "rescale_with_baseline": "rescale",
-}
+UPSTREAM_RENAMES = upstream_renames(ScoreConfig)
 #: upstream names accepted and ignored because they cannot change a score here, and why
 UPSTREAM_NO_EFFECT = {
     "batch_size": "upstream's sentences per batch; batches here are cut by a padded-token budget "
@@ -240,6 +283,18 @@ UPSTREAM_CALL_OPTIONS = {
     "return_hash": "compat.score(return_hash=True); every Scores has .signature",
     "idf_sents": "compat.BERTScorer(idf_sents=...) or IdfTable = BERTScorer.fit_idf(sentences)",
 }
+
+
+def refuse_idf_per_batch(config: Any, batch: str, remedy: str) -> None:
+    """The one refusal of ``idf=True`` where rows are scored in batches (a datasets map, Ray, pages of
+    spans): idf fitted per batch would make a row's score depend on its neighbours. ``remedy`` says how
+    to fit the table once for this entry point. Raises SettingError (idf)."""
+    if getattr(config, "idf", False) is True:
+        raise SettingError(
+            "idf",
+            f"idf=True would fit idf on each {batch} separately, so a row's score would depend on which "
+            f"rows share its {batch}; {remedy}",
+        )
 
 
 def idf_from_upstream(idf: Any) -> bool | IdfTable:
@@ -264,7 +319,7 @@ def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for name, value in arguments.items():
         if name in UPSTREAM_CALL_OPTIONS:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{name} is an option of a scoring call, not a setting; use {UPSTREAM_CALL_OPTIONS[name]}"
             )
         if name in UPSTREAM_NO_EFFECT:
@@ -273,7 +328,7 @@ def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
         if value is None and (ours != name or name == "lang"):  # upstream's None means "the default"
             continue
         if ours in settings or (ours != name and arguments.get(ours) is not None):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{name} and {ours} both given; they are the same setting ({name} is bert_score's name)"
             )
         settings[ours] = idf_from_upstream(value) if ours == "idf" else value

@@ -1,13 +1,162 @@
-"""The project's exception root.
+"""The project's exception tree, drawn in one place.
 
 Every error the package raises on purpose is a `BertScorePluginsError`, so one ``except`` catches them
 all, and each also keeps the built-in base users may already catch (`ValueError`, `TypeError`,
 `OSError`, ...). The CLI prints these as one line with exit 2; anything else is a bug of ours and prints
-as "unexpected error" with exit 1.
+as "unexpected error" with exit 1. The classes are re-exported where they were first defined
+(`bertscore_plugins.config.SettingError`, `bertscore_plugins.models.ModelLoadError`, ...), so imports
+written against those modules keep working.
+
+    BertScorePluginsError
+    ├── UsageError               (ValueError)  a command-line mistake
+    ├── SettingError             (TypeError, ValueError)  a configuration setting, named in .setting
+    ├── ArgumentError            (ValueError)  a function argument with a bad value
+    ├── ArgumentTypeError        (TypeError)   a function argument of the wrong type
+    ├── ColumnNotFoundError      (KeyError)    a table column the caller named is missing
+    ├── InputError               (ValueError)  candidates or references, naming the row
+    │   └── FileFormatError                    a file that cannot be parsed, naming file and line
+    ├── SignatureMismatch        (ValueError)  results made with different settings
+    ├── ModelLoadError           (ValueError)  a model that cannot be found or loaded
+    │   ├── PresetNotInstalledError (ImportError)
+    │   └── PresetIntegrityError    (RuntimeError)
+    ├── MissingFileError         (FileNotFoundError)
+    │   └── BaselineNotFoundError
+    ├── FolderGivenError         (IsADirectoryError)
+    ├── NotPermittedError        (PermissionError)
+    ├── ProjectOSError           (OSError)     another file-system refusal, naming the file
+    │   └── ResultStoreError                   the Phoenix result store
+    ├── NumericalError           (FloatingPointError)  a non-finite score that must not be returned
+    ├── PhoenixServerError       (RuntimeError)
+    └── TraceEvaluationError     (RuntimeError)
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class BertScorePluginsError(Exception):
     """Root of every error this project raises on purpose (a user's input, setting, file or server)."""
+
+
+class UsageError(BertScorePluginsError, ValueError):
+    """A command-line mistake (an unknown flag, a bad value, a missing required argument)."""
+
+
+class SettingError(BertScorePluginsError, TypeError, ValueError):
+    """A setting has the wrong type or is out of range; `setting` names it and the message says why.
+
+    Both a TypeError and a ValueError, so callers catching either keep working.
+    """
+
+    def __init__(self, setting: str, message: str) -> None:
+        self.setting = setting
+        super().__init__(message)
+
+
+class ArgumentError(BertScorePluginsError, ValueError):
+    """A function argument has a value the function cannot use; the message names the argument."""
+
+
+class ArgumentTypeError(BertScorePluginsError, TypeError):
+    """A function argument has the wrong type, or an unknown keyword was given; the message names it."""
+
+
+class ColumnNotFoundError(BertScorePluginsError, KeyError):
+    """A column named by the caller is not in the table; the message lists the columns there are."""
+
+    def __str__(self) -> str:  # KeyError would show the message quoted
+        return str(self.args[0]) if self.args else ""
+
+
+class InputError(BertScorePluginsError, ValueError):
+    """Bad candidates or references; the message names the row index and the problem."""
+
+
+class FileFormatError(InputError):
+    """A file could not be read or parsed; the message names the file and, when known, the line."""
+
+    def __init__(self, path: str | Path, problem: str, line: int | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {problem}")
+
+
+class SignatureMismatch(BertScorePluginsError, ValueError):
+    """Two results were made with different settings; the message lists the settings that differ."""
+
+
+class ModelLoadError(BertScorePluginsError, ValueError):
+    """The model could not be found or loaded (message says which and why)."""
+
+
+class PresetNotInstalledError(ModelLoadError, ImportError):
+    """The packages that carry a preset's weights are not installed (the message says how to install)."""
+
+
+class PresetIntegrityError(ModelLoadError, RuntimeError):
+    """A part or a file of a preset does not match its pinned digest (the message says which and how)."""
+
+
+class MissingFileError(BertScorePluginsError, FileNotFoundError):
+    """A file or folder the user named does not exist (the message names it and the flag or argument)."""
+
+
+class BaselineNotFoundError(MissingFileError):
+    """Rescaling was requested but no baseline exists for this model, language and layer."""
+
+
+class FolderGivenError(BertScorePluginsError, IsADirectoryError):
+    """A folder was given where a file is needed."""
+
+
+class NotPermittedError(BertScorePluginsError, PermissionError):
+    """A file cannot be read or written for lack of permission."""
+
+
+class ProjectOSError(BertScorePluginsError, OSError):
+    """The file system refused an operation on a named file (a full disk, a device, ...)."""
+
+
+class ResultStoreError(ProjectOSError):
+    """The store file cannot be opened, read or written, or is not a result store; names the file."""
+
+
+class NumericalError(BertScorePluginsError, FloatingPointError):
+    """A computation gave a non-finite value that must not be returned as a score."""
+
+
+class PhoenixServerError(BertScorePluginsError, RuntimeError):
+    """The Phoenix server could not be installed, started or reached."""
+
+
+class TraceEvaluationError(BertScorePluginsError, RuntimeError):
+    """Phoenix could not be read or written; the results computed so far are in the local store."""
+
+
+#: every public name of the tree (pinned by tests/core/test_errors.py)
+__all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
+    "BaselineNotFoundError",
+    "BertScorePluginsError",
+    "ColumnNotFoundError",
+    "FileFormatError",
+    "FolderGivenError",
+    "InputError",
+    "MissingFileError",
+    "ModelLoadError",
+    "NotPermittedError",
+    "NumericalError",
+    "PhoenixServerError",
+    "PresetIntegrityError",
+    "PresetNotInstalledError",
+    "ProjectOSError",
+    "ResultStoreError",
+    "SettingError",
+    "SignatureMismatch",
+    "TraceEvaluationError",
+    "UsageError",
+]

@@ -17,16 +17,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-
-class FileFormatError(ValueError):
-    """A file could not be read or parsed; the message names the file and, when known, the line."""
-
-    def __init__(self, path: str | Path, problem: str, line: int | None = None) -> None:
-        self.path = str(path)
-        self.line = line
-        self.problem = problem
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}")
+from bertscore_plugins.errors import (
+    FileFormatError,
+    FolderGivenError,
+    MissingFileError,
+    NotPermittedError,
+    ProjectOSError,
+)
 
 
 def read_bytes(path: str | Path, what: str = "file") -> bytes:
@@ -39,13 +36,13 @@ def read_bytes(path: str | Path, what: str = "file") -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise FileNotFoundError(f"{what} {path} does not exist") from None
+        raise MissingFileError(f"{what} {path} does not exist") from None
     except IsADirectoryError:
-        raise IsADirectoryError(f"{what} {path} is a folder, not a file") from None
+        raise FolderGivenError(f"{what} {path} is a folder, not a file") from None
     except PermissionError:
-        raise PermissionError(f"{what} {path} cannot be read (permission denied)") from None
+        raise NotPermittedError(f"{what} {path} cannot be read (permission denied)") from None
     except OSError as error:
-        raise OSError(f"{what} {path} cannot be read: {error.strerror or error}") from None
+        raise ProjectOSError(f"{what} {path} cannot be read: {error.strerror or error}") from None
 
 
 def decode(data: bytes, path: str | Path) -> str:

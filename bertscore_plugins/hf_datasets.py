@@ -34,15 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer, setting_names
-from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES
+from bertscore_plugins import BERTScorer, InputError, ScoreConfig, get_scorer
+from bertscore_plugins.config import refuse_idf_per_batch
+from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.scorer import row_labels_in_warnings
+from bertscore_plugins.settings import unsigned_defaults
 
 SCORE_NAMES = ("precision", "recall", "f1")
-#: settings that change speed or memory only; left out of the datasets fingerprint, so a re-run on another
-#: device or with another batch budget is served from the cache
-NOT_NUMBER_CHANGING = {"device": None, "batch_tokens": None, "chunk_pairs": ScoreConfig().chunk_pairs}
 
 logger = logging.getLogger(__name__)
 
@@ -102,13 +101,8 @@ class BERTScoreTransform:
         progress: bool | None = False,
         **settings: Any,
     ) -> None:
-        unknown = sorted(set(settings) - set(_accepted_settings()))
-        if unknown:
-            raise TypeError(
-                f"BERTScoreTransform got unknown argument(s) {', '.join(unknown)}; accepted: "
-                f"candidate_column, reference_column, prefix, config, progress, {', '.join(_accepted_settings())}"
-            )
-        self.config = (config or ScoreConfig()).replace(**settings)
+        own = ("candidate_column", "reference_column", "prefix", "config", "progress")
+        self.config = (config or ScoreConfig()).with_arguments(settings, "BERTScoreTransform", also=own)
         self.candidate_column = candidate_column
         self.reference_column = reference_column
         self.prefix = prefix
@@ -163,7 +157,9 @@ class BERTScoreTransform:
     def fingerprint_state(self) -> dict[str, Any]:
         """What datasets hashes: the state without the settings that never change a score."""
         state = self.__getstate__()
-        state["config"] = dataclasses.replace(self.config, **NOT_NUMBER_CHANGING)
+        # settings declared unsigned (speed, memory, device) are reset, so a re-run on another device or
+        # with another batch budget is served from the cache
+        state["config"] = dataclasses.replace(self.config, **unsigned_defaults(type(self.config)))
         del state["progress"]
         return state
 
@@ -190,7 +186,7 @@ class BERTScoreTransform:
         """
         if not isinstance(batch, Mapping):  # datasets passes a LazyBatch (a Mapping) without input_columns
             if not extra or isinstance(extra[0], int) or _is_index_list(extra[0], batch):
-                raise TypeError(
+                raise ArgumentTypeError(
                     "BERTScoreTransform needs two columns: map(..., input_columns=[candidate column, "
                     "reference column]) in that order, or no input_columns"
                 )
@@ -199,12 +195,11 @@ class BERTScoreTransform:
         rank = next(
             (value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None
         )
-        if self.config.idf is True:
-            raise ValueError(
-                "BERTScoreTransform with idf=True would fit idf on each map() batch separately, so the "
-                "scores would depend on the batch size. Fit it once on the whole column first: "
-                f"transform = transform.fit_idf(ds[{self.reference_column!r}])"
-            )
+        refuse_idf_per_batch(
+            self.config,
+            "map() batch",
+            f"fit it once on the whole column first: transform = transform.fit_idf(ds[{self.reference_column!r}])",
+        )
         candidates = self._column(batch, self.candidate_column)
         references = self._column(batch, self.reference_column)
         try:
@@ -229,13 +224,13 @@ class BERTScoreTransform:
 
     def _column(self, batch: dict[str, list], column: str) -> list:
         if column not in batch:
-            raise KeyError(
+            raise ColumnNotFoundError(
                 f"column {column!r} not found; the batch has {sorted(batch)}. Set candidate_column= / "
                 "reference_column= on BERTScoreTransform (and call map with batched=True)"
             )
         values = batch[column]
         if isinstance(values, str):
-            raise TypeError(f"column {column!r} holds a single string: call map with batched=True")
+            raise ArgumentTypeError(f"column {column!r} holds a single string: call map with batched=True")
         return list(values)
 
 
@@ -247,10 +242,6 @@ def _is_index_list(value: Any, column: Any) -> bool:
         and all(isinstance(v, int) for v in value[:3])
         and bool(value)
     )
-
-
-def _accepted_settings() -> tuple[str, ...]:
-    return (*setting_names(), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT)
 
 
 def _register_fingerprint() -> None:
@@ -320,20 +311,16 @@ def score_dataframe(
             else:
                 reference_column = value
     if candidate_column is None or reference_column is None:
-        raise TypeError("score_dataframe needs candidate_column and reference_column")
-    unknown = sorted(set(settings) - set(_accepted_settings()))
-    if unknown:
-        raise TypeError(
-            f"score_dataframe got unknown argument(s) {', '.join(unknown)}; accepted: {', '.join(_accepted_settings())}"
-        )
+        raise ArgumentTypeError("score_dataframe needs candidate_column and reference_column")
+    config = ScoreConfig().with_arguments(settings, "score_dataframe")
     for column in (candidate_column, reference_column):
         if column not in df.columns:
-            raise KeyError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
+            raise ColumnNotFoundError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")
     try:
         candidates, references = check_pairs(df[candidate_column].tolist(), df[reference_column].tolist())
     except InputError as error:
         raise InputError(_locate(str(error), df.index.tolist(), "DataFrame index")) from None
-    scores = get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references, progress=progress)
+    scores = get_scorer(config).score(candidates, references, progress=progress)
     scored = df.copy()
     for name in SCORE_NAMES:
         scored[prefix + name] = np.asarray(getattr(scores, name), dtype=np.float32)

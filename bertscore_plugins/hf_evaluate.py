@@ -28,8 +28,8 @@ import datasets
 import evaluate
 import numpy as np
 
-from bertscore_plugins import InputError, ScoreConfig, get_scorer, setting_names
-from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, split_call_options
+from bertscore_plugins import InputError, ScoreConfig, get_scorer
+from bertscore_plugins.config import split_call_options
 from bertscore_plugins.inputs import check_pairs
 
 # Constructor arguments that `evaluate.load` / `EvaluationModule.__init__` own (not scoring settings).
@@ -111,16 +111,6 @@ def build_space(folder: str | Path) -> Path:
     return target
 
 
-def check_settings(settings: dict[str, Any], where: str) -> None:
-    """Raise TypeError for unknown argument names, listing the accepted ones (ours and bert_score's)."""
-    accepted = (*setting_names(), *UPSTREAM_RENAMES, *UPSTREAM_NO_EFFECT, "verbose", "all_layers")
-    unknown = [name for name in settings if name not in accepted]
-    if unknown:
-        raise TypeError(
-            f"{where} got unknown argument(s) {', '.join(sorted(unknown))}; accepted: {', '.join(accepted)}, progress"
-        )
-
-
 def _reference_lists(references: Any) -> Any:
     """One list of strings per row, so str and list rows can mix within and across add_batch calls."""
     if references is None or isinstance(references, (str, bytes)):
@@ -150,8 +140,7 @@ class BERTScorePlugins(evaluate.Metric):
         settings = {name: kwargs.pop(name) for name in list(kwargs) if name not in EVALUATE_ARGUMENTS}
         self.per_row = bool(settings.pop("per_row", True))
         settings, self.options = split_call_options(settings, CALL_OPTIONS)
-        check_settings(settings, "evaluate.load / BERTScorePlugins")
-        self.config = ScoreConfig.from_kwargs(**settings)
+        self.config = ScoreConfig().with_arguments(settings, "evaluate.load / BERTScorePlugins")
         super().__init__(config_name=config_name, **kwargs)
 
     def _info(self) -> evaluate.MetricInfo:
@@ -188,8 +177,7 @@ class BERTScorePlugins(evaluate.Metric):
     def _compute(self, predictions: list[str], references: list, **overrides: Any) -> dict[str, Any]:
         overrides, options = split_call_options(overrides, CALL_OPTIONS)
         options = {**self.options, **options}
-        check_settings(overrides, "compute()")
-        config = self.config.replace(**overrides) if overrides else self.config
+        config = self.config.with_arguments(overrides, "compute()")
         progress = options.get("progress")
         if progress is None and options.get("verbose"):
             progress = True

@@ -11,6 +11,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
+
 
 class IdfTable:
     """A frozen idf table: token id -> weight, plus the weight of unseen tokens.
@@ -69,10 +71,10 @@ def _weight(value: object, name: str) -> float:
     """A finite, non-negative weight, or ValueError naming it: a NaN or infinite weight would make
     every score of a text holding that token NaN, a negative one could cancel a text's total weight."""
     if isinstance(value, bool) or (not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
-        raise TypeError(f"IdfTable {name} must be a number, got {type(value).__name__}")
+        raise ArgumentTypeError(f"IdfTable {name} must be a number, got {type(value).__name__}")
     number = float(value)  # type: ignore[arg-type]
     if not math.isfinite(number) or number < 0:
-        raise ValueError(f"IdfTable {name} must be a finite number >= 0, got {number!r}")
+        raise ArgumentError(f"IdfTable {name} must be a finite number >= 0, got {number!r}")
     return number
 
 

@@ -15,9 +15,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-
-class InputError(ValueError):
-    """Bad candidates or references; the message names the row index and the problem."""
+from bertscore_plugins.errors import InputError
 
 
 def _describe(value: Any) -> str | None:

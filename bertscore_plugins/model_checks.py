@@ -19,7 +19,8 @@ from typing import Any
 
 import torch
 
-from bertscore_plugins.models import ModelLoadError, _find_layer_list
+from bertscore_plugins.errors import ModelLoadError
+from bertscore_plugins.models import _find_layer_list
 
 #: how many tensor names a message lists before "... (N in all)"
 _SHOWN = 5

@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
+
 PREFIX = "in-memory:"
 
 _OBJECTS: dict[str, tuple[Any, Any]] = {}
@@ -45,14 +47,14 @@ def register(value: Any) -> str:
     parts = _sentence_transformer_parts(value)
     if parts is None:
         if not (isinstance(value, tuple) and len(value) == 2):
-            raise TypeError(
+            raise ArgumentTypeError(
                 'model must be a string ("default", a preset, a hub id or a folder), a SentenceTransformer, '
                 f"or a (PreTrainedModel, tokenizer) pair; got {type(value).__name__}"
             )
         parts = value
     encoder, tokenizer = parts
     if not getattr(tokenizer, "is_fast", False):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"the tokenizer must be a fast (Rust) Hugging Face tokenizer, got {type(tokenizer).__name__}"
         )
     with _LOCK:
@@ -70,7 +72,7 @@ def describe(key: str) -> tuple[str, str, tuple[Any, Any]]:
     try:
         objects = _OBJECTS[key]
     except KeyError:
-        raise ValueError(
+        raise ArgumentError(
             f"model {key!r} was an object in another process's memory; objects cannot travel between "
             "processes: save it (save_pretrained) and pass the folder instead"
         ) from None

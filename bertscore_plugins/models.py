@@ -6,6 +6,7 @@ Only the layers up to the chosen one are kept, so the forward pass does no unuse
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import re
@@ -21,7 +22,7 @@ import torch
 
 from bertscore_plugins import presets
 from bertscore_plugins.config import SettingError
-from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.errors import ArgumentError, ModelLoadError
 from bertscore_plugins.model_identity import file_sha256, weights_digest, with_files
 
 if TYPE_CHECKING:
@@ -50,10 +51,6 @@ UPSTREAM_MULTILINGUAL_MODEL = "bert-base-multilingual-cased"
 _TORCH_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
-class ModelLoadError(BertScorePluginsError, ValueError):
-    """The model could not be found or loaded, or its files do not fit together (message says which)."""
-
-
 @dataclass(frozen=True)
 class ModelSource:
     """A resolved model: where to load it from and what to call it in signatures."""
@@ -72,12 +69,6 @@ def default_layer_table() -> dict[str, int]:
     table = dict(json.loads(text)["layers"])
     table[DEFAULT_MODEL_REPO] = DEFAULT_MODEL_LAYER
     return table
-
-
-def shipped_baseline(lang: str, name: str) -> str | None:
-    """A baseline file shipped in bertscore_plugins/baselines/<lang>/<name>.tsv, if any."""
-    path = resources.files("bertscore_plugins").joinpath(f"baselines/{lang}/{name}.tsv")
-    return str(path) if path.is_file() else None
 
 
 def model_for_lang(lang: str) -> str:
@@ -126,7 +117,12 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
         return ModelSource("all-MiniLM-L6-v2", str(folder), identity, DEFAULT_MODEL_LAYER)
 
     if model in presets.PRESET_NAMES:
-        info = presets.resolve_preset(model)
+        try:
+            info = presets.resolve_preset(model)
+        except OSError as error:  # the cache folder refused a write: a preset failure, said as one
+            raise ModelLoadError(
+                f"preset {model!r} could not be assembled in {presets.models_cache_dir()}: {error}"
+            ) from error
         identity = with_files(info.identity, info.path)  # the pins cover the pinned files only
         return ModelSource(model, str(info.path), identity, info.default_layer, info.baseline_file)
 
@@ -161,6 +157,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
             f"model {model!r} is neither a preset ({', '.join(_preset_names())}), an existing local folder, "
             "nor a valid Hugging Face hub id (owner/name)"
         )
+    _refuse_a_misspelt_name(model)
     # a hub id: transformers downloads it when the user is online (never in this project's tests)
     return ModelSource(model.split("/")[-1], model, model, default_layer_table().get(model))
 
@@ -175,6 +172,23 @@ def _looks_like_a_path(model: str) -> bool:
         return True
     # "models/m": when ./models exists here, the user means a folder inside it
     return "/" in model and Path(model).expanduser().parent.is_dir()
+
+
+def _refuse_a_misspelt_name(model: str) -> None:
+    """A name without an owner that is one typo away from a preset or a known model ("qualty") is a
+    mistake, refused here before any network call: the hub would retry for 40 s online, and offline
+    answer with a connection error that never says "did you mean quality?". Real hub ids (owner/name,
+    or bert_score's table names such as roberta-large) pass."""
+    known_ids = default_layer_table()
+    if "/" in model or model in known_ids:
+        return
+    names = [*_preset_names(), *DEFAULT_MODEL_NAMES, *(name for name in known_ids if "/" not in name)]
+    close = difflib.get_close_matches(model, names, n=1, cutoff=0.75)
+    if close:
+        raise ModelLoadError(
+            f"model {model!r} is neither a local folder, a preset ({', '.join(_preset_names())}) nor a "
+            f"known model; did you mean {close[0]!r}? (a Hugging Face hub id is usually owner/name)"
+        )
 
 
 def _preset_names() -> tuple[str, ...]:
@@ -413,13 +427,18 @@ class ModelSpec:
     lang: str = field(default="en", compare=False)
     allow_pickle_weights: bool = False
     quantize: str | None = None
+    # the model resolved once for this configuration (not part of the key: `identity` names it)
+    source: ModelSource | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_config(cls, config: ScoreConfig) -> ModelSpec:
-        """The spec of a `ScoreConfig` (resolves the model's identity; loads no weights)."""
+    def from_config(cls, config: ScoreConfig, source: ModelSource | None = None) -> ModelSpec:
+        """The spec of a `ScoreConfig` (loads no weights). ``source``: the model already resolved for
+        this configuration; resolved here when None."""
+        source = source or resolve_model(config.model, config.lang)
         return cls(
             model=config.model,
-            identity=resolve_model(config.model, config.lang).identity,
+            identity=source.identity,
+            source=source,
             layer=config.layer,
             dtype=config.dtype,
             device=config.device,
@@ -437,7 +456,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
 
     model, layer, dtype, device, lang = spec.model, spec.layer, spec.dtype, spec.device, spec.lang
     allow_pickle_weights, quantize = spec.allow_pickle_weights, spec.quantize
-    source = resolve_model(model, lang)
+    source = spec.source or resolve_model(model, lang)
     if model_objects.is_in_memory(model):
         return _use_in_memory(source, layer, dtype, device)
     torch_device = resolve_device(device)
@@ -499,7 +518,7 @@ def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: s
     parameter = next(encoder.parameters(), None)
     held_dtype = str(parameter.dtype).removeprefix("torch.") if parameter is not None else "float32"
     if held_dtype != dtype:
-        raise ValueError(
+        raise ArgumentError(
             f"the model object holds {held_dtype} weights but dtype={dtype!r}: pass dtype={held_dtype!r} "
             "(a model object is used as it is, never converted)"
         )
@@ -519,6 +538,27 @@ def _use_in_memory(source: ModelSource, layer: int | None, dtype: str, device: s
     )
 
 
+def choose_layer(source: ModelSource, requested: int | None, num_layers: int) -> int:
+    """The one decision of the layer a configuration scores with: the requested one (checked against
+    the model's depth), else the model's tuned layer (bert_score's table, a preset's), else its last
+    layer with a warning. Made where the model's depth is known: the loader, which keeps only the
+    layers up to this one."""
+    if requested is None:
+        requested = source.default_layer
+        if requested is None:
+            warnings.warn(
+                f"model {source.name!r} is not in the default-layer table; using its last layer "
+                f"({num_layers}). Pass layer=... to choose (bert_score tunes it on WMT16)",
+                stacklevel=4,
+            )
+            return num_layers
+    if requested > num_layers:
+        raise SettingError(
+            "layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {requested}"
+        )
+    return requested
+
+
 def _truncate(
     source: ModelSource,
     tokenizer: Any,
@@ -533,19 +573,7 @@ def _truncate(
 ) -> LoadedModel:
     found = _find_layer_list(encoder)
     num_layers = len(found[2]) if found else int(getattr(encoder.config, "num_hidden_layers", 0))
-    if layer is None:
-        layer = source.default_layer
-        if layer is None:
-            layer = num_layers
-            warnings.warn(
-                f"model {source.name!r} is not in the default-layer table; using its last layer ({layer}). "
-                "Pass layer=... to choose (bert_score tunes it on WMT16)",
-                stacklevel=3,
-            )
-    if layer > num_layers:
-        raise SettingError(
-            "layer", f"layer must be between 0 and {num_layers} for model {source.name!r}, got {layer}"
-        )
+    layer = choose_layer(source, layer, num_layers)
     if found and shared:
         encoder = _shallow_truncated(encoder, layer)
     elif found:
@@ -553,7 +581,7 @@ def _truncate(
         setattr(owner, attribute, torch.nn.ModuleList(list(layers)[:layer]))
     if quantize == "int8":
         if torch_device.type != "cpu":
-            raise ValueError("quantize='int8' is a CPU mode; use dtype='bfloat16' on GPUs")
+            raise ArgumentError("quantize='int8' is a CPU mode; use dtype='bfloat16' on GPUs")
         encoder = _quantize_int8(encoder)
     encoder.to(torch_device)
     return LoadedModel(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from bertscore_plugins.config import MULTI_REF_RULES
+from bertscore_plugins.errors import ArgumentError
 
 
 def best_pairs(f1: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -47,7 +48,7 @@ def reduce_over_references(
         ValueError: an unknown rule.
     """
     if rule not in MULTI_REF_RULES:
-        raise ValueError(f"multi_ref must be one of {MULTI_REF_RULES}, got {rule!r}")
+        raise ArgumentError(f"multi_ref must be one of {MULTI_REF_RULES}, got {rule!r}")
     if len(counts) == 0:
         return pair_scores[..., :0], np.zeros((*pair_scores.shape[1:-1], 0), dtype=np.int64)
     best = best_pairs(pair_scores[2], counts)
@@ -58,5 +59,5 @@ def reduce_over_references(
 
 def _offsets(counts: np.ndarray) -> np.ndarray:
     if np.min(counts) < 1:
-        raise ValueError("every row needs at least one reference")
+        raise ArgumentError("every row needs at least one reference")
     return np.concatenate(([0], np.cumsum(counts)[:-1]))

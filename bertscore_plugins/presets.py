@@ -33,6 +33,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from bertscore_plugins.errors import ModelLoadError, PresetIntegrityError, PresetNotInstalledError
+
 logger = logging.getLogger(__name__)
 
 #: preset name -> the pin file (bertscore_plugins/presets/<file>.json) that describes it
@@ -48,14 +50,6 @@ PARTS_DIR_ENV = "BERTSCORE_PLUGINS_PARTS_DIR"
 
 _MARKER = ".bertscore_plugins_verified.json"
 _BLOCK = 1 << 20
-
-
-class PresetNotInstalledError(ImportError):
-    """The packages that carry a preset's weights are not installed (the message says how to install)."""
-
-
-class PresetIntegrityError(RuntimeError):
-    """A part or a file of a preset does not match its pinned digest (the message says which and how)."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +106,7 @@ class PresetSpec:
 def load_spec(name: str) -> PresetSpec:
     """The pinned description of preset `name` (raises ValueError for an unknown name)."""
     if name not in _PRESET_FILES:
-        raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(PRESET_NAMES)}")
+        raise ModelLoadError(f"unknown preset {name!r}; known presets: {', '.join(PRESET_NAMES)}")
     text = resources.files("bertscore_plugins").joinpath(f"presets/{_PRESET_FILES[name]}.json").read_text()
     raw: dict[str, Any] = json.loads(text)
     return PresetSpec(
@@ -422,7 +416,7 @@ def resolve_preset(
             the folder was fully verified when it was built).
 
     Raises:
-        ValueError: unknown preset name.
+        ModelLoadError (a ValueError): unknown preset name.
         PresetNotInstalledError: the extra is not installed (says `pip install "bertscore-plugins[quality]"`).
         PresetIntegrityError: a part or file differs from the pinned digests (says which, expected vs actual).
 

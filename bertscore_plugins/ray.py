@@ -29,6 +29,8 @@ import ray  # the real Ray: absolute import, this module is bertscore_plugins.ra
 import ray.data
 
 from bertscore_plugins import IdfTable, InputError, ScoreConfig, get_scorer
+from bertscore_plugins.config import refuse_idf_per_batch
+from bertscore_plugins.errors import ArgumentError
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +41,11 @@ DEFAULT_MAX_TASK_RETRIES = 3
 #: blocks per actor when reading an in-memory Hugging Face dataset, so every actor gets work
 BLOCKS_PER_ACTOR = 4
 
-IDF_PER_BATCH_MESSAGE = (
-    "idf=True would fit a different idf table on every batch's references, so a row's score would "
-    "depend on which rows share its batch. Fit the table once on the whole reference column and pass "
-    "it as idf=<IdfTable>: score_ray_dataset(ds, idf=True, ...) does this for you, or build it with "
-    "get_scorer(ScoreConfig(...)).fit_idf(all_references)."
+#: how to fit idf once for Ray (config.refuse_idf_per_batch says why it must be)
+IDF_ONCE = (
+    "fit the table once on the whole reference column and pass it as idf=<IdfTable>: "
+    "score_ray_dataset(ds, idf=True, ...) does this for you, or build it with "
+    "get_scorer(ScoreConfig(...)).fit_idf(all_references)"
 )
 
 
@@ -148,8 +150,7 @@ class BERTScoreRayUDF:
         **settings: Any,
     ) -> None:
         self.config = _build_config(config, settings)
-        if self.config.idf is True:
-            raise ValueError(IDF_PER_BATCH_MESSAGE)
+        refuse_idf_per_batch(self.config, "batch", IDF_ONCE)
         self.candidate_column = candidate_column
         self.reference_column = reference_column
         self.prefix = prefix
@@ -261,11 +262,11 @@ def score_ray_dataset(
         re-runs the pipeline, model included.
     """
     if not isinstance(actors, int) or actors < 1:
-        raise ValueError(f"actors must be a positive integer, got {actors!r}")
+        raise ArgumentError(f"actors must be a positive integer, got {actors!r}")
     if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        raise ArgumentError(f"batch_size must be a positive integer, got {batch_size!r}")
     if gpus_per_actor < 0 or cpus_per_actor < 0:
-        raise ValueError("gpus_per_actor and cpus_per_actor must be >= 0")
+        raise ArgumentError("gpus_per_actor and cpus_per_actor must be >= 0")
     _warn_if_pool_takes_every_cpu(actors, cpus_per_actor)
     scoring = _build_config(config, settings)
     if scoring.idf is True:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 
+from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.files import write_atomically
 from bertscore_plugins.tokenize import TokenizedText
 
@@ -176,17 +177,17 @@ def _read(path: Path, key: str, text: str) -> tuple[TokenizedText, torch.Tensor]
         metadata = handle.metadata() or {}
         tensors = {name: handle.get_tensor(name) for name in ("embedding", "ids", "offsets")}
     if metadata.get("format") != ENTRY_FORMAT:
-        raise ValueError(f"entry format {metadata.get('format')!r}, expected {ENTRY_FORMAT}")
+        raise ArgumentError(f"entry format {metadata.get('format')!r}, expected {ENTRY_FORMAT}")
     if metadata.get("cache_key") != key:
-        raise ValueError("it belongs to another model or setting")
+        raise ArgumentError("it belongs to another model or setting")
     if metadata.get("text_sha256") != _text_digest(text):
-        raise ValueError("it holds another text's embedding")
+        raise ArgumentError("it holds another text's embedding")
     embedding, ids = tensors["embedding"], tensors["ids"]
     shape = ",".join(str(n) for n in embedding.shape)
     if metadata.get("shape") != shape or embedding.shape[0] != ids.shape[0]:
-        raise ValueError(f"its embedding has shape ({shape}), recorded ({metadata.get('shape')})")
+        raise ArgumentError(f"its embedding has shape ({shape}), recorded ({metadata.get('shape')})")
     if metadata.get("tensors_sha256") != _tensor_digest(tensors):
-        raise ValueError("its tensors do not match their digest")
+        raise ArgumentError("its tensors do not match their digest")
     tokens = TokenizedText(
         ids=ids.tolist(),
         offsets=[tuple(pair) for pair in tensors["offsets"].tolist()],

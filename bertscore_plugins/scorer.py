@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from bertscore_plugins.baseline import Baseline, find_baseline
+from bertscore_plugins.baseline import Baseline, baseline_for
 from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, NumericalError
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.inputs import check_pairs, check_references
 from bertscore_plugins.match import match_pairs
-from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shipped_baseline
+from bertscore_plugins.models import ModelSource, ModelSpec, get_model, resolve_model
 from bertscore_plugins.multi_reference import reduce_over_references
 from bertscore_plugins.progress import progress_bar as _progress_bar
 from bertscore_plugins.reference_cache import ReferenceCache
@@ -72,7 +73,7 @@ class Scores:
             ValueError: there are no rows.
         """
         if not len(self):
-            raise ValueError("no rows: the mean of an empty result is undefined")
+            raise ArgumentError("no rows: the mean of an empty result is undefined")
         columns = {"precision": self.precision, "recall": self.recall, "f1": self.f1}
         # widened first, then summed: the same summation order as stats' float64 columns, to the last bit
         return {name: float(values.astype(np.float64).mean()) for name, values in columns.items()}
@@ -102,9 +103,21 @@ class BERTScorer:
 
     def __init__(self, config: ScoreConfig | None = None, **settings: Any) -> None:
         config = config or ScoreConfig()
-        self.config = config.replace(**settings) if settings else config
-        cfg = self.config
-        self._model = get_model(ModelSpec.from_config(cfg))
+        config = config.replace(**settings) if settings else config
+        self._build(config, resolve_model(config.model, config.lang))
+
+    @classmethod
+    def _for_resolved(cls, config: ScoreConfig, source: ModelSource) -> BERTScorer:
+        """A scorer for a configuration whose model `get_scorer` has already resolved."""
+        scorer = cls.__new__(cls)
+        scorer._build(config, source)
+        return scorer
+
+    def _build(self, config: ScoreConfig, source: ModelSource) -> None:
+        """Load (or share) the model `source` names; the layer comes from the loader (models.choose_layer),
+        the baseline from baseline.baseline_for."""
+        self.config = cfg = config
+        self._model = get_model(ModelSpec.from_config(cfg, source))
         self.layer = self._model.layer
         positions = position_limit(self._model.encoder.config)
         if cfg.max_length is not None and positions is not None and cfg.max_length > positions:
@@ -187,8 +200,8 @@ class BERTScorer:
         Args:
             candidates: one string per row.
             references: one string or a non-empty list of strings per row.
-            progress: show a progress bar (tqdm.auto: a widget in notebooks); None = for 2,000 rows or more,
-                on a terminal or in a notebook.
+            progress: show a progress bar (tqdm.auto: a widget in notebooks); None = when the texts are
+                expected to take more than a couple of seconds (progress.py), on a terminal or in a notebook.
             explain: also return one Explanation per row (best-F1 reference for multi-reference rows).
 
         Returns:
@@ -269,7 +282,8 @@ class BERTScorer:
 
         values: list[np.ndarray] = []  # per chunk: (precision/recall/f1, layers, rows)
         explanations: list[list[Explanation]] = [[] for _ in layers]
-        bar = _progress_bar(len(candidates), progress)
+        characters = sum(map(len, candidates)) + sum(len(text) for group in groups for text in group)
+        bar = _progress_bar(len(candidates), progress, characters)
         for planned in chunks:
             report.note(planned, self.tokenizer)
             # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
@@ -405,9 +419,7 @@ class BERTScorer:
         for name, column in (("precision", precision), ("recall", recall), ("f1", f1)):
             bad = np.flatnonzero(~np.isfinite(column))
             if bad.size:  # never hand out NaN/inf: say which rows instead (should be unreachable)
-                raise FloatingPointError(
-                    f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}"
-                )
+                raise NumericalError(f"{name} is not finite in rows {_rows(bad.tolist())} at layer {layer}")
         signature = self._signature(idf_text, layer, baseline)
         return Scores(precision, recall, f1, signature, baseline is not None, explanations)
 
@@ -422,12 +434,7 @@ class BERTScorer:
         )
 
     def _baseline_for(self, layer: int) -> Baseline:
-        # the model cache is shared across languages, so the shipped file is looked up per config
-        cfg, source = self.config, self._model.source
-        shipped = shipped_baseline(cfg.lang, source.name) or (
-            source.baseline_file if cfg.lang == "en" else None
-        )
-        return find_baseline(cfg.baseline_path, shipped, source.location, source.name, cfg.lang, layer)
+        return baseline_for(self.config, self._model.source, layer)
 
     def _hidden_size(self) -> int:
         config = self._model.encoder.config
@@ -677,22 +684,31 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer
     config = config or ScoreConfig()
     if settings:
         config = config.replace(**settings)
-    key = (config, resolve_model(config.model, config.lang).identity)  # see models.get_model
+    source = resolve_model(config.model, config.lang)  # once per scorer: its identity is the cache key
+    key = (config, source.identity)  # a checkpoint rewritten in place is a new scorer (see models.get_model)
     with _SCORERS_LOCK:
         if key not in _SCORERS:
-            _SCORERS[key] = BERTScorer(config)
+            _SCORERS[key] = BERTScorer._for_resolved(config, source)
         return _SCORERS[key]
 
 
 def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: dict[str, Any]) -> BERTScorer:
-    """The scorer an API function should use: given one (with settings applied), a config, or settings."""
+    """The scorer an API function should use: given one (with settings applied), a config, or settings.
+
+    The one home of "a scorer or its settings" for every entry point that takes both. An object that
+    scores but is not a BERTScorer (a wrapper, a test's stand-in) is used as given when no settings
+    come with it."""
     if scorer is None:
         return get_scorer(ScoreConfig.from_kwargs(**settings))
     if isinstance(scorer, ScoreConfig):
         return get_scorer(scorer.replace(**settings) if settings else scorer)
     if isinstance(scorer, BERTScorer):
         return scorer.with_config(**settings) if settings else scorer
-    raise TypeError(f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}")
+    if not settings and callable(getattr(scorer, "score", None)):
+        return scorer
+    raise ArgumentTypeError(
+        f"scorer must be a BERTScorer, a ScoreConfig or None, got {type(scorer).__name__}"
+    )
 
 
 def score(

@@ -19,20 +19,29 @@ from functools import cache
 from importlib import metadata
 
 from bertscore_plugins.config import ScoreConfig
+from bertscore_plugins.errors import ArgumentError, SignatureMismatch
 from bertscore_plugins.idf import IdfTable
+from bertscore_plugins.settings import settings_of
 
 _RESCALED = "-rescaled"
-#: fields that change a reference's embedding (the rest, idf/multiref/baseline, act after matching)
-EMBEDDING_FIELDS = (
-    "bertscore_plugins",
+#: fields that act after matching (weights, reference choice, rescaling): every other field changes a
+#: reference's embedding and so keys the reference cache, a setting added later included
+AFTER_MATCHING_FIELDS = ("idf", "multiref", "baseline")
+#: ScoreConfig settings written above from what they resolved to (the model's identity, the layer and
+#: length actually used, the idf corpus, the baseline file); every other signed setting is written as
+#: `key:value` by its declaration (settings.py), so a new setting is in the signature with no edit here
+_RESOLVED_SETTINGS = (
     "model",
     "layer",
-    "maxlen",
-    "long",
-    "dtype",
+    "idf",
+    "max_length",
+    "long_text",
+    "window_stride",
+    "rescale",
+    "baseline_path",
+    "lang",
     "quantize",
-    "transformers",
-    "torch",
+    "allow_pickle_weights",
 )
 
 
@@ -51,10 +60,6 @@ def idf_label(idf: bool | IdfTable, corpus_digest: str | None = None) -> str:
     if idf:
         return f"refs@{corpus_digest}" if corpus_digest else "refs"
     return "off"
-
-
-class SignatureMismatch(ValueError):
-    """Two results were made with different settings; the message lists the settings that differ."""
 
 
 class Signature(str):
@@ -81,13 +86,16 @@ class Signature(str):
             "model": model,
             "layer": str(layer),
             "idf": idf,
-            "multiref": config.multi_ref,
+            "multiref": config.multi_ref,  # (the settings written plainly come in this order, then any other)
             "maxlen": str(max_length),
             "long": long_text,
             "dtype": config.dtype,
         }
         if config.quantize:
             fields["quantize"] = config.quantize
+        for described in settings_of(type(config)):  # a subclass's own settings too
+            if described.info.signed and described.name not in _RESOLVED_SETTINGS:
+                fields.setdefault(described.signature_key, str(getattr(config, described.name)))
         fields["transformers"] = _version("transformers")
         fields["torch"] = _version("torch")
         if baseline:
@@ -130,7 +138,9 @@ class Signature(str):
             elif last is not None:  # a "|" inside a value (e.g. a file name): it belongs to the last field
                 fields[last] += "|" + part
             else:
-                raise ValueError(f"not a BERTScore signature: {part!r} is not key:value (in {str(self)!r})")
+                raise ArgumentError(
+                    f"not a BERTScore signature: {part!r} is not key:value (in {str(self)!r})"
+                )
         return fields
 
     def diff(self, other: str) -> dict[str, tuple[str | None, str | None]]:
@@ -166,4 +176,6 @@ class Signature(str):
     def embedding_key(self) -> Signature:
         """Only the fields that change an embedding: a key for cached reference embeddings."""
         fields = self.fields
-        return Signature.from_fields({key: fields[key] for key in EMBEDDING_FIELDS if key in fields})
+        return Signature.from_fields(
+            {key: value for key, value in fields.items() if key not in AFTER_MATCHING_FIELDS}
+        )

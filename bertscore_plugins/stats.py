@@ -14,16 +14,30 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.errors import ArgumentError
+
 #: default seed, so that two runs on the same scores print the same interval and p-value
 DEFAULT_SEED = 12345
 PAIRED_METHODS = ("bootstrap", "randomization")
 SCORE_NAMES = ("precision", "recall", "f1")
+
+
+def minimum_rows(alpha: float) -> int:
+    """The fewest rows on which a difference can be called significant at `alpha`.
+
+    On n rows an exact paired randomization test cannot go below p = 2 / 2**n, even when every row moved
+    the same way; with fewer rows than this (6 at alpha = 0.05, 8 at 0.01), a small p-value from a
+    resampling test is an artefact of resampling a handful of values (one row gave "p = 0.001"), not
+    evidence. So below it no verdict is given, whatever the p-value.
+    """
+    return math.floor(1 + math.log2(1 / alpha)) + 1
 
 
 @dataclass(frozen=True)
@@ -67,13 +81,25 @@ class PairedResult:
     seed: int | None
 
     def better(self, alpha: float = 0.05) -> str:
-        """'a', 'b', or 'neither' (when the p-value is not below `alpha`)."""
-        if self.p_value >= alpha or self.difference == 0:
+        """'a', 'b', or 'neither' (the p-value is not below `alpha`, or there are too few rows to say)."""
+        if not self.significant(alpha) or self.difference == 0:
             return "neither"
         return "b" if self.difference > 0 else "a"
 
     def significant(self, alpha: float = 0.05) -> bool:
-        return self.p_value < alpha
+        """p < alpha, on enough rows for that to mean something (`minimum_rows`)."""
+        return self.too_few_rows(alpha) is None and self.p_value < alpha
+
+    def too_few_rows(self, alpha: float = 0.05) -> str | None:
+        """Why no difference can be called significant at `alpha` whatever the p-value, or None."""
+        needed = minimum_rows(alpha)
+        if self.n >= needed:
+            return None
+        return (
+            f"too few rows to call a difference significant at the {alpha:.0%} level (n = {self.n}; at least "
+            f"{needed} are needed: on fewer rows not even every row moving the same way would be significant "
+            "under an exact randomization test)"
+        )
 
     def __str__(self) -> str:
         return (
@@ -94,16 +120,16 @@ def _as_scores(values: Any, name: str) -> np.ndarray:
         if not bad_rows:
             raise
         row = bad_rows[0]
-        raise ValueError(
+        raise ArgumentError(
             f"{name}: row {row} is {values[row]!r}; every score must be a finite number"
         ) from None
     if array.ndim != 1:
-        raise ValueError(f"{name}: expected one score per row (a 1-D sequence), got shape {array.shape}")
+        raise ArgumentError(f"{name}: expected one score per row (a 1-D sequence), got shape {array.shape}")
     if array.size == 0:
-        raise ValueError(f"{name}: no rows to test")
+        raise ArgumentError(f"{name}: no rows to test")
     bad = np.flatnonzero(~np.isfinite(array))
     if bad.size:
-        raise ValueError(
+        raise ArgumentError(
             f"{name}: row {int(bad[0])} is {array[bad[0]]!r}; every score must be a finite number"
         )
     return array
@@ -111,9 +137,9 @@ def _as_scores(values: Any, name: str) -> np.ndarray:
 
 def _check_common(confidence: float, resamples: int) -> None:
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
+        raise ArgumentError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
     if int(resamples) != resamples or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+        raise ArgumentError(f"resamples must be a positive integer, got {resamples!r}")
 
 
 def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -175,11 +201,13 @@ def corpus_intervals(
     for name in SCORE_NAMES:
         column = scores.get(name) if isinstance(scores, Mapping) else getattr(scores, name, None)
         if column is None:
-            raise ValueError(f"scores has no {name!r}; pass a Scores result or a mapping with {SCORE_NAMES}")
+            raise ArgumentError(
+                f"scores has no {name!r}; pass a Scores result or a mapping with {SCORE_NAMES}"
+            )
         columns[name] = _as_scores(column, name)
     sizes = {name: column.size for name, column in columns.items()}
     if len(set(sizes.values())) != 1:
-        raise ValueError(f"precision, recall and f1 must have the same number of rows, got {sizes}")
+        raise ArgumentError(f"precision, recall and f1 must have the same number of rows, got {sizes}")
     _check_common(confidence, resamples)
     n = next(iter(sizes.values()))
     indices = _resample_indices(n, resamples, seed)
@@ -194,7 +222,7 @@ def _paired_arrays(scores_a: Any, scores_b: Any) -> tuple[np.ndarray, np.ndarray
     a = _as_scores(scores_a, "scores_a")
     b = _as_scores(scores_b, "scores_b")
     if a.size != b.size:
-        raise ValueError(
+        raise ArgumentError(
             f"a paired test needs the same rows for both systems: scores_a has {a.size} rows, "
             f"scores_b has {b.size}"
         )
@@ -208,29 +236,39 @@ def paired_bootstrap(
     confidence: float = 0.95,
     seed: int | None = DEFAULT_SEED,
 ) -> PairedResult:
-    """Paired bootstrap resampling test of system B against system A (Koehn 2004).
+    """Paired bootstrap of system B against system A (Koehn 2004), with `scipy.stats.bootstrap`.
 
-    Rows are resampled with replacement, the same rows for both systems. The p-value is two-sided and
-    uses the bootstrap distribution of the difference shifted to mean zero (the null), i.e.
-    p = (1 + #{|d* - mean(d*)| >= |d|}) / (resamples + 1).
+    Rows are resampled with replacement, the same rows for both systems (the per-row differences are
+    resampled). The interval and the p-value come from the same bootstrap distribution of the mean
+    difference d*: the interval is its percentile interval and the two-sided p-value is the smallest
+    1 - confidence whose interval leaves out 0, p = 2 * min(#{d* <= 0}, #{d* >= 0}) / resamples (at most
+    1). So "significant at alpha" and "the (1 - alpha) interval excludes 0" always agree.
     """
+    from scipy.stats import bootstrap
+
     a, b = _paired_arrays(scores_a, scores_b)
     _check_common(confidence, resamples)
     deltas = b - a
-    observed = float(deltas.mean())
-    sample_deltas = deltas[_resample_indices(deltas.size, resamples, seed)].mean(axis=1)
-    centered = np.abs(sample_deltas - sample_deltas.mean())
-    exceed = int(np.count_nonzero(centered >= abs(observed) - 1e-12))
-    p_value = (exceed + 1) / (resamples + 1)
+    if np.ptp(deltas) == 0:  # every row moved by the same amount: no spread to resample
+        sample_deltas = np.full(int(resamples), float(deltas.mean()))
+        low = high = float(deltas.mean())
+    else:
+        found = bootstrap(
+            (deltas,),
+            np.mean,
+            n_resamples=int(resamples),
+            confidence_level=confidence,
+            method="percentile",
+            random_state=np.random.default_rng(seed),
+            vectorized=True,
+        )
+        sample_deltas = found.bootstrap_distribution
+        low, high = float(found.confidence_interval.low), float(found.confidence_interval.high)
+    below = int(np.count_nonzero(sample_deltas <= 0))
+    above = int(np.count_nonzero(sample_deltas >= 0))
+    p_value = min(1.0, 2 * min(below, above) / sample_deltas.size)
     return _result(
-        a,
-        b,
-        sample_deltas,
-        p_value,
-        method="bootstrap",
-        resamples=resamples,
-        confidence=confidence,
-        seed=seed,
+        a, b, (low, high), p_value, method="bootstrap", resamples=resamples, confidence=confidence, seed=seed
     )
 
 
@@ -245,31 +283,32 @@ def approximate_randomization(
 
     Under the null the two systems' outputs are exchangeable row by row, so each trial swaps every row's
     pair of scores with probability 1/2. p = (1 + #{|mean swapped difference| >= |d|}) / (trials + 1).
-    The interval on the difference comes from a paired bootstrap with the same seed.
+    The interval is the same test inverted: the differences delta that the test, run on the per-row
+    differences minus delta with the same trials, does not reject at 1 - confidence. So the verdict
+    and the interval come from one procedure and agree.
     """
     a, b = _paired_arrays(scores_a, scores_b)
     _check_common(confidence, resamples)
     deltas = b - a
-    observed = float(deltas.mean())
-    rng = np.random.default_rng(seed)
-    exceed = 0
-    # Trials in blocks keep memory bounded for large corpora.
-    block = max(1, min(resamples, 4_000_000 // max(deltas.size, 1)))
-    done = 0
-    while done < resamples:
-        size = min(block, resamples - done)
-        signs = rng.integers(0, 2, size=(size, deltas.size), dtype=np.int8) * 2 - 1
-        trial_means = np.abs((signs * deltas).mean(axis=1))
-        exceed += int(np.count_nonzero(trial_means >= abs(observed) - 1e-12))
-        done += size
-    p_value = (exceed + 1) / (resamples + 1)
-    interval_draws = min(resamples, 1000)
-    sample_deltas = deltas[_resample_indices(deltas.size, interval_draws, seed)].mean(axis=1)
+    flipped_sums, sign_sums = _sign_flips(deltas, int(resamples), seed)
+    n = deltas.size
+
+    def p_value_for(shift: float) -> float:
+        # each trial's mean of signs * (deltas - shift), from the two sums: no second pass over the rows
+        trial_means = np.abs(flipped_sums - shift * sign_sums) / n
+        observed = abs(float(deltas.mean()) - shift)
+        return (int(np.count_nonzero(trial_means >= observed - 1e-12)) + 1) / (resamples + 1)
+
+    alpha = 1.0 - confidence
+    centre = float(deltas.mean())
+    width = 4.0 * float(np.abs(deltas - centre).max()) + 1e-9
+    low = _boundary(p_value_for, alpha, inside=centre, outside=centre - width)
+    high = _boundary(p_value_for, alpha, inside=centre, outside=centre + width)
     return _result(
         a,
         b,
-        sample_deltas,
-        p_value,
+        (low, high),
+        p_value_for(0.0),
         method="randomization",
         resamples=resamples,
         confidence=confidence,
@@ -277,10 +316,35 @@ def approximate_randomization(
     )
 
 
+def _sign_flips(deltas: np.ndarray, trials: int, seed: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per trial: sum(signs * deltas) and sum(signs), with signs of +-1 drawn per row (seeded)."""
+    rng = np.random.default_rng(seed)
+    block = max(1, min(trials, 4_000_000 // max(deltas.size, 1)))  # memory stays bounded
+    flipped, sums = [], []
+    for start in range(0, trials, block):
+        signs = rng.integers(0, 2, size=(min(block, trials - start), deltas.size), dtype=np.int8) * 2 - 1
+        flipped.append(signs @ deltas)
+        sums.append(signs.sum(axis=1, dtype=np.int64).astype(np.float64))
+    return np.concatenate(flipped), np.concatenate(sums)
+
+
+def _boundary(p_value_for: Any, alpha: float, *, inside: float, outside: float) -> float:
+    """Where the test's p-value falls below `alpha`, between `inside` (not rejected) and `outside`."""
+    if p_value_for(outside) >= alpha:
+        return outside
+    for _ in range(60):
+        middle = (inside + outside) / 2
+        if p_value_for(middle) >= alpha:
+            inside = middle
+        else:
+            outside = middle
+    return inside
+
+
 def _result(
     a: np.ndarray,
     b: np.ndarray,
-    sample_deltas: np.ndarray,
+    interval: tuple[float, float],
     p_value: float,
     *,
     method: str,
@@ -288,8 +352,8 @@ def _result(
     confidence: float,
     seed: int | None,
 ) -> PairedResult:
-    """A test's result: the means, the observed difference, its interval from `sample_deltas`."""
-    low, high = _percentiles(sample_deltas, confidence)
+    """A test's result: the means, the observed difference, its interval and p-value (one procedure)."""
+    low, high = interval
     return PairedResult(
         mean_a=float(a.mean()),
         mean_b=float(b.mean()),
@@ -330,7 +394,7 @@ def paired_test(
         return paired_bootstrap(scores_a, scores_b, resamples or 1000, confidence, seed)
     if method in ("randomization", "ar"):
         return approximate_randomization(scores_a, scores_b, resamples or 10000, confidence, seed)
-    raise ValueError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
+    raise ArgumentError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
 
 
 def rows_that_moved(

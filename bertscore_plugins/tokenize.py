@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bertscore_plugins.errors import ArgumentError
+
 #: model_max_length values above this are "no limit" sentinels (e.g. 1e30 on DeBERTa)
 _SENTINEL_LENGTH = 1_000_000
 
@@ -42,7 +44,9 @@ class TextTokenizer:
         self.max_length = max_length or model_limit(tokenizer, model_config)
         self.max_content = self.max_length - len(self.prefix_ids) - len(self.suffix_ids)
         if self.max_content < 1:
-            raise ValueError(f"max_length={self.max_length} leaves no room for text between special tokens")
+            raise ArgumentError(
+                f"max_length={self.max_length} leaves no room for text between special tokens"
+            )
         # bert_score gives these ids weight 0 when idf is off
         self.zero_weight_ids = {
             token_id for token_id in (tokenizer.cls_token_id, tokenizer.sep_token_id) if token_id is not None

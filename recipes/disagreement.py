@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from bertscore_plugins.errors import BertScorePluginsError
 from recipes import phoenix_logging, report
 from recipes.rows import TEXT_COLUMNS, ColumnNames, InputTableError, normalise_rows, read_table
 from recipes.run_state import DamagedRunFolder, OutputFolder, RunState, input_digest, now
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         raise
 
 
-class SettingsChanged(ValueError):
+class SettingsChanged(BertScorePluginsError, ValueError):
     """The output folder holds scores of another input or other settings."""
 
 

@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 import pandas as pd
 
+from bertscore_plugins.errors import BertScorePluginsError
+
 logger = logging.getLogger(__name__)
 
 TRACE_SERVICE_NAME = "bertscore-plugins-recipe"
@@ -26,7 +28,7 @@ ROOT_SPAN_NAME = "rag_answer"
 RETRIEVER_SPAN_NAME = "retrieve"
 
 
-class PhoenixUnavailable(RuntimeError):
+class PhoenixUnavailable(BertScorePluginsError, RuntimeError):
     """The Phoenix server cannot be reached, or it stopped answering during a logging step."""
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from bertscore_plugins.errors import BertScorePluginsError
+
 TEXT_COLUMNS = ("input", "context", "output", "reference")
 
 
@@ -35,7 +37,7 @@ class ColumnNames:
         }
 
 
-class InputTableError(ValueError):
+class InputTableError(BertScorePluginsError, ValueError):
     """The input file cannot be read, or a row is unusable; the message names the row and the problem."""
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, BertScorePluginsError
 from bertscore_plugins.files import read_text, split_lines, write_atomically
 
 STATE_FILE = "state.json"
@@ -31,7 +32,7 @@ JSON_COLUMNS_KEY = b"bertscore_plugins.json_columns"
 RESCORE_HINT = "run the same command with --rescore to score again into this folder, or use another --out"
 
 
-class DamagedRunFolder(ValueError):
+class DamagedRunFolder(BertScorePluginsError, ValueError):
     """A state or table file in the output folder cannot be read back; the message names it and the way on."""
 
     def __init__(self, path: Path, problem: str, line: int | None = None) -> None:
@@ -63,15 +64,15 @@ class RunState:
     def from_json(cls, data: dict[str, Any]) -> RunState:
         """Raises ValueError when `data` is not a state of this version (wrong keys or types)."""
         if not isinstance(data, dict):
-            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+            raise ArgumentTypeError(f"expected a JSON object, got {type(data).__name__}")
         data = dict(data)
         version = data.pop("version", None)
         if version != STATE_VERSION:
-            raise ValueError(f"state file version {version!r} is not {STATE_VERSION}")
+            raise ArgumentError(f"state file version {version!r} is not {STATE_VERSION}")
         known = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - set(known))
         if unknown or not isinstance(data.get("input_digest"), str):
-            raise ValueError(f"unexpected or missing keys ({', '.join(unknown) or 'input_digest'})")
+            raise ArgumentError(f"unexpected or missing keys ({', '.join(unknown) or 'input_digest'})")
         state = cls(**data)
         kinds = {
             "rows": int,
@@ -86,9 +87,11 @@ class RunState:
         }
         for name, kind in kinds.items():
             if not isinstance(getattr(state, name), kind):
-                raise TypeError(f"{name} is {type(getattr(state, name)).__name__}, expected {kind.__name__}")
+                raise ArgumentTypeError(
+                    f"{name} is {type(getattr(state, name)).__name__}, expected {kind.__name__}"
+                )
         if state.table_format not in TABLE_FILES:
-            raise ValueError(f"table_format {state.table_format!r} is not one of {sorted(TABLE_FILES)}")
+            raise ArgumentError(f"table_format {state.table_format!r} is not one of {sorted(TABLE_FILES)}")
         return state
 
 

@@ -30,6 +30,7 @@ from pyspark.sql import types as T
 from pyspark.sql.functions import pandas_udf
 
 from bertscore_plugins import IdfTable, ScoreConfig, get_scorer
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
 
 logger = logging.getLogger(__name__)
 
@@ -68,9 +69,11 @@ def _references(values: pd.Series) -> list[str | list[str]]:
 def _check_rows(candidates: pd.Series, references: pd.Series) -> None:
     for row, (candidate, reference) in enumerate(zip(candidates, references, strict=True)):
         if not isinstance(candidate, str):
-            raise TypeError(f"row {row} of the Arrow batch: candidate is {candidate!r}, expected a string")
+            raise ArgumentTypeError(
+                f"row {row} of the Arrow batch: candidate is {candidate!r}, expected a string"
+            )
         if reference is None or (not isinstance(reference, str) and len(reference) == 0):
-            raise ValueError(f"row {row} of the Arrow batch: reference is missing or an empty list")
+            raise ArgumentError(f"row {row} of the Arrow batch: reference is missing or an empty list")
 
 
 def make_bertscore_udf(config: ScoreConfig):
@@ -80,7 +83,7 @@ def make_bertscore_udf(config: ScoreConfig):
     column (`score_spark_dataframe` does this).
     """
     if config.idf is True:
-        raise ValueError(
+        raise ArgumentError(
             "idf=True would fit idf per Arrow batch; fit one table on the whole reference column "
             "(score_spark_dataframe(..., idf=True) does this) and pass it as idf=<IdfTable>"
         )

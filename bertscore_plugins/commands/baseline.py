@@ -10,12 +10,21 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import json
 import random
 import sys
 from pathlib import Path
 
+from bertscore_plugins.baseline import baseline_text
 from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.commands.conventions import (
+    ROW_FORMATS,
+    STREAM,
+    add_output,
+    check_streams,
+    render_rows,
+    whole_number_at_least,
+    write_result,
+)
 from bertscore_plugins.files import decode, read_bytes, split_lines
 
 
@@ -34,15 +43,26 @@ def register(subparsers) -> None:
         "columns (0-based; read with no quoting). Repeatable",
     )
     parser.add_argument(
-        "--pairs", type=int, default=5000, help="sentence pairs to average over (default 5000)"
+        "--pairs",
+        type=whole_number_at_least(1),
+        default=5000,
+        help="sentence pairs to average over (default 5000)",
     )
     parser.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
     parser.add_argument(
         "--layers",
+        type=layer_list,
         default=None,
         help="comma-separated layers (default: every layer of the model, 0 = embeddings)",
     )
-    parser.add_argument("--out", required=True, help="output baseline file (bert_score format)")
+    add_output(
+        parser,
+        formats=("csv", *(form for form in ROW_FORMATS if form != "csv")),
+        default_format="csv",
+        summary="the provenance record (JSON; default: FILE.provenance.json beside -o FILE)",
+        old=("--out",),
+        what="baseline (csv = bert_score's LAYER,P,R,F file)",
+    )
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -77,12 +97,28 @@ def sentence_pairs(sentences: list[str], pairs: int, seed: int) -> tuple[list[st
     return kept[:half], kept[half : 2 * half]
 
 
+def layer_list(text: str) -> list[int]:
+    """``--layers 0,4,6`` as [0, 4, 6] (argparse names the flag when this raises)."""
+    try:
+        layers = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated layer numbers such as 0,4,6, got {text!r}"
+        ) from None
+    if any(layer < 0 for layer in layers):
+        raise argparse.ArgumentTypeError(f"layers are 0 (embeddings) or above, got {text!r}")
+    return layers
+
+
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.baseline import write_baseline
-    from bertscore_plugins.files import write_atomically
 
-    check_output_path(args.out, "--out")
+    provenance_to = args.summary or (
+        None if args.output == STREAM else str(Path(args.output).with_suffix(".provenance.json"))
+    )
+    check_streams(args.output, provenance_to)
+    check_output_path(args.output, "-o/--output")
+    check_output_path(provenance_to, "--summary")
     config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)
     sentences, sources = [], []
     for spec in args.corpus:
@@ -91,15 +127,13 @@ def run(args: argparse.Namespace) -> int:
         sources.append(record)
     candidates, references = sentence_pairs(sentences, args.pairs, args.seed)
     scorer = get_scorer(config)
-    layers = [int(x) for x in args.layers.split(",")] if args.layers else None
-    by_layer = scorer.score_layers(candidates, references, layers=layers)  # one encoder pass, all layers
+    by_layer = scorer.score_layers(candidates, references, layers=args.layers)  # one encoder pass
     rows = []
     for layer, scores in sorted(by_layer.items()):
         means = scores.means()
         rows.append((layer, means["precision"], means["recall"], means["f1"]))
         print(f"layer {layer}: P {rows[-1][1]:.6f} R {rows[-1][2]:.6f} F {rows[-1][3]:.6f}", file=sys.stderr)
     layers = [row[0] for row in rows]
-    write_baseline(args.out, rows)
     provenance = {
         "what": "mean BERTScore P/R/F per layer over pairs of unrelated sentences (bert_score's protocol)",
         "model": scorer.model_identity,
@@ -111,6 +145,12 @@ def run(args: argparse.Namespace) -> int:
         "signature": scorer.with_config(layer=layers[-1]).signature,
         "command": "bertscore-plugins baseline " + " ".join(sys.argv[2:]),
     }
-    write_atomically(Path(args.out).with_suffix(".provenance.json"), json.dumps(provenance, indent=2) + "\n")
-    print(f"wrote {args.out} ({len(candidates)} pairs, layers {layers[0]}..{layers[-1]})", file=sys.stderr)
+    if args.format == "csv":
+        text = baseline_text(rows)
+    else:
+        records = [{"layer": layer, "P": p, "R": r, "F": f} for layer, p, r, f in rows]
+        text = render_rows(records, ["layer", "P", "R", "F"], args.format, provenance)
+    write_result(text, args.output, provenance if provenance_to else None, provenance_to or None)
+    where = "stdout" if args.output == STREAM else args.output
+    print(f"wrote {where} ({len(candidates)} pairs, layers {layers[0]}..{layers[-1]})", file=sys.stderr)
     return 0

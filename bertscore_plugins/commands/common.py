@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-from bertscore_plugins.config import (
-    DTYPES,
-    LONG_TEXT_POLICIES,
-    MULTI_REF_RULES,
-    QUANTIZE_MODES,
-    UPSTREAM_NO_EFFECT,
-    UPSTREAM_RENAMES,
-    ScoreConfig,
-)
+from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
+from bertscore_plugins.errors import FolderGivenError, InputError, MissingFileError, NotPermittedError
+from bertscore_plugins.settings import add_flags, values_from_args
 
 #: the file name that means standard input (as in bert-score and most Unix tools)
 STDIN = "-"
@@ -26,84 +18,12 @@ _UPSTREAM_SHORT_FLAGS = {"batch_size": "-b"}
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, long_text: str = "truncate") -> None:
-    """The core's settings as flags; ``long_text``: this command's default policy for long texts."""
-    group = parser.add_argument_group("model and scoring settings (all are in the signature)")
-    group.add_argument(
-        "-m",
-        "--model",
-        default="default",
-        help="'default' (packaged all-MiniLM-L6-v2, offline), a preset such as 'quality', "
-        "a Hugging Face hub id (needs a network), or a local model folder",
+    """The core's settings as flags, one per `ScoreConfig` field (declared there: default, help, flag);
+    ``long_text``: this command's default policy for long texts."""
+    group = parser.add_argument_group(
+        "model and scoring settings (all that change a score are in the signature)"
     )
-    group.add_argument(
-        "-l",
-        "--layer",
-        type=int,
-        default=None,
-        help="hidden layer to use (0 = embeddings); default: the model's tuned layer, or the "
-        "last layer with a warning for unknown models",
-    )
-    group.add_argument(
-        "--idf",
-        action="store_true",
-        help="weight tokens by idf fitted on the references of this run (bert_score's formula)",
-    )
-    group.add_argument(
-        "--rescale",
-        action="store_true",
-        help="rescale with a baseline (the shipped one for the model, or --baseline-path)",
-    )
-    group.add_argument(
-        "--baseline-path",
-        "--baseline_path",
-        default=None,
-        help="a baseline file in bert_score's format (LAYER,P,R,F); used with --rescale",
-    )
-    group.add_argument(
-        "--lang",
-        default="en",
-        help="language of the texts (default: en): picks the baseline and, without --model, "
-        "bert_score's model for a language other than English (a download)",
-    )
-    group.add_argument(
-        "--max-length",
-        type=int,
-        default=None,
-        help="tokens per window including special tokens (default: the model's limit)",
-    )
-    group.add_argument(
-        "--long-text",
-        choices=LONG_TEXT_POLICIES,
-        default=long_text,
-        help=f"texts longer than the window: truncate (counted and warned) or overlapping windows "
-        f"(default: {long_text})",
-    )
-    group.add_argument(
-        "--multi-ref",
-        choices=MULTI_REF_RULES,
-        default="max",
-        help="several references: per-column max (bert_score) or the best-F1 reference's triple",
-    )
-    group.add_argument(
-        "--dtype",
-        choices=DTYPES,
-        default="float32",
-        help="model precision (float32 is exact; half precision is for GPUs)",
-    )
-    group.add_argument("--device", default=None, help="cpu, cuda, cuda:N (default: cuda if available)")
-    group.add_argument(
-        "--batch-tokens",
-        type=int,
-        default=None,
-        help="padded tokens per encoder batch (default 4096 on CPU, 16384 on GPU; memory and "
-        "speed only, does not change scores)",
-    )
-    group.add_argument(
-        "--quantize",
-        choices=QUANTIZE_MODES,
-        default=None,
-        help="fast approximate CPU mode: int8 dynamic quantization of linear layers",
-    )
+    add_flags(group, ScoreConfig, defaults={"long_text": long_text})
     add_upstream_flags(parser)
 
 
@@ -149,22 +69,8 @@ def _did_you_mean(flag: str) -> type[argparse.Action]:
 
 
 def config_from_args(args: argparse.Namespace) -> ScoreConfig:
-    settings: dict[str, Any] = {
-        "model": args.model,
-        "layer": args.layer,
-        "idf": args.idf,
-        "rescale": args.rescale,
-        "baseline_path": args.baseline_path,
-        "lang": args.lang,
-        "max_length": args.max_length,
-        "long_text": args.long_text,
-        "multi_ref": args.multi_ref,
-        "dtype": args.dtype,
-        "device": args.device,
-        "batch_tokens": args.batch_tokens,
-        "quantize": args.quantize,
-    }
-    return ScoreConfig(**settings)
+    """The `ScoreConfig` the flags of `add_model_arguments` describe."""
+    return ScoreConfig(**values_from_args(args, ScoreConfig))
 
 
 def read_lines(path: str, what: str = "input file") -> list[str]:
@@ -191,7 +97,7 @@ def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple
     columns = [read_lines(path, f"{flag} file") for flag, path in others]
     for (_, path), column in zip(others, columns, strict=True):
         if len(column) != len(rows):
-            raise ValueError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
+            raise InputError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
     return rows, columns
 
 
@@ -201,33 +107,12 @@ def check_output_path(path: str | None, flag: str) -> None:
         return
     target = Path(path).expanduser()
     if target.is_dir():
-        raise IsADirectoryError(f"{flag} {path} is a folder; give a file name")
+        raise FolderGivenError(f"{flag} {path} is a folder; give a file name")
     folder = target.parent
     if not folder.is_dir():
-        raise FileNotFoundError(f"{flag} {path}: folder {folder} does not exist")
+        raise MissingFileError(f"{flag} {path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
-        raise PermissionError(f"{flag} {path}: folder {folder} is not writable")
-
-
-def write_rows_and_summary(
-    lines: list[str], summary: dict[str, Any], *, rows_to: str, summary_to: str | None
-) -> None:
-    """Per-row lines to `rows_to` ('-' = stdout), the JSON summary to `summary_to` (None = stderr).
-
-    Files first (they can still fail, atomically), stdout last: an error never leaves half the rows
-    printed."""
-    from bertscore_plugins.files import write_atomically
-
-    rows_text = "".join(line + "\n" for line in lines)
-    summary_text = json.dumps(summary, indent=2)
-    if summary_to:
-        write_atomically(summary_to, summary_text + "\n")
-    if rows_to == STDIN:
-        sys.stdout.write(rows_text)
-    else:
-        write_atomically(rows_to, rows_text)
-    if not summary_to:
-        print(summary_text, file=sys.stderr)
+        raise NotPermittedError(f"{flag} {path}: folder {folder} is not writable")
 
 
 def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:

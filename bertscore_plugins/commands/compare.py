@@ -12,6 +12,8 @@ from bertscore_plugins.commands.common import (
     read_aligned,
     references_by_row,
 )
+from bertscore_plugins.commands.conventions import StoreOnce, add_output, deprecated, write_result
+from bertscore_plugins.errors import UsageError
 from bertscore_plugins.files import write_atomically
 from bertscore_plugins.stats import DEFAULT_SEED
 
@@ -31,8 +33,10 @@ def register(subparsers) -> None:
         "-r",
         "--references",
         required=True,
-        action="append",
-        help="file with one reference per line; repeat for multiple references",
+        action="extend",
+        nargs="+",
+        help="file with one reference per line; several files (-r a b, or -r repeated) = several "
+        "references per line",
     )
     parser.add_argument("--metric", choices=["f1", "precision", "recall"], default="f1")
     parser.add_argument(
@@ -47,7 +51,13 @@ def register(subparsers) -> None:
         default=None,
         help="resamples/trials (default 1000 for bootstrap, 10000 for randomization)",
     )
-    parser.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
+    parser.add_argument(
+        "--confidence",
+        type=float,
+        default=None,
+        help="interval coverage (default 1 - alpha, so the interval excludes 0 exactly when the verdict "
+        "says significant)",
+    )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level for the verdict")
     parser.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
@@ -58,7 +68,13 @@ def register(subparsers) -> None:
         default=None,
         help="keep reference embeddings on disk here, for later comparisons on the same references",
     )
-    parser.add_argument("--json", default=None, help="also write the full result as JSON to this file")
+    add_output(parser, formats=("text", "json"), default_format="text", summary=None, what="report")
+    parser.add_argument(
+        "--json",
+        default=None,
+        help=argparse.SUPPRESS,
+        action=deprecated(StoreOnce, "-o FILE --format json"),
+    )  # also writes the full result as JSON to this file, beside the text report
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -67,7 +83,11 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import BERTScorer
     from bertscore_plugins.comparison import compare_systems, format_comparison
 
+    check_output_path(args.output, "-o/--output")
     check_output_path(args.json, "--json")
+    if not 0.0 < args.alpha < 1.0:  # also refuses NaN
+        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha!r}")
+    confidence = 1.0 - args.alpha if args.confidence is None else args.confidence
     system_a, (system_b, *columns) = read_aligned(
         ("-a/--system-a", args.system_a),
         [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
@@ -85,11 +105,14 @@ def run(args: argparse.Namespace) -> int:
         metric=args.metric,
         method=args.method,
         resamples=args.resamples,
-        confidence=args.confidence,
+        confidence=confidence,
         seed=args.seed,
         top=args.top,
     )
-    print(format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha))
+    result = json.dumps(comparison.to_dict(), indent=2) + "\n"
     if args.json:
-        write_atomically(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")
+        write_atomically(args.json, result)
+    if args.format == "text":
+        result = format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha) + "\n"
+    write_result(result, args.output, None, None)
     return 0

@@ -1,22 +1,28 @@
-"""`bertscore-plugins faithfulness -o OUTPUTS -s SOURCES`: offline faithfulness per row, with the facts.
+"""`bertscore-plugins faithfulness -c OUTPUTS -s SOURCES`: offline faithfulness per row, with the facts.
 
 One row per line: row, score (groundedness x fact check), label, and the unsupported facts with what the
-source says ("Thursday: context says Tuesday"). Same line conventions as `score`: TSV with a header
-line (or JSONL), per-row output to stdout or --out, a JSON summary with the signature to stderr.
+source says ("Thursday: context says Tuesday"). Same conventions as `score` (conventions.py): -o/--output
+('-' = stdout), --format tsv|csv|jsonl|json, a JSON summary with the signature (--summary).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
     check_output_path,
     config_from_args,
     read_aligned,
-    write_rows_and_summary,
 )
+from bertscore_plugins.commands.conventions import (
+    add_input,
+    add_output,
+    check_streams,
+    render_rows,
+    write_result,
+)
+from bertscore_plugins.errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -28,25 +34,14 @@ def register(subparsers) -> None:
         "weekdays, names and negations must be carried by the source). Writes row, score, label "
         "and the unsupported facts per line, and a JSON summary with the signature.",
     )
-    parser.add_argument("-o", "--outputs", required=True, help="file with one generated text per line")
-    parser.add_argument(
-        "-s",
-        "--sources",
-        required=True,
-        help="file with one source/context per line, aligned with the outputs",
-    )
-    parser.add_argument("--out", default="-", help="per-row output file (default: stdout)")
-    parser.add_argument("--format", choices=["tsv", "jsonl"], default="tsv", help="per-row output format")
+    add_input(parser, "candidates", old=("--outputs",))
+    add_input(parser, "sources")
+    add_output(parser, summary="the JSON summary (rows, faithful, mean score, signature)", old=("--out",))
     parser.add_argument(
         "--threshold",
         type=float,
         default=None,
         help="groundedness at or above which a row with every fact supported is faithful (default 0.8)",
-    )
-    parser.add_argument(
-        "--summary",
-        default=None,
-        help="write the JSON summary (rows, faithful, mean score, signature) here (default: stderr)",
     )
     parser.add_argument(
         "--progress",
@@ -64,34 +59,28 @@ def run(args: argparse.Namespace) -> int:
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
-    check_output_path(args.out, "--out")
+    check_streams(args.output, args.summary)
+    check_output_path(args.output, "-o/--output")
     check_output_path(args.summary, "--summary")
-    outputs, (sources,) = read_aligned(("-o/--outputs", args.outputs), [("-s/--sources", args.sources)])
+    outputs, (sources,) = read_aligned(("-c/--candidates", args.candidates), [("-s/--sources", args.sources)])
     threshold = DEFAULT_GROUNDEDNESS_THRESHOLD if args.threshold is None else args.threshold
     if not 0.0 <= threshold <= 1.0:  # also refuses NaN
-        raise ValueError(f"--threshold must be between 0 and 1, got {args.threshold!r}")
+        raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold!r}")
     scorer = get_scorer(config)
     rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
 
-    lines = ["row\tscore\tlabel\tunsupported_facts"] if args.format == "tsv" else []
-    for index, row in enumerate(rows):
-        unsupported = [str(finding) for finding in row.facts.unsupported]
-        if args.format == "tsv":
-            cells = "; ".join(unsupported).replace("\t", " ").replace("\n", " ")
-            lines.append(f"{index}\t{row.score:.6f}\t{row.label}\t{cells}")
-        else:
-            lines.append(
-                json.dumps(
-                    {
-                        "row": index,
-                        "score": row.score,
-                        "label": row.label,
-                        "unsupported_facts": unsupported,
-                        "groundedness": row.groundedness,
-                        "fact_score": row.facts.score,
-                    }
-                )
-            )
+    columns = ["row", "score", "label", "unsupported_facts"]
+    records = [
+        {
+            "row": index,
+            "score": row.score,
+            "label": row.label,
+            "unsupported_facts": [str(finding) for finding in row.facts.unsupported],
+            "groundedness": row.groundedness,
+            "fact_score": row.facts.score,
+        }
+        for index, row in enumerate(rows)
+    ]
     summary = {
         "rows": len(rows),
         "faithful": sum(row.label == FAITHFUL for row in rows),
@@ -99,5 +88,5 @@ def run(args: argparse.Namespace) -> int:
         "threshold": threshold,
         "signature": str(scorer.signature),
     }
-    write_rows_and_summary(lines, summary, rows_to=args.out, summary_to=args.summary)
+    write_result(render_rows(records, columns, args.format, summary), args.output, summary, args.summary)
     return 0

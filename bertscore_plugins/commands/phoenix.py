@@ -12,7 +12,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.commands.conventions import add_output, seconds_between, write_result
 
 
 def register(subparsers) -> None:
@@ -117,8 +118,20 @@ def _register_evaluate(actions) -> None:
         "--page-size", type=int, default=500, help="spans read and scored per page (default 500)"
     )
     evaluate.add_argument("--follow", action="store_true", help="keep polling for new traces until Ctrl-C")
-    evaluate.add_argument("--interval", type=float, default=30.0, help="seconds between polls with --follow")
-    evaluate.add_argument("--json", action="store_true", help="print the final report as one JSON object")
+    evaluate.add_argument(
+        "--interval",
+        type=seconds_between(0.0, 86400.0),
+        default=30.0,
+        help="seconds between polls with --follow (at most a day)",
+    )
+    add_output(
+        evaluate,
+        formats=("text", "json"),
+        default_format="text",
+        summary=None,
+        what="final report",
+        json_switch=True,
+    )
     # a retrieved context is read whole (see evaluate_project); --idf is refused there (it would be per page)
     add_model_arguments(evaluate, long_text="window")
     evaluate.set_defaults(func=run_evaluate)
@@ -153,6 +166,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
+    check_output_path(args.output, "-o/--output")
     since = parse_since(args.since) if args.since else None
     config = config_from_args(args)
     llm = None if args.no_judge else judge_llm_from_env()
@@ -196,9 +210,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         if not latest:
-            return 130
+            raise  # cli.main: one "interrupted" line, exit 130
         report = latest[0]
-    print(json.dumps(report.to_dict()) if args.json else report.summary(), flush=True)
+    text = json.dumps(report.to_dict()) if args.format == "json" else report.summary()
+    write_result(text + "\n", args.output, None, None)
     return 0
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from bertscore_plugins.commands.common import add_model_arguments, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.commands.conventions import (
+    ROW_FORMATS,
+    add_output,
+    render_rows,
+    write_result,
+)
 
 
 def register(subparsers) -> None:
@@ -18,7 +22,14 @@ def register(subparsers) -> None:
         "(wrong date, wrong number, negation, swapped entities): they score high by design. "
         "Exit status 1 if a must-pass check fails.",
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
+    add_output(
+        parser,
+        formats=("table", *ROW_FORMATS),
+        default_format="table",
+        summary=None,
+        what="report (table: aligned columns for a person)",
+        json_switch=True,
+    )
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -27,11 +38,14 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.sanity import run_sanity
 
-    try:
-        scorer = get_scorer(config_from_args(args))
-    except (ValueError, FileNotFoundError) as error:  # bad setting, missing model or baseline
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    report = run_sanity(scorer)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
+    check_output_path(args.output, "-o/--output")
+    report = run_sanity(get_scorer(config_from_args(args)))
+    if args.format == "table":
+        text = report.table() + "\n"
+    else:
+        rows = [dict(row.__dict__) for row in report.rows]
+        columns = list(rows[0]) if rows else []
+        summary = {"signature": report.signature, "passed": report.passed}
+        text = render_rows(rows, columns, args.format, summary)
+    write_result(text, args.output, None, None)
     return 0 if report.passed else 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from bertscore_plugins.commands.common import (
     STDIN,
@@ -12,8 +11,15 @@ from bertscore_plugins.commands.common import (
     config_from_args,
     read_aligned,
     references_by_row,
-    write_rows_and_summary,
 )
+from bertscore_plugins.commands.conventions import (
+    add_input,
+    add_output,
+    check_streams,
+    render_rows,
+    write_result,
+)
+from bertscore_plugins.errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -24,30 +30,9 @@ def register(subparsers) -> None:
         "references per line). Writes per-row precision/recall/F1 and a JSON summary with the "
         "signature.",
     )
-    parser.add_argument(
-        "-c",
-        "--candidates",
-        "--cand",
-        required=True,
-        help="file with one candidate per line ('-' = standard input)",
-    )
-    parser.add_argument(
-        "-r",
-        "--references",
-        "--ref",
-        required=True,
-        action="extend",
-        nargs="+",
-        help="file(s) with one reference per line, aligned with the candidates; several files "
-        "(-r a.txt b.txt, or -r repeated) = several references per line; '-' = standard input",
-    )
-    parser.add_argument("-o", "--output", default="-", help="per-row output file (default: stdout)")
-    parser.add_argument("--format", choices=["tsv", "jsonl"], default="tsv", help="per-row output format")
-    parser.add_argument(
-        "--summary",
-        default=None,
-        help="write the JSON summary (means, rows, signature) here (default: stderr)",
-    )
+    add_input(parser, "candidates", aliases=("--cand",))  # bert-score's spelling
+    add_input(parser, "references", many=True, aliases=("--ref",))
+    add_output(parser)
     parser.add_argument("--explain", action="store_true", help="add the worst-matched tokens of each row")
     parser.add_argument(
         "--progress",
@@ -72,9 +57,10 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
 
     if [args.candidates, *args.references].count(STDIN) > 1:
-        raise ValueError("only one of -c/--candidates and -r/--references can read standard input ('-')")
+        raise UsageError("only one of -c/--candidates and -r/--references can read standard input ('-')")
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
+    check_streams(args.output, args.summary)
     check_output_path(args.output, "-o/--output")
     check_output_path(args.summary, "--summary")
     candidates, columns = read_aligned(
@@ -85,26 +71,23 @@ def run(args: argparse.Namespace) -> int:
     progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)
 
-    lines = []
-    if args.format == "tsv":
-        lines.append("row\tprecision\trecall\tf1" + ("\tworst_matches" if args.explain else ""))
-    for row in range(len(scores)):
-        values = (float(scores.precision[row]), float(scores.recall[row]), float(scores.f1[row]))
-        explanation = scores.explanations[row].summary() if args.explain else None
-        if args.format == "tsv":
-            line = f"{row}\t{values[0]:.6f}\t{values[1]:.6f}\t{values[2]:.6f}"
-            lines.append(line + (f"\t{explanation}" if args.explain else ""))
-        else:
-            record = {"row": row, "precision": values[0], "recall": values[1], "f1": values[2]}
-            if args.explain:
-                record["worst_matches"] = explanation
-            lines.append(json.dumps(record))
-
+    columns = ["row", "precision", "recall", "f1"] + (["worst_matches"] if args.explain else [])
+    records = [
+        {
+            "row": row,
+            "precision": float(scores.precision[row]),
+            "recall": float(scores.recall[row]),
+            "f1": float(scores.f1[row]),
+            **({"worst_matches": scores.explanations[row].summary()} if args.explain else {}),
+        }
+        for row in range(len(scores))
+    ]
     summary = {
         "rows": len(scores),
         **scores.means(),
         "rescaled": scores.rescaled,
         "signature": scores.signature,
     }
-    write_rows_and_summary(lines, summary, rows_to=args.output, summary_to=args.summary)
+    text = render_rows(records, columns, args.format, summary)
+    write_result(text, args.output, summary, args.summary)
     return 0

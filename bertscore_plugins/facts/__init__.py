@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.facts.extract import Fact, extract
 from bertscore_plugins.facts.support import (
     SUPPORTED,
@@ -117,7 +118,7 @@ def check_facts(
     if explanations is None:
         explanations = _scorer(scorer).score(outputs, joined, explain=True).explanations
     if len(explanations) != len(outputs):
-        raise ValueError(f"{len(explanations)} explanations for {len(outputs)} rows")
+        raise ArgumentError(f"{len(explanations)} explanations for {len(outputs)} rows")
     return [
         check_pair(output, context, explanation)
         for output, context, explanation in zip(outputs, joined, explanations, strict=True)
@@ -145,11 +146,9 @@ def offline_faithfulness(
 
 
 def _scorer(scorer: Any) -> Any:
-    if scorer is not None:
-        return scorer
-    from bertscore_plugins.scorer import get_scorer
+    from bertscore_plugins.scorer import resolve_scorer
 
-    return get_scorer()
+    return resolve_scorer(scorer, {})
 
 
 __all__ = [

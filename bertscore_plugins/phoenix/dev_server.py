@@ -33,6 +33,7 @@ from typing import TextIO
 
 from typing_extensions import Self
 
+from bertscore_plugins.errors import ArgumentError, PhoenixServerError
 from bertscore_plugins.phoenix._loopback_serve import OWNER_ENV
 
 logger = logging.getLogger(__name__)
@@ -64,10 +65,6 @@ _INHERITED_PHOENIX_SETTINGS = (
 _LISTENER_WORDS = ("HOST", "PORT", "PROMETHEUS", "BIND", "LISTEN")
 #: ...unless they configure an outgoing connection (a mail, LDAP or trace server Phoenix talks to)
 _OUTGOING_WORDS = ("LDAP", "SMTP", "COLLECTOR")
-
-
-class PhoenixServerError(RuntimeError):
-    """The Phoenix server could not be installed, started or reached."""
 
 
 def _project_root() -> Path:
@@ -251,7 +248,7 @@ class PhoenixServer:
         create_venv: bool = True,
     ) -> None:
         if not _is_loopback(host):
-            raise ValueError(
+            raise ArgumentError(
                 f"host must be a loopback address (127.0.0.1, ::1, localhost), got {host!r}: this launcher "
                 "never exposes Phoenix beyond this machine; deploy Phoenix itself for that"
             )

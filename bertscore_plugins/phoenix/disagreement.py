@@ -18,6 +18,8 @@ import pandas as pd
 from phoenix.evals import Evaluator, Score
 from pydantic import BaseModel, ConfigDict
 
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
+
 from .names import (
     AGREE,
     DISAGREEMENT,
@@ -35,7 +37,7 @@ LABELS = DISAGREEMENT_LABELS
 
 def _check_number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or math.isnan(value):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise ArgumentError(f"{name} must be a number, got {value!r}")
     return float(value)
 
 
@@ -74,7 +76,7 @@ class Thresholds:
             ("faithfulness_quantile", faithfulness_quantile),
         ):
             if not 0.0 <= _check_number(name, q) <= 1.0:
-                raise ValueError(f"{name} must be between 0 and 1, got {q!r}")
+                raise ArgumentError(f"{name} must be between 0 and 1, got {q!r}")
         similarity = _finite(similarity_scores, "similarity")
         faithfulness = _finite(faithfulness_scores, "faithfulness")
         binary = set(np.unique(faithfulness)).issubset({0.0, 1.0})
@@ -96,7 +98,7 @@ def _finite(values: Iterable[float], what: str) -> np.ndarray:
     array = np.asarray([v for v in values if v is not None], dtype=float)
     array = array[np.isfinite(array)]
     if array.size == 0:
-        raise ValueError(f"cannot set thresholds from quantiles: no {what} scores to take them from")
+        raise ArgumentError(f"cannot set thresholds from quantiles: no {what} scores to take them from")
     return array
 
 
@@ -156,7 +158,7 @@ def disagreement_score(
 def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Any]:
     column = score_column(name)
     if column not in dataframe.columns:
-        raise KeyError(
+        raise ColumnNotFoundError(
             f"no {column!r} column: run the {name!r} evaluator first (columns: {list(dataframe.columns)})"
         )
     return list(dataframe[column])
@@ -203,7 +205,7 @@ def add_disagreement(
             faithfulness_quantile=faithfulness_quantile,
         )
     elif not isinstance(thresholds, Thresholds):
-        raise ValueError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
+        raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
 
     cells: list[dict[str, Any] | None] = []
     details: list[dict[str, Any]] = []
@@ -252,7 +254,7 @@ class DisagreementEvaluator(Evaluator):
         name: str = DISAGREEMENT,
     ) -> None:
         if not isinstance(thresholds, Thresholds):
-            raise TypeError(f"DisagreementEvaluator needs fixed Thresholds, got {thresholds!r}")
+            raise ArgumentTypeError(f"DisagreementEvaluator needs fixed Thresholds, got {thresholds!r}")
         super().__init__(name=name, kind="code", direction="minimize", input_schema=_NoInput)
         self.similarity = similarity
         self.faithfulness = faithfulness

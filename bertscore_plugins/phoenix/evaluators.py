@@ -18,6 +18,7 @@ from phoenix.evals.utils import remap_eval_input
 from pydantic import BaseModel, ValidationError
 
 from bertscore_plugins.config import finite_number
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
 
 from .names import DISSIMILAR, SIMILAR, SIMILARITY, details_column, score_column
 
@@ -79,7 +80,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
     ) -> None:
         threshold = check_cut("threshold", threshold)
         if scorer is not None and core_settings:
-            raise ValueError(
+            raise ArgumentError(
                 f"pass either scorer= or core settings, not both (got settings {sorted(core_settings)})"
             )
         super().__init__(name=name, kind="code", direction="maximize", input_schema=input_schema)
@@ -249,9 +250,9 @@ def score_dataframe(
         A copy of ``dataframe`` with ``<name>_execution_details`` and ``<name>_score`` columns.
     """
     if not isinstance(dataframe, pd.DataFrame):
-        raise TypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
+        raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
     if not isinstance(evaluator, _BERTScoreEvaluatorBase):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"score_dataframe needs a BERTScoreEvaluator or GroundednessEvaluator, got {type(evaluator).__name__}"
         )
     started = time.perf_counter()

@@ -14,6 +14,8 @@ from typing import Any
 import pandas as pd
 from phoenix.evals import Evaluator, Score, bind_evaluator
 
+from bertscore_plugins.errors import ArgumentError
+
 from .disagreement import DisagreementEvaluator, Thresholds, _NoInput
 from .groundedness import GroundednessEvaluator
 from .judge import _LogLines
@@ -146,7 +148,7 @@ def _stored_evaluator(results: pd.DataFrame, name: str) -> Any:
     def stored(metadata: Mapping[str, Any]) -> dict[str, Any]:
         cell = cells[int(metadata["row"])]
         if not isinstance(cell, Mapping) or (cell.get("score") is None and cell.get("label") is None):
-            raise ValueError(f"row {metadata['row']}: no stored {name!r} result (that evaluator failed)")
+            raise ArgumentError(f"row {metadata['row']}: no stored {name!r} result (that evaluator failed)")
         return {k: cell[k] for k in ("score", "label", "explanation", "metadata") if cell.get(k) is not None}
 
     return stored

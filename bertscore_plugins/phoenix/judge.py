@@ -21,6 +21,8 @@ import pandas as pd
 from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
 from phoenix.evals.metrics import FaithfulnessEvaluator
 
+from bertscore_plugins.errors import ArgumentError
+
 logger = logging.getLogger(__name__)
 
 JUDGE_SETUP_HINT = """\
@@ -76,7 +78,7 @@ def _positive_number(env: Mapping[str, str], name: str, meaning: str) -> float |
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive, finite number ({meaning}), got {text!r}")
+        raise ArgumentError(f"{name} must be a positive, finite number ({meaning}), got {text!r}")
     return value
 
 
@@ -162,12 +164,12 @@ def run_judge(
     """
     if judge is None:
         if llm is None:
-            raise ValueError("run_judge needs llm= (a Phoenix LLM) or judge= (an evaluator)")
+            raise ArgumentError("run_judge needs llm= (a Phoenix LLM) or judge= (an evaluator)")
         judge = faithfulness_evaluator(llm, input_mapping=input_mapping)
     elif input_mapping:
         judge = bind_evaluator(evaluator=judge, input_mapping=dict(input_mapping))
     if not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be a positive integer, got {concurrency!r}")
+        raise ArgumentError(f"concurrency must be a positive integer, got {concurrency!r}")
     if len(dataframe) == 0:
         result = dataframe.copy()
         result[f"{judge.name}_execution_details"] = []

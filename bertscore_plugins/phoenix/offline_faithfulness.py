@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 from phoenix.evals import Score
 
+from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.facts import FAITHFUL, UNFAITHFUL, OfflineFaithfulness, check_explanation
 
 from .evaluators import score_dataframe
@@ -63,7 +64,9 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
         precision = float(result.precision[row])
         explanation = result.explanations[row] if getattr(result, "explanations", None) else None
         if explanation is None:
-            raise ValueError("the offline faithfulness needs the core's alignment: score with explain=True")
+            raise ArgumentError(
+                "the offline faithfulness needs the core's alignment: score with explain=True"
+            )
         signal = OfflineFaithfulness(precision, check_explanation(explanation), self.threshold)
         metadata = {
             **grounded.metadata,

@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
+
 from .disagreement import Thresholds, add_disagreement
 from .evaluators import DEFAULT_SIMILARITY_THRESHOLD, BERTScoreEvaluator, score_dataframe
 from .groundedness import CONTEXT_SEPARATOR, DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
@@ -83,25 +85,25 @@ def evaluate_rows(
         the disagreement.
     """
     if not isinstance(dataframe, pd.DataFrame):
-        raise TypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
+        raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
     use_judge = llm is not None or judge is not None
     if judge_rows not in JUDGE_ROWS:
-        raise ValueError(f"judge_rows must be one of {JUDGE_ROWS}, got {judge_rows!r}")
+        raise ArgumentError(f"judge_rows must be one of {JUDGE_ROWS}, got {judge_rows!r}")
     needed = {"output": output_column, "reference": reference_column, "context": context_column}
     if use_judge:
         needed["input"] = input_column
     missing = {field: column for field, column in needed.items() if column not in dataframe.columns}
     if missing:
-        raise KeyError(
+        raise ColumnNotFoundError(
             "missing columns "
             + ", ".join(f"{column!r} (for {field}; set {field}_column=)" for field, column in missing.items())
             + f"; the dataframe has {list(dataframe.columns)}"
         )
 
-    if scorer is None and core_settings:
-        import bertscore_plugins
+    if core_settings:
+        from bertscore_plugins.scorer import resolve_scorer
 
-        scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**core_settings))
+        scorer = resolve_scorer(scorer, core_settings)
     similarity = BERTScoreEvaluator(similarity_threshold, name=similarity_name, scorer=scorer)
     groundedness = GroundednessEvaluator(groundedness_threshold, name=groundedness_name, scorer=scorer)
 

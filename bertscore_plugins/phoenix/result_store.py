@@ -18,6 +18,8 @@ from typing import Any
 
 from typing_extensions import Self
 
+from bertscore_plugins.errors import ResultStoreError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     span_id TEXT NOT NULL,
@@ -30,10 +32,6 @@ CREATE TABLE IF NOT EXISTS results (
 )
 """
 _COLUMNS = ("span_id", "configuration", "name", "annotation", "failure", "logged")
-
-
-class ResultStoreError(OSError):
-    """The store file cannot be opened, read or written, or is not a result store; names the file."""
 
 
 @dataclass(frozen=True)

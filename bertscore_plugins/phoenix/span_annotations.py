@@ -17,6 +17,8 @@ from urllib.parse import quote
 import pandas as pd
 from phoenix.evals.utils import to_annotation_dataframe
 
+from bertscore_plugins.errors import PhoenixServerError
+
 from .names import (
     AGREE,
     DISAGREEMENT,
@@ -114,7 +116,7 @@ def ensure_annotation_configs(
             continue
         created = http.post("v1/annotation_configs", json=dict(config))
         if created.status_code >= 400:
-            raise RuntimeError(
+            raise PhoenixServerError(
                 f"creating annotation config {name!r} failed: {created.status_code} {created.text}"
             )
         ids[name] = created.json()["data"]["id"]

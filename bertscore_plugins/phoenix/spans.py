@@ -37,6 +37,8 @@ from openinference.semconv.trace import (
     SpanAttributes,
 )
 
+from bertscore_plugins.errors import ArgumentError
+
 ROOT = "root"
 """``span_kind`` value selecting the root span of each trace (the default)."""
 LLM = OpenInferenceSpanKindValues.LLM.value
@@ -350,6 +352,6 @@ def matching_span_ids(client: Any, project: str, where: str, *, since: datetime 
         )
     except httpx.HTTPStatusError as error:
         if error.response.status_code in (400, 422):
-            raise ValueError(f"Phoenix rejected the filter {where!r}: {error.response.text}") from error
+            raise ArgumentError(f"Phoenix rejected the filter {where!r}: {error.response.text}") from error
         raise
     return set() if frame is None else {str(span_id) for span_id in frame.index}

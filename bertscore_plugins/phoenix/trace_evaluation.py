@@ -28,7 +28,8 @@ from urllib.parse import quote
 
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
-from bertscore_plugins.config import SettingError, finite_number, whole_number
+from bertscore_plugins.config import SettingError, finite_number, refuse_idf_per_batch, whole_number
+from bertscore_plugins.errors import ArgumentError, TraceEvaluationError
 
 from .names import CONFIGURATION_KEY, DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
 from .result_store import ResultStore, ResultStoreError, StoredResult
@@ -49,10 +50,6 @@ STORE_ENV_VAR = "BERTSCORE_PHOENIX_STORE"
 DEFAULT_LOOKBACK = timedelta(minutes=10)
 """How far back each ``follow`` poll re-reads: a trace's root span is exported when the trace ends,
 with the trace's start time, so a slow request shows up with a start time before the last poll."""
-
-
-class TraceEvaluationError(RuntimeError):
-    """Phoenix could not be read or written; the results computed so far are in the local store."""
 
 
 def default_store_path() -> Path:
@@ -136,11 +133,16 @@ def parse_since(text: str, *, now: datetime | None = None) -> datetime:
     value = text.strip()
     units = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
     if value[-1:] in units and value[:-1].replace(".", "", 1).isdigit():
-        return now - timedelta(**{units[value[-1]]: float(value[:-1])})
+        try:
+            return now - timedelta(**{units[value[-1]]: float(value[:-1])})
+        except OverflowError:  # 1000000d reaches before year 1
+            raise ArgumentError(
+                f"--since {text!r} reaches back before the year 1; give a shorter duration"
+            ) from None
     try:
         moment = datetime.fromisoformat(value)
     except ValueError as error:
-        raise ValueError(
+        raise ArgumentError(
             f"--since must be a duration ago (30m, 2h, 7d) or an ISO time (2026-01-31T12:00), got {text!r}"
         ) from error
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
@@ -529,7 +531,7 @@ def _dataset_references(client: Any, dataset: str, field_name: str | None) -> di
         elif len(output) == 1:
             value = next(iter(output.values()))
         else:
-            raise ValueError(
+            raise ArgumentError(
                 f"dataset {dataset!r}: examples' expected output has keys {sorted(output)}; "
                 "name the reference with reference_field="
             )
@@ -629,25 +631,23 @@ def evaluate_project(
         interval=interval,
     )
     if reference_key and reference_dataset:
-        raise ValueError("give reference_key= or reference_dataset=, not both")
+        raise ArgumentError("give reference_key= or reference_dataset=, not both")
     if client is None:
         from phoenix.client import Client
 
         client = Client(base_url=base_url) if base_url else Client()
-    if scorer is None:
-        import bertscore_plugins
+    from bertscore_plugins.scorer import resolve_scorer
 
-        # A retrieved context is usually longer than the model's window; truncating it would call an
-        # answer drawn from its later passages ungrounded. Windows read every token (not bert_score's way,
-        # which no trace evaluation has to match).
-        settings = {"long_text": "window", **core_settings}
-        scorer = bertscore_plugins.get_scorer(bertscore_plugins.ScoreConfig.from_kwargs(**settings))
-    if getattr(getattr(scorer, "config", None), "idf", False) is True:
-        raise SettingError(
-            "idf",
-            "idf=True would fit idf on each page of spans, so a span's score would depend on its "
-            "neighbours; fit it once (bertscore_plugins.fit_idf(texts)) and pass the IdfTable as idf=",
-        )
+    # A retrieved context is usually longer than the model's window; truncating it would call an
+    # answer drawn from its later passages ungrounded. Windows read every token (not bert_score's way,
+    # which no trace evaluation has to match).
+    window = {"long_text": "window"} if scorer is None else {}
+    scorer = resolve_scorer(scorer, {**window, **core_settings})
+    refuse_idf_per_batch(
+        getattr(scorer, "config", None),
+        "page of spans",
+        "fit it once (bertscore_plugins.fit_idf(texts)) and pass the IdfTable as idf=",
+    )
     sim_cut = DEFAULT_SIMILARITY_THRESHOLD if similarity_threshold is None else similarity_threshold
     ground_cut = DEFAULT_GROUNDEDNESS_THRESHOLD if groundedness_threshold is None else groundedness_threshold
     similarity = BERTScoreEvaluator(sim_cut, name=SIMILARITY, scorer=scorer)

@@ -184,12 +184,12 @@ def test_compare_and_baseline_commands_share_the_reader_and_the_errors(tmp_path,
     assert error == f"error: -b/--system-b file {tmp_path / 'none.txt'} does not exist"
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(b"one\n\xff two\n")
-    error = _one_line_error(capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "b.tsv")])
+    error = _one_line_error(capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "b.tsv")])
     assert error == f"error: {corpus}:2: is not valid UTF-8 (byte 0xff at offset 4)"
     error = _one_line_error(
-        capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "no" / "b.tsv")]
+        capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "no" / "b.tsv")]
     )
-    assert error == f"error: --out {tmp_path / 'no' / 'b.tsv'}: folder {tmp_path / 'no'} does not exist"
+    assert error == f"error: -o/--output {tmp_path / 'no' / 'b.tsv'}: folder {tmp_path / 'no'} does not exist"
 
 
 def test_an_unknown_flag_is_one_line(capsys):
@@ -252,7 +252,7 @@ def test_a_mistake_in_a_real_process_is_exit_2_and_one_line_and_debug_shows_the_
     debug = _run("score", "-c", str(missing), "-r", str(missing), "--debug")
     assert debug.returncode == 1 and debug.stdout == ""
     assert "Traceback (most recent call last)" in debug.stderr
-    assert debug.stderr.rstrip().endswith(f"FileNotFoundError: -c/--candidates file {missing} does not exist")
+    assert debug.stderr.rstrip().endswith(f"MissingFileError: -c/--candidates file {missing} does not exist")
 
 
 def test_cuda_on_a_machine_without_cuda_is_one_line(tmp_path):

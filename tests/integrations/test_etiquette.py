@@ -37,6 +37,16 @@ def test_the_automatic_bar_shows_in_a_notebook(monkeypatch):
     assert progress.progress_bar(10, None) is None and progress.progress_bar(10, False) is None
 
 
+def test_the_automatic_bar_follows_the_expected_work_not_the_row_count(monkeypatch):
+    monkeypatch.setattr(progress, "in_notebook", lambda: True)
+    # 400 long rows (about 13 s of work on a 2-core CPU) get a bar; 300 one-word rows do not
+    bar = progress.progress_bar(400, None, characters=400 * 2 * 600)
+    assert bar is not None
+    bar.close()
+    assert progress.progress_bar(300, None, characters=300 * 2 * 5) is None
+    assert progress.expected_seconds(progress.CHARACTERS_PER_SECOND * 3) == 3.0
+
+
 def test_every_scoring_entry_point_takes_progress(capsys):
     evaluate = pytest.importorskip("evaluate")
     from bertscore_plugins.hf_datasets import BERTScoreTransform

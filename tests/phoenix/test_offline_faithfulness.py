@@ -113,7 +113,7 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
             "-m",
             "bertscore_plugins.cli",
             "faithfulness",
-            "-o",
+            "-c",
             str(outputs),
             "-s",
             str(sources),

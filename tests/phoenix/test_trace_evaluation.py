@@ -147,7 +147,9 @@ def evaluate_command(app, project: str, *extra: str, store=None) -> list[str]:
 
 def evaluate_cli(app, *extra: str) -> dict:
     """Run `bertscore-plugins phoenix evaluate ... --json` in a subprocess; returns its report."""
-    command = evaluate_command(app, app.project, "--reference-key", "metadata.reference", "--json", *extra)
+    command = evaluate_command(
+        app, app.project, "--reference-key", "metadata.reference", "--format", "json", *extra
+    )
     done = subprocess.run(
         command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False
     )
@@ -248,7 +250,15 @@ def test_follow_picks_up_traces_sent_after_it_started(app, project_exists):
     # an evaluator started before the application's first trace waits for the project to appear
     project = app.project if project_exists else f"{app.project}-later"
     command = evaluate_command(
-        app, project, "--reference-key", "metadata.reference", "--follow", "--interval", "1", "--json"
+        app,
+        project,
+        "--reference-key",
+        "metadata.reference",
+        "--follow",
+        "--interval",
+        "1",
+        "--format",
+        "json",
     )
     process = subprocess.Popen(
         command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -372,7 +382,13 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
     sent = send(app.endpoint, project, app.stub, requests("overlap", 1))
     wait_for_roots(app.client, project, len(sent))
     command = evaluate_command(
-        app, project, "--reference-key", "metadata.reference", "--json", store=tmp_path / "shared.sqlite"
+        app,
+        project,
+        "--reference-key",
+        "metadata.reference",
+        "--format",
+        "json",
+        store=tmp_path / "shared.sqlite",
     )
     runs = [
         subprocess.Popen(

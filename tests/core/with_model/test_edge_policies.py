@@ -147,7 +147,9 @@ def test_bad_input_names_the_row(scorer, candidates, references, message):
 
 
 def test_unknown_setting_lists_the_accepted_ones():
-    with pytest.raises(TypeError, match="unknown setting\\(s\\) num_layer; accepted: model, layer, idf"):
+    with pytest.raises(
+        TypeError, match="ScoreConfig got unknown argument\\(s\\) num_layer; accepted: model, layer, idf"
+    ):
         ScoreConfig.from_kwargs(num_layer=4)
 
 

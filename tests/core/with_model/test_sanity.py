@@ -63,7 +63,7 @@ def test_sanity_command_on_the_default_model_prints_the_table(capsys) -> None:
 
 
 def test_sanity_json_and_other_settings_share_the_loaded_model(capsys) -> None:
-    assert main(["sanity", "--layer", "2", "--idf", "--json"]) == 0
+    assert main(["sanity", "--layer", "2", "--idf", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["passed"] is True
     assert "layer:2" in report["signature"] and "idf:" in report["signature"]

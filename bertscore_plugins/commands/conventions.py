@@ -1,0 +1,244 @@
+"""The conventions every command follows, in one place.
+
+- ``-o/--output FILE`` is always where the command's result goes; ``-`` (the default) is stdout.
+- Inputs are ``-c/--candidates``, ``-r/--references``, ``-s/--sources``; ``-`` is stdin.
+- ``--format`` picks the result's form: ``tsv`` (a header line, then one row a line), ``csv``, ``jsonl``
+  (one JSON object a row) or ``json`` (one JSON object holding the summary and the rows).
+- ``--summary FILE`` writes the JSON summary there; ``--summary -`` to stdout; by default it goes to stderr
+  for a person to read (with the one-line warnings): a program reads it from a file or stdout.
+- A flag that takes one value may be given once: a second ``-o`` is an error naming it, not a silent
+  "last one wins".
+- Old spellings keep working and print one ``warning: ... is deprecated`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from bertscore_plugins.errors import UsageError
+
+#: the name that means standard input or output
+STREAM = "-"
+#: the forms of a per-row result
+ROW_FORMATS = ("tsv", "csv", "jsonl", "json")
+#: spellings of the input flags, and what each holds
+INPUTS = {
+    "candidates": ("-c", "--candidates", "one text to score per line"),
+    "references": ("-r", "--references", "one reference per line, aligned with the candidates"),
+    "sources": ("-s", "--sources", "one source/context per line, aligned with the candidates"),
+}
+_GIVEN = "_flags_given"
+#: characters that would break a TSV row, shown as spaces
+_TSV_SAFE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+class StoreOnce(argparse._StoreAction):
+    """argparse's "store", refusing a second value for the same setting (``-o a -o b``, or a flag and
+    its alias) instead of silently keeping the last."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given:
+            first = given[self.dest]
+            also = "" if first == option_string else f" (also as {first})"
+            parser.error(f"{option_string} given twice{also}; give it once")
+        given[self.dest] = option_string
+        super().__call__(parser, namespace, values, option_string)
+
+
+def deprecated(
+    action: type[argparse.Action], use: str, spellings: Sequence[str] = ()
+) -> type[argparse.Action]:
+    """`action`, printing one ``warning: FLAG is deprecated; use USE`` line per command when used by one
+    of `spellings` (all of its option strings when empty)."""
+
+    class Deprecated(action):  # type: ignore[misc, valid-type]
+        def __call__(self, parser, namespace, values, option_string=None):
+            warned = namespace.__dict__.setdefault("_deprecations_warned", set())
+            if (not spellings or option_string in spellings) and option_string not in warned:
+                warned.add(option_string)
+                print(f"warning: {option_string} is deprecated; use {use}", file=sys.stderr)
+            super().__call__(parser, namespace, values, option_string)
+
+    return Deprecated
+
+
+def add_input(
+    parser: argparse.ArgumentParser,
+    kind: str,
+    *,
+    many: bool = False,
+    aliases: Sequence[str] = (),
+    old: Sequence[str] = (),
+    required: bool = True,
+) -> None:
+    """The input flag for `kind` (candidates, references, sources). ``aliases``: other spellings that
+    stay silent (bert-score's ``--cand``/``--ref``); ``old``: former spellings, accepted with a
+    deprecation warning. ``many``: several files (-r a b, or -r repeated)."""
+    short, long, what = INPUTS[kind]
+    action = argparse._ExtendAction if many else StoreOnce
+    kind_args: dict[str, Any] = {"nargs": "+"} if many else {}
+    helptext = f"file with {what} ('-' = standard input)" + (
+        "; several files (-r a b, or -r repeated) = several per line" if many else ""
+    )
+    # the old spellings are option strings of the same action, so "required" is met by any of them
+    parser.add_argument(
+        short,
+        long,
+        *aliases,
+        *old,
+        dest=kind,
+        required=required,
+        help=helptext + (f" (formerly {', '.join(old)})" if old else ""),
+        action=deprecated(action, f"{short}/{long}", old) if old else action,
+        **kind_args,
+    )
+
+
+def add_output(
+    parser: argparse.ArgumentParser,
+    *,
+    formats: Sequence[str] = ROW_FORMATS,
+    default_format: str = "tsv",
+    summary: str | None = "the JSON summary (means, rows, signature)",
+    old: Sequence[str] = (),
+    what: str = "per-row result",
+    json_switch: bool = False,
+) -> None:
+    """``-o/--output`` (default stdout), ``--format`` and, when `summary` says what it holds,
+    ``--summary``. ``old``: former spellings of --output, accepted with a deprecation warning;
+    ``json_switch``: the former ``--json`` switch, now ``--format json`` (also with a warning)."""
+    parser.add_argument(
+        "-o", "--output", default=STREAM, action=StoreOnce, help=f"{what} file ('-' = stdout, the default)"
+    )
+    for spelling in old:
+        parser.add_argument(
+            spelling,
+            dest="output",
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+            action=deprecated(StoreOnce, "-o/--output"),
+        )
+    parser.add_argument(
+        "--format",
+        choices=tuple(formats),
+        default=default_format,
+        action=StoreOnce,
+        help=f"form of the {what} (default {default_format})",
+    )
+    if json_switch:
+        parser.add_argument(
+            "--json",
+            dest="format",
+            action=deprecated(argparse._StoreConstAction, "--format json"),
+            const="json",
+            help=argparse.SUPPRESS,
+        )
+    if summary:
+        parser.add_argument(
+            "--summary",
+            default=None,
+            action=StoreOnce,
+            help=f"write {summary} here ('-' = stdout; default: stderr, for a person to read)",
+        )
+
+
+def check_streams(output: str | None, summary: str | None = None) -> None:
+    """Refuse two results on stdout (they would be one stream no program could split)."""
+    if output == STREAM and summary == STREAM:
+        raise UsageError("-o/--output and --summary both write to stdout ('-'); send one of them to a file")
+
+
+def render_rows(
+    records: list[dict[str, Any]], columns: Sequence[str], form: str, summary: dict[str, Any] | None = None
+) -> str:
+    """`records` (dicts with at least `columns`) as text in `form` (one of ROW_FORMATS).
+
+    tsv and csv have a header line and floats with 6 decimals, lists joined by "; " (tabs and line breaks
+    inside a cell become spaces in tsv, csv quotes them); jsonl is one object a line with every key;
+    json is one object: the summary's keys and "rows".
+    """
+    if form == "jsonl":
+        return "".join(json.dumps(record) + "\n" for record in records)
+    if form == "json":
+        return json.dumps({**(summary or {}), "rows": records}, indent=2) + "\n"
+    table = [list(columns)] + [[_cell(record.get(column)) for column in columns] for record in records]
+    if form == "tsv":
+        return "".join("\t".join(cell.translate(_TSV_SAFE) for cell in row) + "\n" for row in table)
+    if form == "csv":
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(table)
+        return buffer.getvalue()
+    raise UsageError(f"--format must be one of {', '.join(ROW_FORMATS)}, got {form!r}")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6f}"
+    if isinstance(value, (list, tuple)):
+        return "; ".join(str(item) for item in value)
+    return str(value)
+
+
+def write_result(text: str, output: str, summary: dict[str, Any] | None, summary_to: str | None) -> None:
+    """`text` to `output` ('-' = stdout) and the summary as JSON to `summary_to` ('-' = stdout, None =
+    stderr). Files first (they can still fail, atomically), stdout last: an error never leaves half a
+    result printed."""
+    from bertscore_plugins.files import write_atomically
+
+    summary_text = json.dumps(summary, indent=2) + "\n" if summary is not None else None
+    if summary_text is not None and summary_to not in (None, STREAM):
+        write_atomically(summary_to, summary_text)
+    if output != STREAM:
+        write_atomically(output, text)
+    else:
+        sys.stdout.write(text)
+    if summary_text is not None and summary_to == STREAM:
+        sys.stdout.write(summary_text)
+    elif summary_text is not None and summary_to is None:
+        sys.stderr.write(summary_text)
+    sys.stdout.flush()
+
+
+# ----- flag values parsed into their types (argparse names the flag when a parser raises) ---------------
+
+
+def whole_number_at_least(smallest: int) -> Any:
+    """An argparse type: a whole number >= `smallest`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < smallest:
+            raise argparse.ArgumentTypeError(f"must be at least {smallest}, got {value}")
+        return value
+
+    return parse
+
+
+def seconds_between(smallest: float, largest: float) -> Any:
+    """An argparse type: a finite number of seconds in [smallest, largest] (1e300 would overflow a
+    sleep; nan would never compare)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        if not smallest <= value <= largest:  # also refuses nan and inf
+            raise argparse.ArgumentTypeError(
+                f"must be between {smallest:g} and {largest:g} seconds, got {text}"
+            )
+        return value
+
+    return parse

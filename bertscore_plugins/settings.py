@@ -1,0 +1,225 @@
+"""Settings described once, on the dataclass field that holds them.
+
+A configuration object (the core's `ScoreConfig`, the Phoenix wing's `EvaluationConfig`) declares each
+field with `setting(...)`: its default, one help text, its command-line flag, and whether it changes a
+result. Everything else is derived from that one declaration, never written a second time:
+
+- the command-line flags of every command that takes the configuration (`add_flags`, `values_from_args`);
+- what goes into the signature and the `datasets` fingerprint (`signed_names`, `unsigned_defaults`);
+- the upstream alias table (`upstream_renames`: bert_score's `num_layers` -> `layer`, ...);
+- the "Settings" part of the class docstring (`document`).
+
+So adding a field to a configuration class makes it a flag of every command, a part of the signature and
+of the fingerprint, with no other edit.
+
+    >>> @dataclass(frozen=True)
+    ... class Example:
+    ...     window: int = setting(4, "tokens per window")
+    ...     device: str | None = setting(None, "where to run", signed=False)
+    >>> signed_names(Example)
+    ('window',)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_KEY = "bertscore_plugins.setting"
+#: the flag derived from the field name (``max_length`` -> ``--max-length``)
+DERIVED = "derived"
+
+
+@dataclass(frozen=True)
+class SettingInfo:
+    """What a configuration field says about itself (see `setting`)."""
+
+    help: str
+    signed: bool = True
+    flag: str | None = DERIVED
+    short: str | None = None
+    also: tuple[str, ...] = ()
+    choices: tuple[Any, ...] | None = None
+    parse: Callable[[str], Any] | None = None
+    upstream: str | None = None
+    signature_key: str | None = None
+    metavar: str | None = None
+
+
+def setting(
+    default: Any,
+    help: str,
+    *,
+    signed: bool = True,
+    flag: str | None = DERIVED,
+    short: str | None = None,
+    also: tuple[str, ...] = (),
+    choices: tuple[Any, ...] | None = None,
+    parse: Callable[[str], Any] | None = None,
+    upstream: str | None = None,
+    signature_key: str | None = None,
+    metavar: str | None = None,
+) -> Any:
+    """A dataclass field that carries its own metadata.
+
+    Args:
+        default: the default value (immutable).
+        help: one sentence for the docstring and ``--help``.
+        signed: True when the setting changes a result: it is in the signature and the fingerprint.
+            False for speed-and-memory settings (device, batch sizes).
+        flag: the long command-line flag; derived from the name by default; None = no flag (a setting
+            only Python can give, such as a fitted table).
+        short: a short flag such as ``-m``.
+        also: further spellings of the flag (bert-score's ``--baseline_path``).
+        choices: the accepted values (None means "no choice" when the default is None).
+        parse: turns the flag's text into the value; default: from the field's type (int, float, str;
+            a bool becomes a switch).
+        upstream: bert_score's name for the same setting (``num_layers``); accepted everywhere.
+        signature_key: the setting's key in the signature, when not its name.
+        metavar: the placeholder ``--help`` shows.
+    """
+    info = SettingInfo(
+        help=help,
+        signed=signed,
+        flag=flag,
+        short=short,
+        also=also,
+        choices=choices,
+        parse=parse,
+        upstream=upstream,
+        signature_key=signature_key,
+        metavar=metavar,
+    )
+    return dataclasses.field(default=default, metadata={_KEY: info})
+
+
+@dataclass(frozen=True)
+class Described:
+    """One setting of a configuration class: its name, default, declared type (text) and metadata."""
+
+    name: str
+    default: Any
+    type: str
+    info: SettingInfo
+
+    @property
+    def flag(self) -> str | None:
+        if self.info.flag == DERIVED:
+            return "--" + self.name.replace("_", "-")
+        return self.info.flag
+
+    @property
+    def signature_key(self) -> str:
+        return self.info.signature_key or self.name
+
+
+def settings_of(config_class: type) -> tuple[Described, ...]:
+    """The settings of a configuration class, in declaration order (fields without metadata skipped)."""
+    return tuple(
+        Described(field.name, field.default, _type_text(field.type), field.metadata[_KEY])
+        for field in dataclasses.fields(config_class)
+        if _KEY in field.metadata
+    )
+
+
+def _type_text(declared: Any) -> str:
+    """A field's declared type as text: "int | None" as written (postponed annotations), or a class's name
+    (``int``, from `dataclasses.make_dataclass`)."""
+    return declared if isinstance(declared, str) else getattr(declared, "__name__", str(declared))
+
+
+def names_of(config_class: type) -> tuple[str, ...]:
+    """The keyword names a configuration class accepts, in declaration order."""
+    return tuple(described.name for described in settings_of(config_class))
+
+
+def signed_names(config_class: type) -> tuple[str, ...]:
+    """The settings that change a result (in the signature and the fingerprint)."""
+    return tuple(described.name for described in settings_of(config_class) if described.info.signed)
+
+
+def unsigned_defaults(config_class: type) -> dict[str, Any]:
+    """{name: default} of the settings that never change a result (speed, memory, device)."""
+    return {
+        described.name: described.default
+        for described in settings_of(config_class)
+        if not described.info.signed
+    }
+
+
+def upstream_renames(config_class: type) -> dict[str, str]:
+    """{upstream name: this project's name} for the settings that declare an upstream name."""
+    return {d.info.upstream: d.name for d in settings_of(config_class) if d.info.upstream}
+
+
+def document(config_class: type) -> str:
+    """The "Settings" section for a configuration class's docstring, from the fields' help."""
+    lines = ["", "Settings (keyword arguments; each also a command-line flag):"]
+    for described in settings_of(config_class):
+        lines.append(f"    {described.name} (default {described.default!r}): {described.info.help}")
+    return "\n".join(lines) + "\n"
+
+
+# ----- the command line --------------------------------------------------------------------------------
+
+
+def add_flags(
+    parser: argparse.ArgumentParser | Any,
+    config_class: type,
+    *,
+    defaults: Mapping[str, Any] | None = None,
+    skip: tuple[str, ...] = (),
+) -> None:
+    """Add one flag per setting of `config_class` to `parser` (or an argument group).
+
+    ``defaults`` overrides a default for this command (the help says which); ``skip`` leaves settings out
+    (a command that sets them itself). Each flag's destination is the setting's name.
+    """
+    defaults = dict(defaults or {})
+    taken = getattr(parser, "_option_string_actions", {})
+    for described in settings_of(config_class):
+        if described.flag is None or described.name in skip:
+            continue
+        default = defaults.get(described.name, described.default)
+        spellings = (described.info.short, described.flag, *described.info.also)
+        flags = [flag for flag in spellings if flag and flag not in taken]
+        helptext = described.info.help + (f" (default: {default})" if default not in (None, False) else "")
+        if _is_switch(described):
+            parser.add_argument(
+                *flags,
+                dest=described.name,
+                default=default,
+                help=helptext,
+                action="store_true" if default is False else argparse.BooleanOptionalAction,
+            )
+            continue
+        parser.add_argument(
+            *flags,
+            dest=described.name,
+            default=default,
+            help=helptext,
+            type=described.info.parse or _parser_for(described),
+            choices=described.info.choices,
+            metavar=described.info.metavar,
+        )
+
+
+def values_from_args(args: argparse.Namespace, config_class: type) -> dict[str, Any]:
+    """{setting: value} of every setting `add_flags` added to the parser that produced `args`."""
+    return {d.name: getattr(args, d.name) for d in settings_of(config_class) if hasattr(args, d.name)}
+
+
+def _is_switch(described: Described) -> bool:
+    return described.type.split("|")[0].strip() == "bool" and isinstance(described.default, bool)
+
+
+def _parser_for(described: Described) -> Callable[[str], Any]:
+    kinds = {part.strip() for part in described.type.split("|")}
+    if "int" in kinds:
+        return int
+    if "float" in kinds:
+        return float
+    return str

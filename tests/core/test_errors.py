@@ -1,0 +1,144 @@
+"""The exception tree: one root every project error is under, each keeping the built-in base users catch."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from pathlib import Path
+
+import pytest
+
+from bertscore_plugins import errors
+from bertscore_plugins.errors import BertScorePluginsError
+
+PACKAGE = Path(errors.__file__).resolve().parent
+RECIPES = PACKAGE.parent / "recipes"
+#: runs inside Phoenix's own environment, where this package is not installed
+OUTSIDE_THE_PACKAGE = {"phoenix/_loopback_serve.py"}
+#: built-in exceptions a raise may still name: protocol signals, not errors of ours
+PROTOCOL = {"NotImplementedError", "AttributeError", "StopIteration", "KeyboardInterrupt", "SystemExit"}
+
+
+def test_the_public_names_of_the_tree_are_pinned() -> None:
+    assert errors.__all__ == [
+        "ArgumentError",
+        "ArgumentTypeError",
+        "BaselineNotFoundError",
+        "BertScorePluginsError",
+        "ColumnNotFoundError",
+        "FileFormatError",
+        "FolderGivenError",
+        "InputError",
+        "MissingFileError",
+        "ModelLoadError",
+        "NotPermittedError",
+        "NumericalError",
+        "PhoenixServerError",
+        "PresetIntegrityError",
+        "PresetNotInstalledError",
+        "ProjectOSError",
+        "ResultStoreError",
+        "SettingError",
+        "SignatureMismatch",
+        "TraceEvaluationError",
+        "UsageError",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "builtin"),
+    [
+        ("UsageError", ValueError),
+        ("SettingError", TypeError),
+        ("SettingError", ValueError),
+        ("ArgumentError", ValueError),
+        ("ArgumentTypeError", TypeError),
+        ("ColumnNotFoundError", KeyError),
+        ("InputError", ValueError),
+        ("FileFormatError", ValueError),
+        ("SignatureMismatch", ValueError),
+        ("ModelLoadError", ValueError),
+        ("PresetNotInstalledError", ImportError),
+        ("PresetIntegrityError", RuntimeError),
+        ("MissingFileError", FileNotFoundError),
+        ("BaselineNotFoundError", FileNotFoundError),
+        ("FolderGivenError", IsADirectoryError),
+        ("NotPermittedError", PermissionError),
+        ("ProjectOSError", OSError),
+        ("ResultStoreError", OSError),
+        ("NumericalError", FloatingPointError),
+        ("PhoenixServerError", RuntimeError),
+        ("TraceEvaluationError", RuntimeError),
+    ],
+)
+def test_every_error_is_under_the_root_and_keeps_its_builtin_base(name: str, builtin: type) -> None:
+    cls = getattr(errors, name)
+    assert issubclass(cls, BertScorePluginsError) and issubclass(cls, builtin)
+
+
+def test_the_errors_stay_importable_where_they_were_defined() -> None:
+    from bertscore_plugins.baseline import BaselineNotFoundError
+    from bertscore_plugins.cli import UsageError
+    from bertscore_plugins.config import SettingError
+    from bertscore_plugins.files import FileFormatError
+    from bertscore_plugins.inputs import InputError
+    from bertscore_plugins.models import ModelLoadError
+    from bertscore_plugins.phoenix.dev_server import PhoenixServerError
+    from bertscore_plugins.presets import PresetIntegrityError, PresetNotInstalledError
+    from bertscore_plugins.signature import SignatureMismatch
+
+    moved = (BaselineNotFoundError, UsageError, SettingError, FileFormatError, InputError, ModelLoadError)
+    assert all(cls is getattr(errors, cls.__name__) for cls in moved)
+    also = (PhoenixServerError, PresetIntegrityError, PresetNotInstalledError, SignatureMismatch)
+    assert all(cls is getattr(errors, cls.__name__) for cls in also)
+    assert issubclass(PresetNotInstalledError, ModelLoadError)
+
+
+def test_the_recipes_errors_are_under_the_root() -> None:
+    from recipes.disagreement import SettingsChanged
+    from recipes.rows import InputTableError
+    from recipes.run_state import DamagedRunFolder
+
+    for cls in (SettingsChanged, InputTableError, DamagedRunFolder):
+        assert issubclass(cls, BertScorePluginsError) and issubclass(cls, ValueError)
+
+
+def _raised_builtins(path: Path) -> list[str]:
+    """`raise ValueError(...)`-style raises of built-in exceptions in one source file, as "file:line Name"."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            name = target.id if isinstance(target, ast.Name) else None
+            builtin = getattr(builtins, name or "", None)
+            if isinstance(builtin, type) and issubclass(builtin, BaseException) and name not in PROTOCOL:
+                found.append(f"{path}:{node.lineno} {name}")
+    return found
+
+
+def test_no_error_raised_on_purpose_is_a_bare_builtin() -> None:
+    files = [
+        path
+        for folder in (PACKAGE, RECIPES)
+        for path in sorted(folder.rglob("*.py"))
+        if path.relative_to(folder).as_posix() not in OUTSIDE_THE_PACKAGE
+    ]
+    assert len(files) > 40
+    assert [found for path in files for found in _raised_builtins(path)] == []
+
+
+def test_a_column_error_reads_as_its_message() -> None:
+    # a KeyError would show its message in quotes
+    assert str(errors.ColumnNotFoundError("column 'x' not found")) == "column 'x' not found"
+
+
+def test_a_preset_that_cannot_be_assembled_is_a_model_load_error(tmp_path, monkeypatch) -> None:
+    from bertscore_plugins import models
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("BERTSCORE_PLUGINS_CACHE", str(blocked))  # the preset cache cannot be created
+    with pytest.raises(errors.ModelLoadError) as caught:
+        models.resolve_model("quality")
+    assert isinstance(caught.value, BertScorePluginsError)
+    assert "quality" in str(caught.value) or "bertscore-plugins[quality]" in str(caught.value)

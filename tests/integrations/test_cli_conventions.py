@@ -1,0 +1,318 @@
+"""One set of conventions for every command (commands/conventions.py), checked command by command from
+one table, and the exit statuses: a user error is one line and 2, a bug of ours is "unexpected error"
+and 1, Ctrl-C is one line and 130."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bertscore_plugins.cli import build_parser, main
+
+REPO = Path(__file__).resolve().parents[2]
+CANDIDATES = ["The cat sat on the mat.", "The meeting moved to Tuesday.", "Snow closed the roads."]
+REFERENCES = ["A cat sat on a mat.", "The meeting is now on Tuesday.", "Heavy snow shut the roads."]
+CORPUS = [f"Sentence number {n} talks about topic {n % 7} in its own words." for n in range(40)]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command, its input flags, and what its result looks like."""
+
+    name: str
+    inputs: tuple[str, ...]
+    formats: tuple[str, ...]
+    summary: bool  # takes --summary
+    old_spellings: tuple[tuple[str, ...], ...] = ()  # argv pieces replacing the new ones, each warns once
+
+    def argv(self, files: dict[str, str], *extra: str) -> list[str]:
+        return [self.name, *(part.format(**files) for part in self.inputs), *extra]
+
+
+COMMANDS = [
+    Command("score", ("-c", "{c}", "-r", "{r}"), ("tsv", "csv", "jsonl", "json"), summary=True),
+    Command(
+        "faithfulness",
+        ("-c", "{c}", "-s", "{r}"),
+        ("tsv", "csv", "jsonl", "json"),
+        summary=True,
+        old_spellings=(("--outputs", "{c}"), ("--out", "{out}")),
+    ),
+    Command(
+        "compare",
+        ("-a", "{c}", "-b", "{r}", "-r", "{r}"),
+        ("text", "json"),
+        summary=False,
+        old_spellings=(("--json", "{out}"),),
+    ),
+    Command(
+        "baseline",
+        ("--corpus", "{corpus}", "--pairs", "10", "--layers", "4"),
+        ("csv", "tsv", "jsonl", "json"),
+        summary=True,
+        old_spellings=(("--out", "{out}"),),
+    ),
+    Command(
+        "sanity",
+        (),
+        ("table", "tsv", "csv", "jsonl", "json"),
+        summary=False,
+        old_spellings=(("--json",),),
+    ),
+]
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    paths = {"c": CANDIDATES, "r": REFERENCES, "corpus": CORPUS}
+    written = {}
+    for name, lines in paths.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written[name] = str(path)
+    written["out"] = str(tmp_path / "result.out")
+    return written
+
+
+def _run(capsys, argv: list[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _parses_as(form: str, text: str) -> bool:
+    if form == "json":
+        return isinstance(json.loads(text), dict)
+    if form == "jsonl":
+        return all(isinstance(json.loads(line), dict) for line in text.splitlines())
+    if form in ("tsv", "csv"):
+        rows = csv.reader(io.StringIO(text), delimiter="\t" if form == "tsv" else ",")
+        widths = {len(row) for row in rows}
+        return len(widths) == 1 and widths != {1}
+    return bool(text.strip())
+
+
+# ------------------------------------------------------------------------------ output and format
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda command: command.name)
+def test_the_result_goes_to_stdout_by_default_and_to_the_output_file_with_o(command, files, capsys, tmp_path):
+    code, out, _ = _run(capsys, command.argv(files))
+    assert code == 0 and out.strip()
+    target = tmp_path / "written.txt"
+    code, out_with_file, _ = _run(capsys, command.argv(files, "-o", str(target)))
+    assert code == 0 and out_with_file == ""
+    assert target.read_text(encoding="utf-8") == out
+    code, out_with_dash, _ = _run(capsys, command.argv(files, "--output", "-"))
+    assert (code, out_with_dash) == (0, out)
+
+
+@pytest.mark.parametrize(
+    ("command", "form"),
+    [(command, form) for command in COMMANDS for form in command.formats],
+    ids=lambda value: value.name if isinstance(value, Command) else value,
+)
+def test_every_format_of_every_command_is_what_it_says(command, form, files, capsys):
+    code, out, _ = _run(capsys, command.argv(files, "--format", form))
+    assert code == 0 and _parses_as(form, out)
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c.summary], ids=lambda command: command.name)
+def test_summary_dash_is_json_on_stdout(command, files, capsys, tmp_path):
+    code, out, _ = _run(capsys, command.argv(files, "-o", str(tmp_path / "rows"), "--summary", "-"))
+    assert code == 0 and "signature" in json.loads(out)
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c.summary], ids=lambda command: command.name)
+def test_two_results_on_stdout_are_refused(command, files, capsys):
+    code, out, err = _run(capsys, command.argv(files, "--summary", "-"))
+    assert (code, out) == (2, "")
+    assert err == "error: -o/--output and --summary both write to stdout ('-'); send one of them to a file\n"
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda command: command.name)
+@pytest.mark.parametrize("flag", ["-o", "--format"])
+def test_a_repeated_single_value_flag_is_an_error_naming_it(command, flag, files, capsys, tmp_path):
+    value = {"-o": str(tmp_path / "x"), "--format": command.formats[0]}[flag]
+    code, out, err = _run(capsys, command.argv(files, flag, value, flag, value))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: bertscore-plugins {command.name}: {flag} given twice; give it once")
+
+
+@pytest.mark.parametrize(
+    ("command", "old"),
+    [(command, old) for command in COMMANDS for old in command.old_spellings],
+    ids=lambda value: value.name if isinstance(value, Command) else value[0],
+)
+def test_an_old_spelling_still_works_and_warns_once(command, old, files, capsys):
+    new = {"--outputs": ("-c",), "--out": ("-o",), "--json": ("--format", "json")}[old[0]]
+    argv = command.argv(files)
+    old_parts = [part.format(**files) for part in old]
+    if new[0] in argv:  # the old spelling replaces the new one
+        where = argv.index(new[0])
+        argv[where : where + 2] = old_parts
+    else:
+        argv += old_parts
+    code, _, err = _run(capsys, argv)
+    assert code == 0
+    warnings = [line for line in err.splitlines() if "is deprecated" in line]
+    assert len(warnings) == 1 and warnings[0].startswith(f"warning: {old[0]} is deprecated; use ")
+
+
+def test_faithfulness_keeps_its_input_safe_from_the_new_meaning_of_o(files, capsys):
+    # the old "-o OUTPUTS" now names the output: without -c the command stops before writing anything
+    before = Path(files["c"]).read_text(encoding="utf-8")
+    code, out, err = _run(capsys, ["faithfulness", "-o", files["c"], "-s", files["r"]])
+    assert (code, out) == (2, "") and "-c/--candidates" in err
+    assert Path(files["c"]).read_text(encoding="utf-8") == before
+
+
+# ------------------------------------------------------------------------------ phoenix evaluate (parsing)
+
+
+def test_phoenix_evaluate_takes_the_same_output_flags(capsys):
+    parser = build_parser()
+    args = parser.parse_args(
+        ["phoenix", "evaluate", "--project", "p", "-o", "report.json", "--format", "json"]
+    )
+    assert (args.output, args.format) == ("report.json", "json")
+    args = parser.parse_args(["phoenix", "evaluate", "--project", "p", "--json"])
+    assert (args.output, args.format) == ("-", "json")
+    assert capsys.readouterr().err == "warning: --json is deprecated; use --format json\n"
+    code, _, err = _run(capsys, ["phoenix", "evaluate", "--project", "p", "-o", "a", "-o", "b"])
+    assert code == 2 and "-o given twice" in err
+
+
+# ------------------------------------------------------------------------------ flag values, named
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["baseline", "--corpus", "x", "--layers", "a"], "argument --layers: expected comma-separated layer"),
+        (["baseline", "--corpus", "x", "--pairs", "zero"], "argument --pairs: expected a whole number"),
+        (["baseline", "--corpus", "x", "--pairs", "0"], "argument --pairs: must be at least 1"),
+        (["phoenix", "evaluate", "--project", "p", "--interval", "1e300"], "argument --interval: must be"),
+        (["phoenix", "evaluate", "--project", "p", "--interval", "nan"], "argument --interval: must be"),
+        (["phoenix", "evaluate", "--project", "p", "--since", "1000000d"], "--since '1000000d' reaches back"),
+        (
+            ["score", "-c", "x", "-r", "x", "--quantize", "int8", "--dtype", "float16"],
+            "--quantize: quantize=",
+        ),
+        (["score", "-c", "x", "-r", "x", "--layer", "3", "--num_layers", "4"], "--num_layers given twice"),
+    ],
+)
+def test_every_flag_value_is_checked_with_the_flag_named(argv, message, capsys):
+    code, out, err = _run(capsys, argv)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and message in err
+
+
+def test_a_misspelt_preset_is_refused_before_any_network_call(files, capsys, monkeypatch):
+    import transformers
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the hub was asked")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", no_network)
+    code, out, err = _run(capsys, ["score", "-c", files["c"], "-r", files["r"], "--model", "qualty"])
+    assert (code, out) == (2, "")
+    assert "did you mean 'quality'?" in err and len(err.splitlines()) == 1
+
+
+def test_compare_gives_no_verdict_on_one_row(tmp_path, capsys):
+    a, b, r = (tmp_path / name for name in ("a.txt", "b.txt", "r.txt"))
+    a.write_text("Snow.\n")
+    b.write_text("Heavy snow shut the roads.\n")
+    r.write_text("Heavy snow closed the mountain roads.\n")
+    code, out, _ = _run(capsys, ["compare", "-a", str(a), "-b", str(b), "-r", str(r), "--format", "json"])
+    result = json.loads(out)
+    assert code == 0 and result["better"] == "neither"
+    assert result["too_few_rows"].startswith("too few rows to call a difference significant")
+
+
+# ------------------------------------------------------------------------------ exit statuses
+
+
+def test_a_bug_of_ours_is_exit_1_with_one_unexpected_error_line(files, capsys, monkeypatch):
+    from bertscore_plugins.commands import score
+
+    def broken(*args, **kwargs):
+        return 1 / 0
+
+    monkeypatch.setattr(score, "read_aligned", broken)
+    code, out, err = _run(capsys, ["score", "-c", files["c"], "-r", files["r"]])
+    assert (code, out) == (1, "")
+    assert err == (
+        "unexpected error: ZeroDivisionError: division by zero (run with --debug; please report)\n"
+    )
+    with pytest.raises(ZeroDivisionError):
+        main(["score", "-c", files["c"], "-r", files["r"], "--debug"])
+
+
+def test_a_bare_value_error_is_a_bug_not_the_users_mistake(files, capsys, monkeypatch):
+    from bertscore_plugins.commands import score
+
+    def broken(*args, **kwargs):
+        raise ValueError("an internal invariant broke")
+
+    monkeypatch.setattr(score, "read_aligned", broken)
+    code, _, err = _run(capsys, ["score", "-c", files["c"], "-r", files["r"]])
+    assert code == 1 and err.startswith("unexpected error: ValueError: an internal invariant broke")
+
+
+def test_a_users_mistake_is_exit_2_with_one_line(files, capsys):
+    code, out, err = _run(capsys, ["score", "-c", files["c"] + ".missing", "-r", files["r"]])
+    assert (code, out) == (2, "")
+    assert err == f"error: -c/--candidates file {files['c']}.missing does not exist\n"
+
+
+def test_ctrl_c_is_exit_130_with_one_line(files, capsys, monkeypatch):
+    from bertscore_plugins.commands import score
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(score, "read_aligned", interrupted)
+    assert _run(capsys, ["score", "-c", files["c"], "-r", files["r"]]) == (130, "", "interrupted\n")
+
+
+def test_warnings_are_one_line_each_and_the_summary_file_is_json(files, tmp_path):
+    long = tmp_path / "long.txt"
+    long.write_text(" ".join(["word"] * 80) + "\nshort\n", encoding="utf-8")
+    summary = tmp_path / "summary.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bertscore_plugins.cli",
+            "score",
+            "-c",
+            str(long),
+            "-r",
+            str(long),
+            "--max-length",
+            "16",
+            "--summary",
+            str(summary),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        check=False,
+    )
+    assert done.returncode == 0
+    lines = done.stderr.splitlines()
+    assert lines and all(line.startswith("warning: ") for line in lines)
+    assert not any(".py:" in line for line in lines)  # no file:line or source line of the warning
+    assert json.loads(summary.read_text())["rows"] == 2
