@@ -12,6 +12,7 @@ ray ([ray]).
 from bertscore_plugins.baseline import BaselineNotFoundError
 from bertscore_plugins.comparison import compare_systems
 from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, SettingError, setting_names
+from bertscore_plugins.errors import BertScorePluginsError
 from bertscore_plugins.explain import Explanation, TokenMatch
 from bertscore_plugins.files import FileFormatError
 from bertscore_plugins.idf import IdfTable
@@ -38,6 +39,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "BERTScorer",
     "BaselineNotFoundError",
+    "BertScorePluginsError",
     "EmptyTextWarning",
     "Explanation",
     "FileFormatError",

@@ -93,7 +93,7 @@ def describe(error: BaseException) -> str:
 
 def is_user_error(error: BaseException) -> bool:
     """A project error (raised on purpose), or the operating system refusing a file the user named
-    (a full disk, a closed pipe): the user must change something. Anything else is our bug."""
+    (a full disk, a permission): the user must change something. Anything else is our bug."""
     return isinstance(error, BertScorePluginsError) or (
         isinstance(error, OSError) and getattr(error, "filename", None) is not None
     )
