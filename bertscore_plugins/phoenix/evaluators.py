@@ -19,14 +19,10 @@ from pydantic import BaseModel, ValidationError
 
 from bertscore_plugins.config import finite_number
 
+# Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too (0.9); pass
+# your own ``threshold`` (recorded in every row's metadata) or let the disagreement set it from the data.
+from .evaluation_config import DEFAULT_SIMILARITY_THRESHOLD as DEFAULT_SIMILARITY_THRESHOLD
 from .names import DISSIMILAR, SIMILAR, SIMILARITY, details_column, score_column
-
-DEFAULT_SIMILARITY_THRESHOLD = 0.9
-"""F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling).
-
-Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too; pass your
-own ``threshold`` (it is recorded in every row's metadata) or let the disagreement step set it from
-the data's quantiles."""
 
 
 class SimilarityInput(BaseModel):
