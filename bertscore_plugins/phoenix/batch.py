@@ -15,6 +15,7 @@ and a page of Phoenix spans (`trace_evaluation`). So a row gets the same cells w
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,7 @@ class BatchResult:
     details: dict[str, list[dict[str, Any] | None]]
     thresholds: Thresholds | None
     triage: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)  # "score" (BERTScore), "judge"
 
     def add_to(self, dataframe: pd.DataFrame) -> pd.DataFrame:
         """A copy of ``dataframe`` (one row per batch row) with ``<name>_execution_details`` and
@@ -100,10 +102,14 @@ def evaluate_batch(
             that has both scores.
     """
     batch = _Batch(list(rows), config, _scorer(scorer, config), exit_on_error, progress)
+    started = time.perf_counter()
     batch.similarity()
     batch.offline()
+    seconds = {"score": time.perf_counter() - started, "judge": 0.0}
     if config.judge is not None:
+        started = time.perf_counter()
         batch.judge()
+        seconds["judge"] = time.perf_counter() - started
     thresholds = batch.disagreement()
     names = (config.similarity_name, config.offline_name, config.groundedness_name)
     order = [*names, *((config.judge.name,) if config.judge is not None else ()), config.disagreement_name]
@@ -112,6 +118,7 @@ def evaluate_batch(
         details={name: batch.details[name] for name in order},
         thresholds=thresholds,
         triage=batch.triage,
+        seconds=seconds,
     )
 
 

@@ -23,6 +23,10 @@ from phoenix.evals.metrics import FaithfulnessEvaluator
 
 logger = logging.getLogger(__name__)
 
+NO_JUDGE_LINE = (
+    "No LLM judge configured: the offline faithfulness (groundedness x the fact check of numbers, dates, "
+    "names and negations) is the faithfulness signal"
+)
 JUDGE_SETUP_HINT = """\
 No LLM judge configured, so groundedness (BERTScore precision of the output against its context) combined
 with the fact check (numbers, dates, names and negations carried by the context) stands in for faithfulness.
