@@ -157,6 +157,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if not latest:
             return 130
         report = latest[0]
+    if report.judge_calls["saved"]:
+        print(
+            f"judge triage: {report.judge_calls['judged']} of "
+            f"{report.judge_calls['judged'] + report.judge_calls['saved']} rows sent to the judge; "
+            f"{report.judge_calls['saved']} calls saved (the offline signals settled those rows)",
+            file=sys.stderr,
+        )
     print(json.dumps(report.to_dict()) if args.json else report.summary(), flush=True)
     return 0
 

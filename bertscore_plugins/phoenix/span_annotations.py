@@ -174,7 +174,8 @@ def disagreement_filters(
     disagreement: str = DISAGREEMENT,
     similarity_threshold: float | None = None,
 ) -> dict[str, dict[str, str]]:
-    """Ready-made filter strings: ``{"spans": {...}, "experiments": {...}}``.
+    """Ready-made filter strings: ``{"spans": {...}, "experiments": {...}}``, each opening with the
+    unfaithful rows (``faithfulness`` names the signal: the judge or the offline faithfulness).
 
     Paste a ``spans`` filter into a project's spans filter bar (or ``SpanQuery().where(...)``) and an
     ``experiments`` filter into the experiment compare page's filter (GraphQL ``filterCondition``).
@@ -185,12 +186,16 @@ def disagreement_filters(
 
     span_prefix = f"annotations['{disagreement}']"
     spans = {
+        # first: what is unfaithful, whatever the similarity (the disagreement quadrants hide the rows
+        # that are wrong AND unlike the reference)
+        UNFAITHFUL: f"annotations['{faithfulness}'].label == '{UNFAITHFUL}'",
         "disagreements": either(span_prefix),
         HIGH_SIM_UNFAITHFUL: f"{span_prefix}.label == '{HIGH_SIM_UNFAITHFUL}'",
         LOW_SIM_FAITHFUL: f"{span_prefix}.label == '{LOW_SIM_FAITHFUL}'",
     }
     exp_prefix = f"experiments[0].evals['{disagreement}']"
     experiments = {
+        UNFAITHFUL: f"experiments[0].evals['{faithfulness}'].label == '{UNFAITHFUL}'",
         "disagreements": either(exp_prefix),
         HIGH_SIM_UNFAITHFUL: f"{exp_prefix}.label == '{HIGH_SIM_UNFAITHFUL}'",
         LOW_SIM_FAITHFUL: f"{exp_prefix}.label == '{LOW_SIM_FAITHFUL}'",

@@ -461,9 +461,8 @@ def evaluate_project(
     similarity when there is a reference; Phoenix's ``FaithfulnessEvaluator`` when a judge is configured
     (all rows, or with ``judge_rows="unsettled"`` those the offline signals cannot settle); the
     disagreement when similarity and the faithfulness signal (the judge, else the offline one) both
-    exist. Spans lacking what a signal needs are counted by reason in the report. Annotations carry
-    the identifier ``"<annotation_identifier> <configuration id>"``, so Phoenix's own evaluators and our
-    other configurations never overwrite them.
+    exist. Spans lacking what a signal needs are counted by reason. Annotations carry the identifier
+    ``"<annotation_identifier> <configuration id>"``: Phoenix's own evaluators never overwrite them.
 
     Args:
         project: project name or id.
