@@ -294,6 +294,7 @@ dt { font-weight: 600; margin-top: 0.4em; } dd { margin-left: 1.2em; }
 table.unfaithful { border-collapse: collapse; margin: 0.5em 0 1.5em; width: 100%; }
 table.unfaithful td, table.unfaithful th { border-bottom: 1px solid #e4e4e4; padding: 4px 8px; text-align: left;
        vertical-align: top; }
+table.unfaithful td:first-child { white-space: nowrap; }
 table.unfaithful td.facts { color: #8b1e22; font-weight: 600; }
 code.filter { display: block; background: #f6f6f6; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
 """
@@ -322,9 +323,10 @@ def write_html(
         f"<h1>{html.escape(title)}</h1>",
         (
             "<p>Similarity (BERTScore F1 of the answer against the reference) and "
-            f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}) "
-            "disagree on the rows below: these are the ones to read. Hover a token for its best match in "
-            "the reference; outlined tokens matched worst.</p>"
+            f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}): "
+            "first, every row that is unfaithful whatever its similarity; then the rows where the two "
+            "signals disagree. Hover a token for its best match in the reference; outlined tokens matched "
+            "worst.</p>"
         ),
         *_unfaithful_section(unfaithful_rows(rows, thresholds), faithfulness_name),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
