@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from bertscore_plugins.commands.common import add_model_arguments, config_from_args
 from bertscore_plugins.phoenix.evaluation_config import EvaluationConfig
-from bertscore_plugins.phoenix.trace_evaluation import TraceSettings
+from bertscore_plugins.phoenix.trace_settings import TraceSettings
 from bertscore_plugins.settings import add_flags, values_from_args
 
 

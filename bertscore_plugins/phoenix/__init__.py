@@ -15,7 +15,8 @@ its public names, what it is for; each function's docstring is the reference)::
     span_annotations  annotation_configs, ensure_annotation_configs, log_span_annotations
     span_annotations  disagreement_filters, project_id, project_url
     experiments       create_dataset, log_experiment, experiment_evaluators, experiment_url
-    trace_evaluation  evaluate_project, EvaluationReport, TraceSettings  (the span adapter: paging, store, logging, polling)
+    trace_evaluation  evaluate_project  (the span adapter: paging, the result store, logging, polling)
+    trace_settings    TraceSettings, EvaluationReport  (which spans and how to poll; what a run did)
 
 Helpers: ``spans`` (reading spans, OpenInference fields), ``span_rows`` (spans as batch rows, cells as
 annotations), ``result_store`` (results kept before
@@ -59,8 +60,8 @@ _EXPORTS = {
     "experiment_evaluators": "experiments",
     "experiment_url": "experiments",
     "evaluate_project": "trace_evaluation",
-    "EvaluationReport": "trace_evaluation",
-    "TraceSettings": "trace_evaluation",
+    "EvaluationReport": "trace_settings",
+    "TraceSettings": "trace_settings",
 }
 
 __all__ = [
