@@ -197,3 +197,18 @@ def test_the_report_opens_with_every_unfaithful_row_worst_first(tmp_path, monkey
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     if os.environ.get("BERTSCORE_SCREENSHOT_DIR"):
         shutil.copy(shot, Path(os.environ["BERTSCORE_SCREENSHOT_DIR"]) / "report_unfaithful_first.png")
+
+
+def test_annotations_logged_from_a_dataframe_carry_this_projects_identifier():
+    import pandas as pd
+
+    from bertscore_plugins.phoenix.names import ANNOTATION_IDENTIFIER
+    from bertscore_plugins.phoenix.span_annotations import span_annotation_dataframe
+
+    cell = {"name": "bertscore", "score": 0.9, "label": "similar", "kind": "code", "direction": "maximize"}
+    results = pd.DataFrame(
+        {"bertscore_score": [cell, None]}, index=pd.Index(["a1", "b2"], name="context.span_id")
+    )
+    annotations = span_annotation_dataframe(results)
+    assert list(annotations["identifier"]) == [ANNOTATION_IDENTIFIER]  # the failed row is left out
+    assert "identifier" not in span_annotation_dataframe(results, identifier=None).columns
