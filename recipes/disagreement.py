@@ -34,6 +34,8 @@ from typing import Any
 import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.phoenix.evaluation_config import EvaluationConfig
+from bertscore_plugins.settings import add_flags, values_from_args
 from recipes import phoenix_logging, report
 from recipes.rows import TEXT_COLUMNS, ColumnNames, InputTableError, normalise_rows, read_table
 from recipes.run_state import DamagedRunFolder, OutputFolder, RunState, input_digest, now
@@ -76,32 +78,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="default",
         help="encoder: 'default' (packaged all-MiniLM-L6-v2), a Hugging Face id or a local model folder",
     )
-    parser.add_argument(
-        "--similarity-threshold",
-        type=float,
-        default=None,
-        help="F1 at or above which an answer counts as similar (default 0.9)",
-    )
-    parser.add_argument(
-        "--faithfulness-threshold",
-        type=float,
-        default=None,
-        help="faithfulness cut (default 0.5 for the judge, 0.8 for groundedness)",
-    )
-    parser.add_argument(
-        "--thresholds-from-data",
-        action="store_true",
-        help="set the thresholds at the medians of this data instead",
-    )
-    parser.add_argument(
-        "--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)"
-    )
-    parser.add_argument(
-        "--judge-rows",
-        choices=("all", "unsettled"),
-        default="all",
-        help="'unsettled': ask the judge only about rows the offline signals (groundedness and "
-        "the fact check) cannot settle, and report the calls saved (default: all)",
+    # thresholds, judge rows and concurrency: the evaluation configuration's own flags
+    add_flags(
+        parser,
+        EvaluationConfig,
+        skip=(
+            "annotation_identifier",
+            "reference_key",
+            "reference_dataset",
+            "example_id_key",
+            "reference_field",
+        ),
     )
     parser.add_argument(
         "--phoenix-url",
@@ -207,27 +194,34 @@ class Recipe:
         self.print_summary(table, state, urls)
         return EXIT_OK
 
-    def settings(self, llm: Any) -> dict[str, Any]:
-        """Everything that changes a stored number (a re-run with other settings must rescore).
+    def config(self, llm: Any) -> EvaluationConfig:
+        """The evaluation configuration the flags describe (the judge: ``llm``, or none)."""
+        from bertscore_plugins import ScoreConfig
 
-        The core's signature covers the model's weights and the library versions, so an upgrade that
-        could move a score is caught too.
-        """
-        args = self.args
+        return EvaluationConfig(
+            score=ScoreConfig(model=self.args.model),
+            judge=llm,
+            **values_from_args(self.args, EvaluationConfig),
+        )
+
+    def settings(self, llm: Any) -> dict[str, Any]:
+        """Everything that changes a stored number (a re-run with other settings must rescore): the
+        configuration's signed settings, the judge's model and the core's signature (which covers the
+        model's weights and the library versions, so an upgrade that could move a score is caught too)."""
+        from bertscore_plugins.settings import signed_names
+
+        config = self.config(llm)
         judge = (
             None
             if llm is None
             else {"provider": getattr(llm, "provider", None), "model": getattr(llm, "model", None)}
         )
-        return {
-            "model": args.model,
-            "signature": str(self.scorer().signature),
-            "similarity_threshold": args.similarity_threshold,
-            "faithfulness_threshold": args.faithfulness_threshold,
-            "thresholds_from_data": args.thresholds_from_data,
-            "judge": judge,
-            **({"judge_rows": args.judge_rows} if args.judge_rows != "all" else {}),
+        signed = {
+            name: getattr(config, name)
+            for name in signed_names(EvaluationConfig)
+            if name != "judge" and not name.endswith("_name") and name in vars(self.args)
         }
+        return {"model": self.args.model, "signature": str(self.scorer().signature), **signed, "judge": judge}
 
     def scorer(self) -> Any:
         if self._scorer is None:
@@ -240,27 +234,8 @@ class Recipe:
         self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any]
     ) -> tuple[RunState, pd.DataFrame]:
         """Score every row, save the table and the state, and return both."""
-        from bertscore_plugins.phoenix import (
-            DISAGREEMENT,
-            FAITHFULNESS,
-            OFFLINE_FAITHFULNESS,
-            SIMILARITY,
-            Thresholds,
-            add_disagreement,
-            evaluate_rows,
-        )
+        from bertscore_plugins.phoenix import OFFLINE_FAITHFULNESS, evaluate_rows
 
-        args = self.args
-        faith_name = FAITHFULNESS if llm is not None else OFFLINE_FAITHFULNESS
-        options: dict[str, Any] = {}
-        if args.similarity_threshold is not None:
-            options["similarity_threshold"] = args.similarity_threshold
-        if args.faithfulness_threshold is not None and llm is None:
-            options["groundedness_threshold"] = args.faithfulness_threshold
-        if args.faithfulness_threshold is not None and llm is not None:
-            options["thresholds"] = Thresholds(
-                similarity=args.similarity_threshold or 0.9, faithfulness=args.faithfulness_threshold
-            )
         started = time.perf_counter()
         print(
             f"Scoring {len(rows)} rows (similarity, groundedness, fact check"
@@ -270,39 +245,15 @@ class Recipe:
         )
         if llm is not None:
             return self.score_then_judge(rows, llm, digest, settings, started)
-        table = evaluate_rows(
-            rows,
-            llm=llm,
-            judge_concurrency=args.judge_concurrency,
-            scorer=self.scorer(),
-            judge_rows=args.judge_rows,
-            **options,
-        )
-        triage = table.attrs.get("judge_triage") or {}
-        if llm is not None and triage.get("mode") == "unsettled":
-            print(
-                f"Judge triage: {triage['judged']} of {triage['rows']} rows sent to the judge; "
-                f"{triage['saved']} calls saved (the offline signals settled those rows)",
-                flush=True,
-            )
-        if args.thresholds_from_data:
-            try:
-                table = add_disagreement(
-                    table, "quantile", similarity=SIMILARITY, faithfulness=faith_name, name=DISAGREEMENT
-                )
-            except ValueError as error:  # e.g. the judge failed on every row: keep the fixed cuts for now
-                print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
-
+        table = evaluate_rows(rows, config=self.config(None), scorer=self.scorer())
         state = RunState(
             input_digest=digest,
-            table_format=args.table_format,
+            table_format=self.args.table_format,
             settings=settings,
             rows=len(table),
-            faithfulness_signal=faith_name,
+            faithfulness_signal=OFFLINE_FAITHFULNESS,
         )
         state.thresholds = self.thresholds_of(table)
-        state.judge_failed_rows = self.failed_judge_rows(table, faith_name)
-        state.judge_tries = 1 if llm is not None else 0
         table = self.add_matches(table, state)
         state.scored_at = now()
         path = self.folder.save_table(table, state.table_format)
@@ -310,24 +261,41 @@ class Recipe:
         print(f"Scored {len(table)} rows in {time.perf_counter() - started:.1f} s; saved to {path}")
         return state, table
 
+    def with_disagreement(self, table: pd.DataFrame, config: EvaluationConfig) -> pd.DataFrame:
+        """The disagreement over the whole table, at the configured cuts or this data's medians (the
+        fixed cuts while the data has no row with both scores, e.g. the judge failed on every row)."""
+        from bertscore_plugins.phoenix import Thresholds, add_disagreement
+
+        names = {
+            "similarity": config.similarity_name,
+            "faithfulness": config.faithfulness_name,
+            "name": config.disagreement_name,
+        }
+        if config.thresholds_from_data:
+            try:
+                return add_disagreement(table, "quantile", **names)
+            except ValueError as error:
+                print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
+        fixed = Thresholds(similarity=config.similarity_threshold, faithfulness=config.faithfulness_cut)
+        return add_disagreement(table, fixed, **names)
+
     def score_then_judge(
         self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any], started: float
     ) -> tuple[RunState, pd.DataFrame]:
-        """Similarity and groundedness first, saved to disk, then the judge (which may be slow or die).
+        """Similarity, groundedness and the offline faithfulness first, saved to disk, then the judge
+        (which may be slow or die) on the rows it must see.
 
         The saved state lists every row as awaiting the judge, so a run killed while judging resumes with
         the judge only: nothing BERTScore computed is lost or computed again.
         """
         from bertscore_plugins.phoenix import FAITHFULNESS, evaluate_rows
 
-        args = self.args
-        options: dict[str, Any] = {}
-        if args.similarity_threshold is not None:
-            options["similarity_threshold"] = args.similarity_threshold
-        table = evaluate_rows(rows, llm=None, scorer=self.scorer(), **options)
+        table = evaluate_rows(
+            rows, config=self.config(None).replace(thresholds_from_data=False), scorer=self.scorer()
+        )
         state = RunState(
             input_digest=digest,
-            table_format=args.table_format,
+            table_format=self.args.table_format,
             settings=settings,
             rows=len(table),
             faithfulness_signal=FAITHFULNESS,
@@ -337,8 +305,8 @@ class Recipe:
         path = self.folder.save_table(table, state.table_format)
         self.folder.save_state(state)
         print(
-            f"Scored {len(table)} rows (similarity, groundedness) in {time.perf_counter() - started:.1f} s; "
-            f"saved to {path}",
+            f"Scored {len(table)} rows (similarity, groundedness, fact check) in "
+            f"{time.perf_counter() - started:.1f} s; saved to {path}",
             flush=True,
         )
         return state, self.retry_judge(table, state, llm, first=True)
@@ -375,69 +343,49 @@ class Recipe:
     def retry_judge(
         self, table: pd.DataFrame, state: RunState, llm: Any, first: bool = False
     ) -> pd.DataFrame:
-        """Ask the judge for the rows it has no answer for, then redo the (cheap) disagreement step."""
-        from bertscore_plugins.phoenix import (
-            DISAGREEMENT,
-            FAITHFULNESS,
-            SIMILARITY,
-            Thresholds,
-            add_disagreement,
-            run_judge,
-        )
+        """Ask the judge about the rows it has no answer for (with --judge-rows unsettled, only those the
+        offline signals cannot settle: `evaluate_batch` decides), then redo the (cheap) disagreement."""
+        from bertscore_plugins.phoenix import FAITHFULNESS, OFFLINE_FAITHFULNESS
+        from bertscore_plugins.phoenix.batch import evaluate_batch
+        from bertscore_plugins.phoenix.pipeline import COLUMNS, rows_of
 
         waiting = {str(row_id) for row_id in state.judge_failed_rows}
         positions = [i for i, row_id in enumerate(table["row_id"]) if str(row_id) in waiting]
-        if first:
-            print(f"Asking the judge about {len(positions)} rows ...", flush=True)
-        else:
-            print(
-                f"Asking the judge again for the {len(positions)} rows it has no answer for "
-                "(no BERTScore rescoring) ...",
-                flush=True,
-            )
-        slim = pd.DataFrame(
-            {
-                "input": [table["input"][i] for i in positions],
-                "output": [table["output"][i] for i in positions],
-                "context": [report._text(table["context"][i]) for i in positions],
-            }
+        print(
+            f"Asking the judge about {len(positions)} rows ..."
+            if first
+            else f"Asking the judge again for the {len(positions)} rows it has no answer for "
+            "(no BERTScore rescoring) ...",
+            flush=True,
         )
-        judged = run_judge(slim, llm, concurrency=self.args.judge_concurrency)
-        for column in (f"{FAITHFULNESS}_score", f"{FAITHFULNESS}_execution_details"):
+        subset = table.iloc[positions]
+        rows = rows_of(
+            subset, COLUMNS, needs_input=True, known={OFFLINE_FAITHFULNESS: f"{OFFLINE_FAITHFULNESS}_score"},
+            wants=frozenset({FAITHFULNESS}),
+        )  # fmt: skip
+        result = evaluate_batch(rows, self.config(llm), scorer=self.scorer())
+        for column, values in (
+            (f"{FAITHFULNESS}_score", result.cells),
+            (f"{FAITHFULNESS}_execution_details", result.details),
+        ):
             cells = list(table[column]) if column in table else [None] * len(table)
-            for position, cell in zip(
-                positions, judged[column] if column in judged else [None] * len(slim), strict=True
-            ):
+            for position, cell in zip(positions, values[FAITHFULNESS], strict=True):
                 cells[position] = cell
             table[column] = cells
+        self.count_judge_calls(state, result.triage)
         if state.thresholds.get("similarity") is not None:
-            thresholds: Any = Thresholds(
-                similarity=state.thresholds["similarity"],
-                faithfulness=state.thresholds["faithfulness"],
-                source=state.thresholds.get("source", "fixed"),
+            from bertscore_plugins.phoenix import DISAGREEMENT, SIMILARITY, Thresholds, add_disagreement
+
+            kept = Thresholds(
+                state.thresholds["similarity"],
+                state.thresholds["faithfulness"],
+                state.thresholds.get("source", "fixed"),
+            )
+            table = add_disagreement(
+                table, kept, similarity=SIMILARITY, faithfulness=FAITHFULNESS, name=DISAGREEMENT
             )
         else:
-            cut = self.args.faithfulness_threshold
-            thresholds = (
-                "quantile"
-                if self.args.thresholds_from_data
-                else Thresholds(
-                    similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5 if cut is None else cut
-                )
-            )
-        try:
-            table = add_disagreement(
-                table, thresholds, similarity=SIMILARITY, faithfulness=FAITHFULNESS, name=DISAGREEMENT
-            )
-        except ValueError as error:  # e.g. the judge failed on every row: keep the fixed cuts for now
-            print(f"warning: thresholds not set from the data yet ({error})", file=sys.stderr)
-            table = add_disagreement(
-                table,
-                Thresholds(similarity=self.args.similarity_threshold or 0.9, faithfulness=0.5),
-                similarity=SIMILARITY,
-                faithfulness=FAITHFULNESS,
-                name=DISAGREEMENT,
-            )
+            table = self.with_disagreement(table, self.config(llm))
         state.thresholds = self.thresholds_of(table)
         state.judge_failed_rows = self.failed_judge_rows(table, FAITHFULNESS)
         state.judge_tries += 1
@@ -445,6 +393,21 @@ class Recipe:
         self.folder.save_table(table, state.table_format)
         self.folder.save_state(state)
         return table
+
+    @staticmethod
+    def count_judge_calls(state: RunState, triage: dict[str, Any]) -> None:
+        """Add this pass's judge calls to the state, and say what triage saved."""
+        calls = state.judge_calls or {"rows": 0, "judged": 0, "saved": 0, "mode": triage.get("mode")}
+        for key in ("judged", "saved"):
+            calls[key] = calls.get(key, 0) + triage.get(key, 0)
+        calls["rows"] = state.rows
+        state.judge_calls = calls
+        if triage.get("mode") == "unsettled":
+            print(
+                f"Judge triage: {triage['judged']} of {triage['rows']} rows sent to the judge; "
+                f"{triage['saved']} calls saved (the offline signals settled those rows)",
+                flush=True,
+            )
 
     def judge_failure_message(self, table: pd.DataFrame, state: RunState) -> str:
         from bertscore_plugins.phoenix import FAITHFULNESS

@@ -50,6 +50,8 @@ class ReportRow:
     judge_explanation: str
     matches: list[tuple[str, str, float]]
     fact_check: str = ""  # the offline fact check's verdict ("Thursday: context says Tuesday")
+    unsupported: tuple[str, ...] = ()  # the facts the context does not carry
+    offline: float | None = None  # the offline faithfulness score (groundedness x fact check)
 
 
 def report_rows(
@@ -76,6 +78,8 @@ def report_rows(
                 judge_explanation=faith_cell.get("explanation") or "",
                 matches=[(str(t), str(m), float(s)) for t, m, s in (record.get("similarity_matches") or [])],
                 fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
+                unsupported=_unsupported(record.get(f"{OFFLINE}_score")),
+                offline=(record.get(f"{OFFLINE}_score") or {}).get("score"),
             )
         )
     return rows
@@ -91,6 +95,31 @@ def _fact_check(cell: Any) -> str:
         return "unsupported: " + "; ".join(str(item) for item in unsupported)
     facts = meta.get("facts") or []
     return f"all {len(facts)} facts supported" if facts else "no checkable facts"
+
+
+def _unsupported(cell: Any) -> tuple[str, ...]:
+    if not isinstance(cell, dict):
+        return ()
+    return tuple(str(item) for item in (cell.get("metadata") or {}).get("unsupported_facts") or ())
+
+
+def unfaithful_rows(rows: list[ReportRow], thresholds: dict[str, Any]) -> list[ReportRow]:
+    """Every row with an unsupported fact or below the faithfulness cut, whatever its similarity; worst
+    first: lowest faithfulness, then lowest offline score (a judge scores 0 or 1), then most facts wrong."""
+    cut = thresholds.get("faithfulness")
+    unfaithful = [
+        row
+        for row in rows
+        if row.unsupported or (row.faithfulness is not None and cut is not None and row.faithfulness < cut)
+    ]
+    return sorted(
+        unfaithful,
+        key=lambda r: (
+            r.faithfulness if r.faithfulness is not None else 1.0,
+            r.offline if r.offline is not None else 1.0,
+            -len(r.unsupported),
+        ),
+    )
 
 
 def _text(value: Any) -> str:
@@ -262,6 +291,11 @@ table.counts td, table.counts th { padding: 2px 10px; text-align: left; }
 .answer span.worst { outline: 2px solid #8b1e22; }
 .worst-list code { background: #f6f6f6; padding: 1px 5px; border-radius: 3px; margin-right: 6px; }
 dt { font-weight: 600; margin-top: 0.4em; } dd { margin-left: 1.2em; }
+table.unfaithful { border-collapse: collapse; margin: 0.5em 0 1.5em; width: 100%; }
+table.unfaithful td, table.unfaithful th { border-bottom: 1px solid #e4e4e4; padding: 4px 8px; text-align: left;
+       vertical-align: top; }
+table.unfaithful td:first-child { white-space: nowrap; }
+table.unfaithful td.facts { color: #8b1e22; font-weight: 600; }
 code.filter { display: block; background: #f6f6f6; padding: 4px 8px; margin: 4px 0; white-space: pre-wrap; }
 """
 
@@ -289,10 +323,12 @@ def write_html(
         f"<h1>{html.escape(title)}</h1>",
         (
             "<p>Similarity (BERTScore F1 of the answer against the reference) and "
-            f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}) "
-            "disagree on the rows below: these are the ones to read. Hover a token for its best match in "
-            "the reference; outlined tokens matched worst.</p>"
+            f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}): "
+            "first, every row that is unfaithful whatever its similarity; then the rows where the two "
+            "signals disagree. Hover a token for its best match in the reference; outlined tokens matched "
+            "worst.</p>"
         ),
+        *_unfaithful_section(unfaithful_rows(rows, thresholds), faithfulness_name),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
         *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
         "</table>",
@@ -340,6 +376,32 @@ def write_html(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
+
+
+def _unfaithful_section(rows: list[ReportRow], faithfulness_name: str) -> list[str]:
+    """The report's first section: what is unfaithful, whatever the similarity, worst first."""
+    parts = [
+        f"<h2 id='unfaithful'>Unfaithful, whatever the similarity ({len(rows)})</h2>",
+        "<p>Answers with a fact the context does not carry, or below the faithfulness cut, worst first. "
+        "Similarity to the reference does not clear them: a wrong day scores as well as the right one.</p>",
+    ]
+    if not rows:
+        parts.append("<p>No row is unfaithful at this cut.</p>")
+        return parts
+    parts.append(
+        "<table class='unfaithful'><tr><th>row</th><th>answer</th><th>unsupported facts</th>"
+        f"<th>{html.escape(faithfulness_name)}</th><th>similarity</th><th>quadrant</th></tr>"
+    )
+    for row in rows:
+        facts = "; ".join(row.unsupported) or "none named (below the cut)"
+        parts.append(
+            f"<tr class='{html.escape(row.label)}'><td>{html.escape(row.row_id)}</td>"
+            f"<td>{html.escape(row.output)}</td><td class='facts'>{html.escape(facts)}</td>"
+            f"<td>{_num(row.faithfulness)}</td><td>{_num(row.similarity)}</td>"
+            f"<td>{html.escape(row.label)}</td></tr>"
+        )
+    parts.append("</table>")
+    return parts
 
 
 def _is_word(token: str) -> bool:

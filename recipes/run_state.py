@@ -54,6 +54,7 @@ class RunState:
     faithfulness_signal: str = ""
     judge_failed_rows: list[str] = field(default_factory=list)
     judge_tries: int = 0
+    judge_calls: dict[str, Any] = field(default_factory=dict)  # judge triage: rows, judged, saved, mode
     logged: dict[str, Any] = field(default_factory=dict)
     logging_attempts: int = 0
 
@@ -77,6 +78,7 @@ class RunState:
         kinds = {
             "rows": int,
             "judge_tries": int,
+            "judge_calls": dict,
             "logging_attempts": int,
             "settings": dict,
             "thresholds": dict,

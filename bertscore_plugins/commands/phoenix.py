@@ -13,7 +13,10 @@ import time
 from collections.abc import Callable
 
 from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
-from bertscore_plugins.commands.conventions import add_output, seconds_between, write_result
+from bertscore_plugins.commands.conventions import add_output, write_result
+from bertscore_plugins.phoenix.evaluation_config import EvaluationConfig
+from bertscore_plugins.phoenix.trace_settings import TraceSettings
+from bertscore_plugins.settings import add_flags, values_from_args
 
 
 def register(subparsers) -> None:
@@ -72,57 +75,12 @@ def _register_evaluate(actions) -> None:
         help="Phoenix URL (default: $PHOENIX_COLLECTOR_ENDPOINT / $PHOENIX_BASE_URL / http://localhost:6006)",
     )
     evaluate.add_argument(
-        "--span-kind",
-        default="root",
-        help="which spans: 'root' (the root span of each trace, default) or an OpenInference kind (LLM, CHAIN, ...)",
-    )
-    evaluate.add_argument(
-        "--where", default=None, help="Phoenix filter string narrowing the spans (as in the UI filter bar)"
-    )
-    evaluate.add_argument(
-        "--since", default=None, help="only spans started since: 30m, 2h, 7d or an ISO time"
-    )
-    reference = evaluate.add_mutually_exclusive_group()
-    reference.add_argument(
-        "--reference-key", default=None, help="the reference: metadata.<key> or a span attribute name"
-    )
-    reference.add_argument(
-        "--reference-dataset",
-        default=None,
-        help="Phoenix dataset whose examples' expected output is the reference",
-    )
-    evaluate.add_argument(
-        "--example-id-key",
-        default="metadata.example_id",
-        help="span metadata key / attribute holding the dataset example id (default metadata.example_id)",
-    )
-    evaluate.add_argument(
-        "--reference-field", default=None, help="key of the reference in the example output"
-    )
-    evaluate.add_argument("--similarity-threshold", type=float, default=None, help="F1 cut for 'similar'")
-    evaluate.add_argument(
-        "--groundedness-threshold", type=float, default=None, help="precision cut for 'grounded'"
-    )
-    evaluate.add_argument(
-        "--no-judge", action="store_true", help="do not run the LLM judge even if configured"
-    )
-    evaluate.add_argument(
-        "--judge-concurrency", type=int, default=4, help="judge requests in flight (default 4)"
-    )
-    evaluate.add_argument(
         "--store",
         default=None,
         help="local result store (default $BERTSCORE_PHOENIX_STORE or the user cache)",
     )
     evaluate.add_argument(
-        "--page-size", type=int, default=500, help="spans read and scored per page (default 500)"
-    )
-    evaluate.add_argument("--follow", action="store_true", help="keep polling for new traces until Ctrl-C")
-    evaluate.add_argument(
-        "--interval",
-        type=seconds_between(0.0, 86400.0),
-        default=30.0,
-        help="seconds between polls with --follow (at most a day)",
+        "--no-judge", action="store_true", help="do not run the LLM judge even if configured"
     )
     add_output(
         evaluate,
@@ -131,6 +89,13 @@ def _register_evaluate(actions) -> None:
         summary=None,
         what="final report",
         json_switch=True,
+    )
+    # the flags below are derived from the settings' declarations (TraceSettings, EvaluationConfig)
+    add_flags(evaluate.add_argument_group("which spans, and polling"), TraceSettings)
+    add_flags(
+        evaluate.add_argument_group("evaluation (all that change a result are in the configuration's id)"),
+        EvaluationConfig,
+        skip=("thresholds_from_data",),  # a span's label must not depend on the page it was read in
     )
     # a retrieved context is read whole (see evaluate_project); --idf is refused there (it would be per page)
     add_model_arguments(evaluate, long_text="window")
@@ -161,17 +126,18 @@ def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable
 def run_evaluate(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.cli import describe
-    from bertscore_plugins.phoenix.judge import JUDGE_SETUP_HINT, judge_llm_from_env
-    from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project, parse_since
+    from bertscore_plugins.phoenix.judge import NO_JUDGE_LINE, judge_llm_from_env
+    from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
     check_output_path(args.output, "-o/--output")
-    since = parse_since(args.since) if args.since else None
-    config = config_from_args(args)
     llm = None if args.no_judge else judge_llm_from_env()
     if llm is None and not args.no_judge:
-        print(JUDGE_SETUP_HINT.splitlines()[0] + " (see `phoenix evaluate --help`)", file=sys.stderr)
+        print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
+    config = EvaluationConfig(
+        score=config_from_args(args), judge=llm, **values_from_args(args, EvaluationConfig)
+    )
     latest: list = []
 
     def on_poll(report) -> None:
@@ -186,24 +152,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     try:
         report = evaluate_project(
             args.project,
+            config=config,
             base_url=args.base_url,
-            span_kind=args.span_kind,
-            where=args.where,
-            since=since,
-            reference_key=args.reference_key,
-            reference_dataset=args.reference_dataset,
-            example_id_key=args.example_id_key,
-            reference_field=args.reference_field,
-            llm=llm,
-            similarity_threshold=args.similarity_threshold,
-            groundedness_threshold=args.groundedness_threshold,
-            judge_concurrency=args.judge_concurrency,
             store=args.store,
-            page_size=args.page_size,
-            follow=args.follow,
-            interval=args.interval,
             on_poll=on_poll,
-            scorer=get_scorer(config),
+            scorer=get_scorer(config.score),
+            **values_from_args(args, TraceSettings),
         )
     except TraceEvaluationError as error:  # Phoenix failed mid-run: nothing to change in the command
         print(describe(error), file=sys.stderr)
@@ -212,6 +166,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if not latest:
             raise  # cli.main: one "interrupted" line, exit 130
         report = latest[0]
+    if report.judge_calls["saved"]:
+        print(
+            f"judge triage: {report.judge_calls['judged']} of "
+            f"{report.judge_calls['judged'] + report.judge_calls['saved']} rows sent to the judge; "
+            f"{report.judge_calls['saved']} calls saved (the offline signals settled those rows)",
+            file=sys.stderr,
+        )
     text = json.dumps(report.to_dict()) if args.format == "json" else report.summary()
     write_result(text + "\n", args.output, None, None)
     return 0

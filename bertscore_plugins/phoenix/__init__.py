@@ -9,13 +9,17 @@ its public names, what it is for; each function's docstring is the reference)::
     offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check, no LLM)
     judge             faithfulness_evaluator, run_judge, judge_llm_from_env, JUDGE_SETUP_HINT
     disagreement      Thresholds, add_disagreement, disagreement_label, DisagreementEvaluator
-    pipeline          evaluate_rows  (a dataframe of RAG rows through all of the above)
+    evaluation_config EvaluationConfig  (thresholds, judge and its rows, names, identifier, reference)
+    batch             evaluate_batch, BatchRow, BatchResult  (the one pipeline: every signal, any rows)
+    pipeline          evaluate_rows  (the DataFrame adapter over evaluate_batch)
     span_annotations  annotation_configs, ensure_annotation_configs, log_span_annotations
     span_annotations  disagreement_filters, project_id, project_url
     experiments       create_dataset, log_experiment, experiment_evaluators, experiment_url
-    trace_evaluation  evaluate_project, EvaluationReport  (annotate an instrumented app's traces)
+    trace_evaluation  evaluate_project  (the span adapter: paging, the result store, logging, polling)
+    trace_settings    TraceSettings, EvaluationReport  (which spans and how to poll; what a run did)
 
-Helpers: ``spans`` (reading spans, OpenInference fields), ``result_store`` (results kept before
+Helpers: ``spans`` (reading spans, OpenInference fields), ``span_rows`` (spans as batch rows, cells as
+annotations), ``result_store`` (results kept before
 logging). The development server (``bertscore-plugins phoenix serve``) is ``dev_server``, outside this
 API. The names above import from the package lazily (``pandas`` and ``phoenix.evals`` load on first use).
 """
@@ -40,6 +44,10 @@ _EXPORTS = {
     "DisagreementEvaluator": "disagreement",
     "add_disagreement": "disagreement",
     "disagreement_label": "disagreement",
+    "EvaluationConfig": "evaluation_config",
+    "evaluate_batch": "batch",
+    "BatchRow": "batch",
+    "BatchResult": "batch",
     "evaluate_rows": "pipeline",
     "annotation_configs": "span_annotations",
     "ensure_annotation_configs": "span_annotations",
@@ -52,7 +60,8 @@ _EXPORTS = {
     "experiment_evaluators": "experiments",
     "experiment_url": "experiments",
     "evaluate_project": "trace_evaluation",
-    "EvaluationReport": "trace_evaluation",
+    "EvaluationReport": "trace_settings",
+    "TraceSettings": "trace_settings",
 }
 
 __all__ = [
@@ -63,17 +72,22 @@ __all__ = [
     "OFFLINE_FAITHFULNESS",
     "SIMILARITY",
     "BERTScoreEvaluator",
+    "BatchResult",
+    "BatchRow",
     "DisagreementEvaluator",
+    "EvaluationConfig",
     "EvaluationReport",
     "GroundednessEvaluator",
     "OfflineFaithfulnessEvaluator",
     "Thresholds",
+    "TraceSettings",
     "add_disagreement",
     "annotation_configs",
     "create_dataset",
     "disagreement_filters",
     "disagreement_label",
     "ensure_annotation_configs",
+    "evaluate_batch",
     "evaluate_project",
     "evaluate_rows",
     "experiment_evaluators",

@@ -147,28 +147,33 @@ def ensure_phoenix_venv(
         try:
             if ready():
                 return _venv_python(venv_path)
-            started = time.perf_counter()
-            logger.info("preparing the Phoenix environment %s (%s)", venv_path, requirement)
-            base_python = python or sys.executable
-            if python is None and not (3, 11) <= sys.version_info[:2] < (3, 15):
-                raise PhoenixServerError(
-                    f"arize-phoenix {version} needs Python 3.11-3.14 and this is {sys.version.split()[0]}; "
-                    "pass python=<path to a Python 3.11+ interpreter> (or create the venv yourself)"
-                )
-            steps = [] if _venv_python(venv_path).exists() else [[base_python, "-m", "venv", str(venv_path)]]
-            steps.append([str(_venv_python(venv_path)), "-m", "pip", "install", "-q", requirement])
-            for step in steps:
-                done = subprocess.run(step, capture_output=True, text=True, check=False)
-                if done.returncode != 0:
-                    lines = (done.stderr or done.stdout).strip().splitlines()
-                    tail = [line for line in lines if "ERROR" in line] or lines[-15:]
-                    raise PhoenixServerError(
-                        f"`{' '.join(step)}` failed (exit {done.returncode}):\n" + "\n".join(tail)
-                    )
-            logger.info("Phoenix environment ready in %.0f s", time.perf_counter() - started)
+            _install_phoenix(venv_path, requirement, version, python)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return _venv_python(venv_path)
+
+
+def _install_phoenix(venv_path: Path, requirement: str, version: str, python: str | None) -> None:
+    """Create ``venv_path`` (when missing) and pip-install ``requirement`` into it (under the lock)."""
+    started = time.perf_counter()
+    logger.info("preparing the Phoenix environment %s (%s)", venv_path, requirement)
+    base_python = python or sys.executable
+    if python is None and not (3, 11) <= sys.version_info[:2] < (3, 15):
+        raise PhoenixServerError(
+            f"arize-phoenix {version} needs Python 3.11-3.14 and this is {sys.version.split()[0]}; "
+            "pass python=<path to a Python 3.11+ interpreter> (or create the venv yourself)"
+        )
+    steps = [] if _venv_python(venv_path).exists() else [[base_python, "-m", "venv", str(venv_path)]]
+    steps.append([str(_venv_python(venv_path)), "-m", "pip", "install", "-q", requirement])
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            tail = [line for line in lines if "ERROR" in line] or lines[-15:]
+            raise PhoenixServerError(
+                f"`{' '.join(step)}` failed (exit {done.returncode}):\n" + "\n".join(tail)
+            )
+    logger.info("Phoenix environment ready in %.0f s", time.perf_counter() - started)
 
 
 def free_port(host: str = "127.0.0.1") -> int:

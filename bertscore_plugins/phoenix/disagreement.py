@@ -9,7 +9,7 @@ Those two disagreement labels are where a person should look.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -88,6 +88,16 @@ class Thresholds:
                 f"quantile(similarity={similarity_quantile:g}, "
                 + ("faithfulness=binary 0.5)" if binary else f"faithfulness={faithfulness_quantile:g})")
             ),
+        )
+
+    @classmethod
+    def from_cells(
+        cls, similarity: Sequence[Any], faithfulness: Sequence[Any], **quantiles: float
+    ) -> Thresholds:
+        """`from_quantiles` over the rows whose two ``Score.to_dict()`` cells both have a score."""
+        both = [i for i in range(len(similarity)) if _usable(similarity[i]) and _usable(faithfulness[i])]
+        return cls.from_quantiles(
+            [similarity[i]["score"] for i in both], [faithfulness[i]["score"] for i in both], **quantiles
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,6 +181,37 @@ def _usable(cell: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def disagreement_cells(
+    similarity: Sequence[Any],
+    faithfulness: Sequence[Any],
+    thresholds: Thresholds,
+    *,
+    names: tuple[str, str, str] = (SIMILARITY, FAITHFULNESS, DISAGREEMENT),
+    labels: Iterable[Any],
+) -> tuple[list[dict[str, Any] | None], list[dict[str, Any]]]:
+    """The disagreement cell and execution details of each row from its two cells (``names``: similarity,
+    faithfulness, disagreement). A row missing either score gets None and "DID NOT RUN" naming it."""
+    similarity_name, faithfulness_name, name = names
+    cells: list[dict[str, Any] | None] = []
+    details: list[dict[str, Any]] = []
+    for label, sim_cell, faith_cell in zip(labels, similarity, faithfulness, strict=True):
+        pairs = ((similarity_name, sim_cell), (faithfulness_name, faith_cell))
+        missing = [n for n, cell in pairs if not _usable(cell)]
+        if missing:
+            cells.append(None)
+            details.append(
+                {
+                    "status": "DID NOT RUN",
+                    "exceptions": [f"row {label}: no {' or '.join(missing)} score (that evaluator failed)"],
+                    "execution_seconds": 0.0,
+                }
+            )
+            continue
+        cells.append(disagreement_score(sim_cell, faith_cell, thresholds, name=name).to_dict())
+        details.append({"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0})
+    return cells, details
+
+
 def add_disagreement(
     dataframe: pd.DataFrame,
     thresholds: Thresholds | str | None = None,
@@ -197,34 +238,22 @@ def add_disagreement(
     sim_cells = _score_cells(dataframe, similarity)
     faith_cells = _score_cells(dataframe, faithfulness)
     if thresholds is None or thresholds == "quantile":
-        usable = [i for i in range(len(dataframe)) if _usable(sim_cells[i]) and _usable(faith_cells[i])]
-        thresholds = Thresholds.from_quantiles(
-            [sim_cells[i]["score"] for i in usable],
-            [faith_cells[i]["score"] for i in usable],
+        thresholds = Thresholds.from_cells(
+            sim_cells,
+            faith_cells,
             similarity_quantile=similarity_quantile,
             faithfulness_quantile=faithfulness_quantile,
         )
     elif not isinstance(thresholds, Thresholds):
         raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
 
-    cells: list[dict[str, Any] | None] = []
-    details: list[dict[str, Any]] = []
-    for position, (sim_cell, faith_cell) in enumerate(zip(sim_cells, faith_cells, strict=True)):
-        missing = [n for n, cell in ((similarity, sim_cell), (faithfulness, faith_cell)) if not _usable(cell)]
-        if missing:
-            cells.append(None)
-            details.append(
-                {
-                    "status": "DID NOT RUN",
-                    "exceptions": [
-                        f"row {position}: no {' or '.join(missing)} score (that evaluator failed)"
-                    ],
-                    "execution_seconds": 0.0,
-                }
-            )
-            continue
-        cells.append(disagreement_score(sim_cell, faith_cell, thresholds, name=name).to_dict())
-        details.append({"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0})
+    cells, details = disagreement_cells(
+        sim_cells,
+        faith_cells,
+        thresholds,
+        names=(similarity, faithfulness, name),
+        labels=range(len(dataframe)),
+    )
     result = dataframe.copy()
     result[details_column(name)] = details
     result[score_column(name)] = cells

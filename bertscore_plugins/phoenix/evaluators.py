@@ -20,14 +20,10 @@ from pydantic import BaseModel, ValidationError
 from bertscore_plugins.config import finite_number
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
 
+# Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too (0.9); pass
+# your own ``threshold`` (recorded in every row's metadata) or let the disagreement set it from the data.
+from .evaluation_config import DEFAULT_SIMILARITY_THRESHOLD as DEFAULT_SIMILARITY_THRESHOLD
 from .names import DISSIMILAR, SIMILAR, SIMILARITY, details_column, score_column
-
-DEFAULT_SIMILARITY_THRESHOLD = 0.9
-"""F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling).
-
-Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too; pass your
-own ``threshold`` (it is recorded in every row's metadata) or let the disagreement step set it from
-the data's quantiles."""
 
 
 class SimilarityInput(BaseModel):
@@ -223,6 +219,67 @@ def _execution_details(status: str, exceptions: Sequence[str], seconds: float) -
     return {"status": status, "exceptions": list(exceptions), "execution_seconds": seconds}
 
 
+def _valid_pairs(
+    dataframe: pd.DataFrame, evaluator: _BERTScoreEvaluatorBase, mapping: Any, exit_on_error: bool
+) -> tuple[dict[int, tuple[str, Any]], dict[int, str]]:
+    """({position: (candidate, reference)} of the valid rows, {position: problem} of the others); with
+    ``exit_on_error`` the first problem raises ``InputError`` naming its row."""
+    schema = evaluator.input_schema
+    assert schema is not None  # set by the base class
+    required = _required_fields(schema)
+    pairs: dict[int, tuple[str, Any]] = {}
+    failures: dict[int, str] = {}
+    records = dataframe.to_dict("records")
+    for position, (index, record) in enumerate(zip(dataframe.index, records, strict=True)):
+        eval_input = {str(key): value for key, value in record.items()}
+        try:
+            remapped = remap_eval_input(
+                eval_input=eval_input, required_fields=required, input_mapping=mapping
+            )
+            candidate, reference = evaluator._pair(schema.model_validate(remapped).model_dump())
+            # the core's text check, per row: one bad text fails its row, not the whole batch
+            for field, text in (
+                (evaluator.candidate_field, candidate),
+                *((evaluator.reference_field, ref) for ref in _as_texts(reference)),
+            ):
+                problem = _core().inputs.text_problem(text)
+                if problem:
+                    raise _input_error(f"{field} {problem}")
+        except (ValidationError, ValueError, TypeError) as error:
+            problem = f"{_row_label(index, position)}: {type(error).__name__}: {error}"
+            if exit_on_error:
+                raise _input_error(f"{evaluator.name}: {problem}") from error
+            failures[position] = problem
+            continue
+        pairs[position] = (candidate, reference)
+    return pairs, failures
+
+
+def _batch_scores(
+    dataframe: pd.DataFrame,
+    evaluator: _BERTScoreEvaluatorBase,
+    pairs: dict[int, tuple[str, Any]],
+    progress: Any,
+) -> dict[int, dict[str, Any]]:
+    """``{position: Score.to_dict()}`` from ONE core call over the valid pairs."""
+    if not pairs:
+        return {}
+    from bertscore_plugins.scorer import row_labels_in_warnings
+
+    kwargs: dict[str, Any] = {"explain": True}
+    if progress is not None:
+        kwargs["progress"] = progress
+    positions = list(pairs)
+    # the core's warnings count positions among the scored rows; name the frame's rows instead
+    with row_labels_in_warnings([_row_number(dataframe.index[p], p) for p in positions]):
+        result = evaluator.scorer.score(
+            [pairs[p][0] for p in positions], [pairs[p][1] for p in positions], **kwargs
+        )
+    return {
+        position: evaluator.score_from_result(result, row).to_dict() for row, position in enumerate(positions)
+    }
+
+
 def score_dataframe(
     dataframe: pd.DataFrame,
     evaluator: _BERTScoreEvaluatorBase,
@@ -257,55 +314,8 @@ def score_dataframe(
         )
     started = time.perf_counter()
     mapping = input_mapping if input_mapping is not None else getattr(evaluator, "_input_mapping", None)
-    schema = evaluator.input_schema
-    assert schema is not None  # set by the base class
-    required = _required_fields(schema)
-
-    candidates: list[str] = []
-    references: list[Any] = []
-    scored_positions: list[int] = []
-    failures: dict[int, str] = {}
-    records = dataframe.to_dict("records")
-    for position, (index, record) in enumerate(zip(dataframe.index, records, strict=True)):
-        eval_input = {str(key): value for key, value in record.items()}
-        try:
-            remapped = remap_eval_input(
-                eval_input=eval_input, required_fields=required, input_mapping=mapping
-            )
-            validated = schema.model_validate(remapped).model_dump()
-            candidate, reference = evaluator._pair(validated)
-            # the core's text check, per row: one bad text fails its row, not the whole batch
-            for field, text in (
-                (evaluator.candidate_field, candidate),
-                *((evaluator.reference_field, ref) for ref in _as_texts(reference)),
-            ):
-                problem = _core().inputs.text_problem(text)
-                if problem:
-                    raise _input_error(f"{field} {problem}")
-        except (ValidationError, ValueError, TypeError) as error:
-            problem = f"{_row_label(index, position)}: {type(error).__name__}: {error}"
-            if exit_on_error:
-                raise _input_error(f"{evaluator.name}: {problem}") from error
-            failures[position] = problem
-            continue
-        candidates.append(candidate)
-        references.append(reference)
-        scored_positions.append(position)
-
-    scores: dict[int, dict[str, Any]] = {}
-    if candidates:
-        kwargs = {"explain": True}
-        if progress is not None:
-            kwargs["progress"] = progress
-        # the core's warnings count positions among the scored rows; name the frame's rows instead
-        from bertscore_plugins.scorer import row_labels_in_warnings
-
-        labels = [_row_number(dataframe.index[p], p) for p in scored_positions]
-        with row_labels_in_warnings(labels):
-            result = evaluator.scorer.score(candidates, references, **kwargs)
-        for row, position in enumerate(scored_positions):
-            scores[position] = evaluator.score_from_result(result, row).to_dict()
-
+    pairs, failures = _valid_pairs(dataframe, evaluator, mapping, exit_on_error)
+    scores = _batch_scores(dataframe, evaluator, pairs, progress)
     per_row_seconds = (time.perf_counter() - started) / max(len(dataframe), 1)
     result_df = dataframe.copy()
     result_df[details_column(evaluator.name)] = [

@@ -25,6 +25,10 @@ from bertscore_plugins.errors import ArgumentError
 
 logger = logging.getLogger(__name__)
 
+NO_JUDGE_LINE = (
+    "No LLM judge configured: the offline faithfulness (groundedness x the fact check of numbers, dates, "
+    "names and negations) is the faithfulness signal"
+)
 JUDGE_SETUP_HINT = """\
 No LLM judge configured, so groundedness (BERTScore precision of the output against its context) combined
 with the fact check (numbers, dates, names and negations carried by the context) stands in for faithfulness.
@@ -101,6 +105,21 @@ def faithfulness_evaluator(
     if input_mapping:
         judge = bind_evaluator(evaluator=judge, input_mapping=dict(input_mapping))
     return judge
+
+
+def _report_failures(result: pd.DataFrame, name: str) -> None:
+    """Keep the score column (Phoenix drops it when every row failed) and log the failed positions."""
+    if f"{name}_score" not in result.columns:
+        result[f"{name}_score"] = [None] * len(result)
+    failed = [
+        position
+        for position, details in enumerate(result[f"{name}_execution_details"])
+        if not details or details.get("status") == "FAILED"
+    ]
+    if failed:
+        logger.warning(
+            "judge %r failed on %d of %d rows (positions %s)", name, len(failed), len(result), failed
+        )
 
 
 class _LogLines(io.TextIOBase):
@@ -189,16 +208,5 @@ def run_judge(
     # Phoenix's executor reports retries with tqdm.write (stdout); library code keeps stdout clean.
     with contextlib.redirect_stdout(_LogLines()):
         result = _run_coroutine(evaluate)
-    score_column = f"{judge.name}_score"
-    if score_column not in result.columns:
-        result[score_column] = [None] * len(result)
-    failed = [
-        position
-        for position, details in enumerate(result[f"{judge.name}_execution_details"])
-        if not details or details.get("status") == "FAILED"
-    ]
-    if failed:
-        logger.warning(
-            "judge %r failed on %d of %d rows (positions %s)", judge.name, len(failed), len(result), failed
-        )
+    _report_failures(result, judge.name)
     return result

@@ -32,6 +32,12 @@ HIGH_SIM_UNFAITHFUL = "high_sim_unfaithful"
 LOW_SIM_FAITHFUL = "low_sim_faithful"
 DISAGREEMENT_LABELS = (AGREE, HIGH_SIM_UNFAITHFUL, LOW_SIM_FAITHFUL)
 
+# -- where our annotations are kept apart ----------------------------------------------------------
+ANNOTATION_IDENTIFIER = "bertscore-plugins"
+"""The identifier our span annotations carry (followed by the configuration's id in trace evaluation):
+Phoenix keeps one annotation per (name, span, identifier), and its own evaluators log with an empty
+identifier, so theirs and ours never overwrite each other."""
+
 # -- metadata ----------------------------------------------------------------------------------------
 CONFIGURATION_KEY = "bertscore_configuration"
 """Annotation metadata key holding the evaluation configuration's signature (trace evaluation)."""

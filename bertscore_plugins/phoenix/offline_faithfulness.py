@@ -96,12 +96,15 @@ def score_offline(
     *,
     input_mapping: Mapping[str, Any] | None = None,
     exit_on_error: bool = True,
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """``score_dataframe`` for the offline faithfulness, adding the groundedness columns from the SAME
     core call when ``groundedness`` is given (its cells equal ``score_dataframe(df, groundedness)``'s)."""
     offline.companion = groundedness
     try:
-        result = score_dataframe(dataframe, offline, input_mapping=input_mapping, exit_on_error=exit_on_error)
+        result = score_dataframe(
+            dataframe, offline, input_mapping=input_mapping, exit_on_error=exit_on_error, progress=progress
+        )
     finally:
         offline.companion = None
     if groundedness is None:

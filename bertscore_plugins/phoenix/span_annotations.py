@@ -21,6 +21,7 @@ from bertscore_plugins.errors import PhoenixServerError
 
 from .names import (
     AGREE,
+    ANNOTATION_IDENTIFIER,
     DISAGREEMENT,
     FAITHFUL,
     FAITHFULNESS,
@@ -134,9 +135,13 @@ def ensure_annotation_configs(
 
 
 def span_annotation_dataframe(
-    results: pd.DataFrame, score_names: Sequence[str] | None = None
+    results: pd.DataFrame,
+    score_names: Sequence[str] | None = None,
+    identifier: str | None = ANNOTATION_IDENTIFIER,
 ) -> pd.DataFrame:
-    """``to_annotation_dataframe`` of the rows that have a result (failed rows are left out)."""
+    """``to_annotation_dataframe`` of the rows that have a result (failed rows are left out), each with
+    ``identifier`` (Phoenix keeps one annotation per name, span and identifier: its own evaluators log
+    with an empty one, so ours never overwrite theirs)."""
     names = list(score_names) if score_names is not None else None
     if names is not None:
         present = [n for n in names if f"{n}_score" in results.columns]
@@ -145,21 +150,26 @@ def span_annotation_dataframe(
         names = present
     annotations = to_annotation_dataframe(dataframe=results, score_names=names)
     usable = annotations["score"].notna() | annotations["label"].notna()
-    return annotations[usable].reset_index(drop=True)
+    annotations = annotations[usable].reset_index(drop=True)
+    if identifier:
+        annotations["identifier"] = identifier
+    return annotations
 
 
 def log_span_annotations(
     client: Any,
     results: pd.DataFrame,
     score_names: Sequence[str] | None = None,
+    identifier: str | None = ANNOTATION_IDENTIFIER,
 ) -> int:
     """Log result cells as span annotations; returns how many were written.
 
     ``results`` must carry span ids in its index or a column whose name contains ``span_id`` (as
     ``get_input_output_context`` / ``get_spans_dataframe`` return them). ``score_names`` defaults to
-    every ``*_score`` column. Rows whose evaluator failed are skipped (nothing to log).
+    every ``*_score`` column. Rows whose evaluator failed are skipped (nothing to log). Annotations carry
+    ``identifier`` (this project's, by default; None: Phoenix's empty one).
     """
-    annotations = span_annotation_dataframe(results, score_names)
+    annotations = span_annotation_dataframe(results, score_names, identifier)
     if annotations.empty:
         return 0
     client.spans.log_span_annotations_dataframe(dataframe=annotations, sync=True)
@@ -176,7 +186,8 @@ def disagreement_filters(
     disagreement: str = DISAGREEMENT,
     similarity_threshold: float | None = None,
 ) -> dict[str, dict[str, str]]:
-    """Ready-made filter strings: ``{"spans": {...}, "experiments": {...}}``.
+    """Ready-made filter strings: ``{"spans": {...}, "experiments": {...}}``, each opening with the
+    unfaithful rows (``faithfulness`` names the signal: the judge or the offline faithfulness).
 
     Paste a ``spans`` filter into a project's spans filter bar (or ``SpanQuery().where(...)``) and an
     ``experiments`` filter into the experiment compare page's filter (GraphQL ``filterCondition``).
@@ -187,12 +198,16 @@ def disagreement_filters(
 
     span_prefix = f"annotations['{disagreement}']"
     spans = {
+        # first: what is unfaithful, whatever the similarity (the disagreement quadrants hide the rows
+        # that are wrong AND unlike the reference)
+        UNFAITHFUL: f"annotations['{faithfulness}'].label == '{UNFAITHFUL}'",
         "disagreements": either(span_prefix),
         HIGH_SIM_UNFAITHFUL: f"{span_prefix}.label == '{HIGH_SIM_UNFAITHFUL}'",
         LOW_SIM_FAITHFUL: f"{span_prefix}.label == '{LOW_SIM_FAITHFUL}'",
     }
     exp_prefix = f"experiments[0].evals['{disagreement}']"
     experiments = {
+        UNFAITHFUL: f"experiments[0].evals['{faithfulness}'].label == '{UNFAITHFUL}'",
         "disagreements": either(exp_prefix),
         HIGH_SIM_UNFAITHFUL: f"{exp_prefix}.label == '{HIGH_SIM_UNFAITHFUL}'",
         LOW_SIM_FAITHFUL: f"{exp_prefix}.label == '{LOW_SIM_FAITHFUL}'",

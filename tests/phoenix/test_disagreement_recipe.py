@@ -57,13 +57,14 @@ class ScoringCalls:
         import bertscore_plugins
         import bertscore_plugins.models
         import bertscore_plugins.phoenix as integration
+        import bertscore_plugins.phoenix.judge as judge_module
 
         self.calls: list[str] = []
         for owner, name in (
             (bertscore_plugins.models, "load_model"),
             (bertscore_plugins.BERTScorer, "score"),
             (integration, "evaluate_rows"),
-            (integration, "run_judge"),
+            (judge_module, "run_judge"),
         ):
             original = getattr(owner, name)
             monkeypatch.setattr(owner, name, self._counted(name, original))

@@ -93,7 +93,7 @@ def test_state_writes_leave_no_temporary_files(scored):
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):
-    import bertscore_plugins.phoenix as integration
+    import bertscore_plugins.phoenix.judge as judge_module
 
     out = tmp_path / "out"
     args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "5"]
@@ -107,7 +107,7 @@ def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
         seen["table"] = folder.load_table("jsonl", rows=5)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(integration, "run_judge", killed_judge)
+    monkeypatch.setattr(judge_module, "run_judge", killed_judge)
     with pytest.raises(KeyboardInterrupt):
         disagreement.main(args)
     table, state = seen["table"], seen["state"]

@@ -23,7 +23,13 @@ from phoenix.client import Client
 from phoenix.client.types.spans import SpanQuery
 
 from bertscore_plugins.phoenix import disagreement_filters
-from bertscore_plugins.phoenix.names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
+from bertscore_plugins.phoenix.names import (
+    DISAGREEMENT,
+    FAITHFULNESS,
+    GROUNDEDNESS,
+    OFFLINE_FAITHFULNESS,
+    SIMILARITY,
+)
 from tests.support.browser import rendered_dom, screenshot
 from tests.support.rag_app import RagStub, Request, send
 
@@ -122,7 +128,7 @@ def annotations_of(client: Client, project: str, span_ids) -> list[dict]:
     return client.spans.get_span_annotations(
         span_ids=list(span_ids),
         project_identifier=project,
-        include_annotation_names=[SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT],
+        include_annotation_names=[SIMILARITY, GROUNDEDNESS, OFFLINE_FAITHFULNESS, FAITHFULNESS, DISAGREEMENT],
     )
 
 
@@ -206,10 +212,17 @@ def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app):
     report = evaluate_cli(app)
     app.runs["first"] = report
     assert report["spans_read"] == 30 and report["evaluated"] == 30 and report["already_done"] == 0
-    assert report["results"] == {GROUNDEDNESS: 28, SIMILARITY: 27, FAITHFULNESS: 28, DISAGREEMENT: 25}
-    assert report["logged"] == 108 and report["failed"] == {}
+    assert report["results"] == {
+        GROUNDEDNESS: 28,
+        OFFLINE_FAITHFULNESS: 28,
+        SIMILARITY: 27,
+        FAITHFULNESS: 28,
+        DISAGREEMENT: 25,
+    }
+    assert report["logged"] == 136 and report["failed"] == {}
     assert report["skipped"] == {
         f"{GROUNDEDNESS}: no context": 2,
+        f"{OFFLINE_FAITHFULNESS}: no context": 2,
         f"{FAITHFULNESS}: no context": 2,
         f"{SIMILARITY}: no reference": 3,
     }
@@ -233,16 +246,22 @@ def test_a_second_run_evaluates_nothing_and_logs_nothing(app):
     assert (report["evaluated"], report["logged"], report["already_done"]) == (0, 0, 30)
     assert report["results"] == {}
     kinds = Counter((a["span_id"], a["name"]) for a in annotations_of(app.client, app.project, app.expected))
-    assert max(kinds.values()) == 1 and len(kinds) == 108  # no duplicate annotation
+    assert max(kinds.values()) == 1 and len(kinds) == 136  # no duplicate annotation
 
 
 def test_ten_new_traces_are_exactly_the_ten_evaluated(app):
     new = send(app.endpoint, app.project, app.stub, requests("second", 2))
     wait_for_roots(app.client, app.project, 40)
     report = evaluate_cli(app)
-    assert (report["evaluated"], report["already_done"], report["logged"]) == (10, 30, 40)
+    assert (report["evaluated"], report["already_done"], report["logged"]) == (10, 30, 50)
     names = Counter(a["name"] for a in annotations_of(app.client, app.project, new))
-    assert names == {SIMILARITY: 10, GROUNDEDNESS: 10, FAITHFULNESS: 10, DISAGREEMENT: 10}
+    assert names == {
+        SIMILARITY: 10,
+        GROUNDEDNESS: 10,
+        OFFLINE_FAITHFULNESS: 10,
+        FAITHFULNESS: 10,
+        DISAGREEMENT: 10,
+    }
 
 
 @pytest.mark.parametrize("project_exists", [True, False], ids=["project-exists", "project-comes-later"])
@@ -425,8 +444,14 @@ def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_ser
         first = evaluate_project(
             project, client=client, llm=flaky.llm(), store=store, reference_key="metadata.reference"
         )
-    assert first.results == {GROUNDEDNESS: 2, SIMILARITY: 2, FAITHFULNESS: 1, DISAGREEMENT: 1}
-    assert sum(first.failed.values()) == 1 and first.logged == 6
+    assert first.results == {
+        GROUNDEDNESS: 2,
+        OFFLINE_FAITHFULNESS: 2,
+        SIMILARITY: 2,
+        FAITHFULNESS: 1,
+        DISAGREEMENT: 1,
+    }
+    assert sum(first.failed.values()) == 1 and first.logged == 8
     with RagStub() as healthy:
         second = evaluate_project(
             project, client=client, llm=healthy.llm(), store=store, reference_key="metadata.reference"
@@ -473,9 +498,9 @@ def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescorin
             )
             assert len(stub.log.answers) - stub.app_requests == judged  # the judge was not called again
         assert dict(rerun.results) == {} and rerun.evaluated == 0
-        assert rerun.logged == rerun.logged_from_store == 60 - 10
+        assert rerun.logged == rerun.logged_from_store == 75 - 10
         pairs = Counter((a["span_id"], a["name"]) for a in annotations_of(client, project, spans))
-        assert len(pairs) == 60 and max(pairs.values()) == 1
+        assert len(pairs) == 75 and max(pairs.values()) == 1
     finally:
         server.stop()
 
@@ -492,8 +517,8 @@ def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
         store=tmp_path / "store.sqlite",
     )
     assert (report.spans_read, report.evaluated) == (1, 1)
-    # no judge configured: groundedness is the faithfulness side of the disagreement
-    assert report.results == {GROUNDEDNESS: 1, SIMILARITY: 1, DISAGREEMENT: 1}
+    # no judge configured: the offline faithfulness is the faithfulness side of the disagreement
+    assert report.results == {GROUNDEDNESS: 1, OFFLINE_FAITHFULNESS: 1, SIMILARITY: 1, DISAGREEMENT: 1}
     llm_span = next(iter(app.client.spans.get_spans_dataframe(
         query=SpanQuery().where("metadata['request'] == 'first-0-wrong_day' and span_kind == 'LLM'"),
         project_identifier=app.project,
@@ -501,5 +526,5 @@ def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
     (disagreement,) = [
         a for a in annotations_of(app.client, app.project, [llm_span]) if a["name"] == DISAGREEMENT
     ]
-    assert disagreement["metadata"]["faithfulness_signal"] == GROUNDEDNESS
+    assert disagreement["metadata"]["faithfulness_signal"] == OFFLINE_FAITHFULNESS
     assert disagreement["metadata"]["similarity"] > 0.9  # the LLM span's answer against the gold answer

@@ -256,11 +256,10 @@ def test_settings_that_would_select_label_or_poll_wrongly_are_refused_by_name(se
 
 
 def test_span_kinds_are_read_in_any_case_as_openinference_spells_them():
-    from bertscore_plugins.phoenix.trace_evaluation import _check_settings
+    from bertscore_plugins.phoenix import TraceSettings
 
-    common = dict(similarity_threshold=None, groundedness_threshold=-0.5, counts={}, interval=1)
-    assert _check_settings(span_kind=" llm ", **common) == "LLM"
-    assert _check_settings(span_kind="root", **common) == "root"
+    assert TraceSettings(span_kind=" llm ").span_kind == "LLM"
+    assert TraceSettings(span_kind="root").span_kind == "root"
 
 
 def test_since_takes_durations_and_iso_times():
@@ -297,7 +296,7 @@ def test_package_docstring_map_lists_only_names_that_exist():
             assert hasattr(module, name), f"{module_name}.{name} is listed but does not exist"
             assert name in phoenix_package.__all__, f"{name} is listed but not importable from the package"
             assert getattr(phoenix_package, name) is getattr(module, name)
-    for helper in ("spans", "result_store", "dev_server"):
+    for helper in ("spans", "span_rows", "result_store", "dev_server"):
         importlib.import_module(f"bertscore_plugins.phoenix.{helper}")
 
 

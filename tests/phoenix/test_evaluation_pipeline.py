@@ -1,0 +1,214 @@
+"""The evaluation pipeline without a server: its configuration, the shape of the wing's code, judge triage
+through the recipe, the report's unfaithful section, and project names the CLI refuses."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import bertscore_plugins.phoenix as phoenix_package
+from bertscore_plugins import ScoreConfig, SettingError
+from bertscore_plugins.phoenix import EvaluationConfig
+from recipes import disagreement
+from tests.support.browser import screenshot
+
+REPO = Path(__file__).resolve().parents[2]
+WING = Path(phoenix_package.__file__).parent
+DEMO = REPO / "recipes" / "demo_data.jsonl"
+
+
+# -- the configuration --------------------------------------------------------------------------------
+
+
+def test_the_signature_changes_with_what_changes_a_result_and_only_with_that():
+    base = EvaluationConfig()
+    assert base.signature == EvaluationConfig().signature
+    for change in (
+        {"similarity_threshold": 0.85},
+        {"judge_rows": "unsettled"},
+        {"annotation_identifier": "team-a"},
+        {"reference_key": "metadata.gold"},
+        {"score": ScoreConfig(layer=3)},
+    ):
+        assert base.replace(**change).signature != base.signature, change
+    assert base.replace(judge_concurrency=16, judge_max_retries=0).signature == base.signature
+    assert base.configuration_id("sig-a") != base.configuration_id("sig-b")  # the model's digest counts
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("similarity_threshold", float("nan")),
+        ("groundedness_threshold", 3),
+        ("faithfulness_threshold", "0.5"),
+        ("judge_rows", "some"),
+        ("judge_concurrency", 0),
+        ("judge_max_retries", True),
+        ("annotation_identifier", "two\nlines"),
+        ("thresholds_from_data", "yes"),
+    ],
+)
+def test_a_bad_setting_is_refused_once_by_name(setting, value):
+    with pytest.raises(SettingError) as refused:
+        EvaluationConfig(**{setting: value})
+    assert refused.value.setting == setting
+
+
+def test_the_configuration_is_frozen_and_takes_the_core_settings_by_name():
+    config = EvaluationConfig.from_kwargs(model="default", layer=3, judge_rows="unsettled")
+    assert (config.score.layer, config.judge_rows, config.faithfulness_cut) == (3, "unsettled", 0.8)
+    with pytest.raises(AttributeError):
+        config.judge_rows = "all"
+    with pytest.raises(TypeError, match="unknown setting"):
+        EvaluationConfig.from_kwargs(similarity_treshold=0.5)
+    with pytest.raises(SettingError, match="not both"):
+        EvaluationConfig(reference_key="metadata.a", reference_dataset="gold")
+
+
+# -- the shape of the wing's code ---------------------------------------------------------------------
+
+
+def _functions():
+    for path in sorted(WING.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield path.name, node
+
+
+def test_no_function_in_the_phoenix_wing_is_over_60_lines():
+    long = [
+        f"{name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})"
+        for name, node in _functions()
+        if node.end_lineno - node.lineno + 1 > 60
+    ]
+    assert long == []
+
+
+def test_private_helpers_of_the_pipeline_take_the_config_not_parameter_lists():
+    # a helper taking a dozen settings one by one is a sign the configuration object is missing
+    crowded = []
+    for name, node in _functions():
+        arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        taken = [a.arg for a in arguments if a.arg not in ("self", "cls")]
+        if node.name.startswith("_") and not node.name.startswith("__") and len(taken) > 6:
+            crowded.append(f"{name}:{node.lineno} {node.name} ({len(taken)})")
+    assert crowded == []
+
+
+def test_duplicates_finds_no_repeated_scoring_logic_between_the_row_and_span_paths():
+    tool = shutil.which("duplicates")
+    if tool is None:
+        pytest.skip("the `duplicates` tool is not installed here")
+    done = subprocess.run(
+        [tool, "--repo", str(WING), "--most", "200"], capture_output=True, text=True, timeout=120, check=True
+    )
+    paths = ("pipeline.py", "batch.py", "trace_evaluation.py", "span_rows.py")
+    pairs = [
+        line
+        for line in done.stdout.splitlines()
+        if re.match(r"D\d+ ", line) and sum(p in line for p in paths) >= 2
+    ]
+    assert pairs == [], done.stdout
+
+
+# -- the command line --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("project", ["..", "team/clinic-rag"])
+def test_a_project_name_rest_paths_cannot_carry_is_one_line_naming_it(project):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
+         "--base-url", "http://127.0.0.1:9", "--no-judge"],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"error: --project: project {project!r} cannot be addressed")
+
+
+# -- the recipe: judge triage and the report ----------------------------------------------------------
+
+
+def _recipe(args: list[str]) -> tuple[int, str]:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = disagreement.main(args)
+    return code, buffer.getvalue()
+
+
+def test_the_recipe_with_a_judge_and_judge_rows_unsettled_asks_the_judge_less_and_says_so(
+    tmp_path, monkeypatch, make_stub_judge
+):
+    judge = make_stub_judge()
+    monkeypatch.setenv("BERTSCORE_JUDGE_BASE_URL", judge.base_url)
+    monkeypatch.setenv("BERTSCORE_JUDGE_MODEL", "stub-judge")
+    monkeypatch.setenv("BERTSCORE_JUDGE_API_KEY", "sk-stub")
+    out = tmp_path / "out"
+    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "12", "--judge-rows", "unsettled"]
+    code, stdout = _recipe(args)
+    assert code == disagreement.EXIT_OK
+    calls = len(judge.log.bodies)
+    assert 0 < calls < 12
+    assert f"Judge triage: {calls} of 12 rows sent to the judge; {12 - calls} calls saved" in stdout
+    state = json.loads((out / "state.json").read_text())
+    assert state["judge_calls"] == {"rows": 12, "judged": calls, "saved": 12 - calls, "mode": "unsettled"}
+    table = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    settled = [
+        row for row in table if (row["faithfulness_score"]["metadata"] or {}).get("source") == "offline"
+    ]
+    assert len(settled) == 12 - calls and all(row["sim_faith_disagreement_score"] for row in table)
+
+
+def test_the_report_opens_with_every_unfaithful_row_worst_first(tmp_path, monkeypatch):
+    for name in ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "out"
+    code, _ = _recipe([str(DEMO), "--out", str(out), "--no-phoenix"])
+    assert code == disagreement.EXIT_OK
+    table = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    offline = {row["row_id"]: row["offline_faithfulness_score"] for row in table}
+    unfaithful = {r for r, cell in offline.items() if cell["label"] == "unfaithful"}
+    assert len(unfaithful) >= 17
+    page = (out / "report" / disagreement.HTML_NAME).read_text(encoding="utf-8")
+    first = page.index("<h2 id='unfaithful'>")
+    assert first < page.index("<table class='counts'>") and first < page.index("<img")
+    section = page[first : page.index("</table>", first)]
+    listed = re.findall(r"<tr class='\w+'><td>(demo-\d\d)</td>", section)
+    assert set(listed) == unfaithful and len(listed) == len(unfaithful)
+    scores = [offline[row_id]["score"] for row_id in listed]
+    assert scores == sorted(scores)  # worst first
+    assert "Thursday: context says Tuesday" in section
+    assert "annotations[&#x27;offline_faithfulness&#x27;].label == &#x27;unfaithful&#x27;" in page
+    shot = tmp_path / "report.png"
+    screenshot(
+        (out / "report" / disagreement.HTML_NAME).as_uri(), shot, tmp_path / "profile", window=(1280, 1400)
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    if os.environ.get("BERTSCORE_SCREENSHOT_DIR"):
+        shutil.copy(shot, Path(os.environ["BERTSCORE_SCREENSHOT_DIR"]) / "report_unfaithful_first.png")
+
+
+def test_annotations_logged_from_a_dataframe_carry_this_projects_identifier():
+    import pandas as pd
+
+    from bertscore_plugins.phoenix.names import ANNOTATION_IDENTIFIER
+    from bertscore_plugins.phoenix.span_annotations import span_annotation_dataframe
+
+    cell = {"name": "bertscore", "score": 0.9, "label": "similar", "kind": "code", "direction": "maximize"}
+    results = pd.DataFrame(
+        {"bertscore_score": [cell, None]}, index=pd.Index(["a1", "b2"], name="context.span_id")
+    )
+    annotations = span_annotation_dataframe(results)
+    assert list(annotations["identifier"]) == [ANNOTATION_IDENTIFIER]  # the failed row is left out
+    assert "identifier" not in span_annotation_dataframe(results, identifier=None).columns
