@@ -149,10 +149,8 @@ class EvaluationConfig:
         raise TypeError listing the accepted ones."""
         ours = {name: value for name, value in kwargs.items() if name in names_of(cls)}
         core = {name: value for name, value in kwargs.items() if name not in ours}
-        if score is None:
-            score = ScoreConfig.from_kwargs(**core)
-        elif core:
-            score = score.replace(**core)
+        # the one name check (config.ScoreConfig.with_arguments), listing this class's settings too
+        score = (score or ScoreConfig()).with_arguments(core, "EvaluationConfig", also=names_of(cls))
         return cls(score=score, **ours)
 
 
