@@ -132,7 +132,12 @@ def find_baseline(
     )
 
 
+def baseline_text(rows: list[tuple[int, float, float, float]]) -> str:
+    """Per-layer means in bert_score's format (LAYER,P,R,F)."""
+    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
+    return "\n".join(lines) + "\n"
+
+
 def write_baseline(path: str | Path, rows: list[tuple[int, float, float, float]]) -> None:
     """Write per-layer means in bert_score's format."""
-    lines = ["LAYER,P,R,F"] + [f"{layer},{p:.8f},{r:.8f},{f:.8f}" for layer, p, r, f in rows]
-    write_atomically(path, "\n".join(lines) + "\n")
+    write_atomically(path, baseline_text(rows))

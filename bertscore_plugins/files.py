@@ -5,7 +5,13 @@ of N lines is N rows whatever characters the lines hold. `str.splitlines()` woul
 feed, \\x85, U+2028/2029 and other separators, silently shifting every later row.
 
 Writes are atomic: a temporary file in the same folder, then `os.replace`; the temporary file is removed
-when anything fails, so a failed write leaves neither a half-written target nor a `.tmp` file.
+when anything fails, so a failed write leaves neither a half-written target nor a `.tmp` file. The new
+file gets the mode the replaced one had, or the umask's (``0o666 & ~umask``) when it is new.
+
+A user-named output (``write_output``) never destroys what its path points at: a symlink is written
+through to its target, a device or FIFO (``/dev/null``, ``/dev/stdout``) is written in place, ``-`` is
+standard output; ``check_outputs`` refuses, before any work, an output that is an input of the same run,
+two outputs that are one file, and a folder that cannot take the new file.
 """
 
 from __future__ import annotations
@@ -13,12 +19,19 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import stat
+import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from bertscore_plugins.errors import BertScorePluginsError
 
-class FileFormatError(ValueError):
+#: the output name that means standard output
+STDOUT = "-"
+
+
+class FileFormatError(BertScorePluginsError, ValueError):
     """A file could not be read or parsed; the message names the file and, when known, the line."""
 
     def __init__(self, path: str | Path, problem: str, line: int | None = None) -> None:
@@ -106,10 +119,15 @@ def parse_number(
 def write_atomically(path: str | Path, data: bytes | str | Callable[[str], None]) -> None:
     """Write `data` (bytes, text, or a function writing to the path it is given) to `path` atomically.
 
+    The file keeps the mode it had; a new one gets ``0o666 & ~umask``, as ``open()`` would give it.
     Raises OSError (e.g. a read-only folder); nothing is left behind on failure.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        old = os.stat(path)
+    except OSError:
+        old = None
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
@@ -119,8 +137,147 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[str], None]
                 out.write(data)
         if callable(data):
             data(temporary)
+        _take_over(temporary, old)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _take_over(temporary: str, old: os.stat_result | None) -> None:
+    """Give the temporary file the replaced file's mode and owner (mkstemp makes it 0600, ours)."""
+    if old is None or not stat.S_ISREG(old.st_mode):
+        os.chmod(temporary, 0o666 & ~current_umask())
+        return
+    os.chmod(temporary, stat.S_IMODE(old.st_mode))
+    if hasattr(os, "chown") and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+        with contextlib.suppress(OSError):  # only root may give a file away; others keep their own
+            os.chown(temporary, old.st_uid, old.st_gid)
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (/proc), else set and reset."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# ------------------------------------------------------------------------------ user-named outputs
+
+
+class OutputPathError(BertScorePluginsError, ValueError):
+    """An output would overwrite an input, or another output, of the same run; names both flags."""
+
+
+def is_special_file(path: str | Path) -> bool:
+    """A device, FIFO or socket (after symlinks): written in place, never replaced by a file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _identity(path: str | Path) -> tuple:
+    """What a path names after symlinks: the file (device, inode) when it exists, else its full path."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return ("path", os.path.realpath(os.path.expanduser(path)))
+    return ("file", found.st_dev, found.st_ino)
+
+
+def _named_paths(paths: Mapping[str, str | Path | Sequence[str | Path] | None]) -> list[tuple[str, str]]:
+    """(flag, path) pairs from ``{flag: path, list of paths, or None}``, standard streams left out."""
+    pairs = []
+    for flag, value in paths.items():
+        values = [value] if isinstance(value, (str, Path)) or value is None else list(value)
+        pairs += [(flag, str(v)) for v in values if v is not None and str(v) != STDOUT]
+    return pairs
+
+
+def check_outputs(
+    outputs: Mapping[str, str | Path | None],
+    inputs: Mapping[str, str | Path | Sequence[str | Path] | None] | None = None,
+) -> None:
+    """Check every output of a run before any work, so a run never fails after scoring.
+
+    Args:
+        outputs: ``{flag: path}``; None (not asked for) and ``-`` (standard output) are skipped.
+        inputs: ``{flag: path or paths}`` the run reads.
+
+    Raises:
+        OutputPathError: an output is one of the inputs (a symlink or hard link to it counts), or two
+            outputs are one file (devices and FIFOs such as /dev/null may be shared).
+        IsADirectoryError, FileNotFoundError, PermissionError: the output is a folder, its folder does not
+            exist, or its folder cannot take a new file (tried by creating and removing one); the
+            message names the flag and the path, never a temporary file.
+    """
+    named_outputs = _named_paths(outputs)
+    read = {_identity(path): (flag, path) for flag, path in _named_paths(inputs or {})}
+    seen: dict[tuple, tuple[str, str]] = {}
+    for flag, path in named_outputs:
+        identity = _identity(path)
+        if identity in read and not is_special_file(path):
+            other_flag, other = read[identity]
+            raise OutputPathError(
+                f"{flag} {path} is the {other_flag} file {other}: writing it would destroy the input; "
+                "choose another output file"
+            )
+        if identity in seen and not is_special_file(path):
+            other_flag, other = seen[identity]
+            raise OutputPathError(
+                f"{flag} {path} and {other_flag} {other} are the same file: one would overwrite the other; "
+                "give each its own file"
+            )
+        seen[identity] = (flag, path)
+        _check_writable(flag, path)
+
+
+def _check_writable(flag: str, path: str) -> None:
+    if os.path.isdir(os.path.expanduser(path)):
+        raise IsADirectoryError(f"{flag} {path} is a folder; give a file name")
+    if is_special_file(os.path.expanduser(path)):
+        if not os.access(os.path.expanduser(path), os.W_OK):
+            raise PermissionError(f"{flag} {path} cannot be written (permission denied)")
+        return
+    target = Path(os.path.realpath(os.path.expanduser(path)))  # a symlink is written through
+    folder = target.parent
+    if not folder.is_dir():
+        shown = Path(path).expanduser().parent if not Path(path).is_symlink() else folder
+        raise FileNotFoundError(f"{flag} {path}: folder {shown} does not exist")
+    try:  # the only sure test (root, ACLs, read-only mounts): make a file there, as the write will
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise PermissionError(f"{flag} {path}: folder {folder} cannot take a new file ({reason})") from None
+    os.close(handle)
+    os.unlink(probe)
+
+
+def write_output(path: str | Path, data: str | bytes) -> None:
+    """Write a user-named output without destroying what the path points at.
+
+    ``-`` is standard output; a symlink is followed and its target written (atomically); a device or
+    FIFO is opened and written in place; a regular file (or a new one) is written atomically, keeping
+    an existing file's mode (see `write_atomically`). Call `check_outputs` first, before any work.
+    """
+    if str(path) == STDOUT:
+        if isinstance(data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
+        sys.stdout.flush()
+        return
+    path = os.path.expanduser(path)
+    if is_special_file(path):  # the path itself: /dev/stdout's link chain ends in a pipe with no path
+        with open(path, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+        return
+    write_atomically(os.path.realpath(path), data)  # a symlink: its target, replaced atomically

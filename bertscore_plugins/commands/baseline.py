@@ -15,8 +15,10 @@ import random
 import sys
 from pathlib import Path
 
-from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
-from bertscore_plugins.files import decode, read_bytes, split_lines
+from bertscore_plugins.commands.common import STDIN, add_model_arguments, config_from_args
+from bertscore_plugins.config import SettingError
+from bertscore_plugins.files import check_outputs, decode, is_special_file, read_bytes, split_lines
+from bertscore_plugins.inputs import InputError
 
 
 def register(subparsers) -> None:
@@ -47,11 +49,17 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def read_corpus(spec: str) -> tuple[list[str], dict]:
-    """Sentences from one --corpus spec, and its provenance record."""
+def corpus_path(spec: str) -> tuple[str, str]:
+    """(file, columns) of one --corpus spec: FILE, or FILE.tsv:COL[,COL]."""
     path, _, columns = (
         spec.partition(":") if spec.count(":") == 1 and not Path(spec).exists() else (spec, "", "")
     )
+    return path, columns
+
+
+def read_corpus(spec: str) -> tuple[list[str], dict]:
+    """Sentences from one --corpus spec, and its provenance record."""
+    path, columns = corpus_path(spec)
     data = read_bytes(path, "--corpus file")
     lines = split_lines(decode(data, path))
     if columns:
@@ -69,20 +77,36 @@ def read_corpus(spec: str) -> tuple[list[str], dict]:
     return sentences, record
 
 
+def usable_sentences(sentences: list[str]) -> list[str]:
+    """bert_score's filter (1-31 words), stripped and de-duplicated, sorted."""
+    return sorted({s.strip() for s in sentences if 1 <= len(s.split()) <= 31})
+
+
 def sentence_pairs(sentences: list[str], pairs: int, seed: int) -> tuple[list[str], list[str]]:
     """bert_score's filter (1-31 words), de-duplicated, shuffled, first half paired with the second."""
-    kept = sorted({s.strip() for s in sentences if 1 <= len(s.split()) <= 31})
+    kept = usable_sentences(sentences)
     random.Random(seed).shuffle(kept)
     half = min(pairs, len(kept) // 2)
     return kept[:half], kept[half : 2 * half]
 
 
+def provenance_path(out: str) -> Path | None:
+    """Where the provenance record goes: beside a baseline file; nowhere for stdout or a device."""
+    return None if out == STDIN or is_special_file(out) else Path(out).with_suffix(".provenance.json")
+
+
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.baseline import write_baseline
-    from bertscore_plugins.files import write_atomically
+    from bertscore_plugins.baseline import baseline_text
+    from bertscore_plugins.files import write_output
 
-    check_output_path(args.out, "--out")
+    if args.pairs < 1:
+        raise SettingError("pairs", f"must be at least 1, got {args.pairs}")
+    provenance_file = provenance_path(args.out)
+    check_outputs(
+        {"--out": args.out, "provenance file": provenance_file},
+        {"--corpus": [corpus_path(spec)[0] for spec in args.corpus]},
+    )
     config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)
     sentences, sources = [], []
     for spec in args.corpus:
@@ -90,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         sentences += found
         sources.append(record)
     candidates, references = sentence_pairs(sentences, args.pairs, args.seed)
+    if not candidates:
+        raise InputError(
+            f"--corpus gives no sentence pairs: {len(sentences)} lines hold {len(usable_sentences(sentences))} "
+            "distinct sentence(s) of 1-31 words; a baseline needs at least 2 (thousands for a stable one)"
+        )
     scorer = get_scorer(config)
     layers = [int(x) for x in args.layers.split(",")] if args.layers else None
     by_layer = scorer.score_layers(candidates, references, layers=layers)  # one encoder pass, all layers
@@ -99,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append((layer, means["precision"], means["recall"], means["f1"]))
         print(f"layer {layer}: P {rows[-1][1]:.6f} R {rows[-1][2]:.6f} F {rows[-1][3]:.6f}", file=sys.stderr)
     layers = [row[0] for row in rows]
-    write_baseline(args.out, rows)
+    write_output(args.out, baseline_text(rows))
     provenance = {
         "what": "mean BERTScore P/R/F per layer over pairs of unrelated sentences (bert_score's protocol)",
         "model": scorer.model_identity,
@@ -111,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         "signature": scorer.with_config(layer=layers[-1]).signature,
         "command": "bertscore-plugins baseline " + " ".join(sys.argv[2:]),
     }
-    write_atomically(Path(args.out).with_suffix(".provenance.json"), json.dumps(provenance, indent=2) + "\n")
+    if provenance_file is not None:
+        write_output(provenance_file, json.dumps(provenance, indent=2) + "\n")
     print(f"wrote {args.out} ({len(candidates)} pairs, layers {layers[0]}..{layers[-1]})", file=sys.stderr)
     return 0

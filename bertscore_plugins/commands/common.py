@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from bertscore_plugins.config import (
@@ -18,6 +16,7 @@ from bertscore_plugins.config import (
     UPSTREAM_RENAMES,
     ScoreConfig,
 )
+from bertscore_plugins.inputs import InputError
 
 #: the file name that means standard input (as in bert-score and most Unix tools)
 STDIN = "-"
@@ -182,31 +181,24 @@ def read_lines(path: str, what: str = "input file") -> list[str]:
     return read_file_lines(path, what)
 
 
+def _shown(path: str) -> str:
+    return "<stdin>" if path == STDIN else path
+
+
 def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
     """Lines of `first` (flag, path) and of each of `others`, which must have as many lines.
 
-    Raises ValueError naming both files and their line counts when they differ.
+    Raises ValueError naming both files and their line counts when they differ, InputError naming
+    `first` when it has no lines.
     """
     rows = read_lines(first[1], f"{first[0]} file")
+    if not rows:  # the core would refuse "no rows" without knowing which file was empty
+        raise InputError(f"{first[0]} file {_shown(first[1])} is empty: no rows to score")
     columns = [read_lines(path, f"{flag} file") for flag, path in others]
     for (_, path), column in zip(others, columns, strict=True):
         if len(column) != len(rows):
             raise ValueError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
     return rows, columns
-
-
-def check_output_path(path: str | None, flag: str) -> None:
-    """Fail before any work when an output file cannot be created (missing folder, a folder given)."""
-    if path is None or path == "-":
-        return
-    target = Path(path).expanduser()
-    if target.is_dir():
-        raise IsADirectoryError(f"{flag} {path} is a folder; give a file name")
-    folder = target.parent
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{flag} {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise PermissionError(f"{flag} {path}: folder {folder} is not writable")
 
 
 def write_rows_and_summary(
@@ -215,17 +207,17 @@ def write_rows_and_summary(
     """Per-row lines to `rows_to` ('-' = stdout), the JSON summary to `summary_to` (None = stderr).
 
     Files first (they can still fail, atomically), stdout last: an error never leaves half the rows
-    printed."""
-    from bertscore_plugins.files import write_atomically
+    printed. Written by files.write_output: a symlink's target, a device in place (check_outputs first)."""
+    from bertscore_plugins.files import write_output
 
     rows_text = "".join(line + "\n" for line in lines)
     summary_text = json.dumps(summary, indent=2)
     if summary_to:
-        write_atomically(summary_to, summary_text + "\n")
-    if rows_to == STDIN:
-        sys.stdout.write(rows_text)
+        write_output(summary_to, summary_text + "\n")
+    if rows_to != STDIN:
+        write_output(rows_to, rows_text)
     else:
-        write_atomically(rows_to, rows_text)
+        sys.stdout.write(rows_text)
     if not summary_to:
         print(summary_text, file=sys.stderr)
 

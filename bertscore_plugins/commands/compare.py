@@ -7,12 +7,11 @@ import json
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
-    check_output_path,
     config_from_args,
     read_aligned,
     references_by_row,
 )
-from bertscore_plugins.files import write_atomically
+from bertscore_plugins.files import check_outputs, write_output
 from bertscore_plugins.stats import DEFAULT_SEED
 
 
@@ -67,7 +66,10 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import BERTScorer
     from bertscore_plugins.comparison import compare_systems, format_comparison
 
-    check_output_path(args.json, "--json")
+    check_outputs(
+        {"--json": args.json},
+        {"-a/--system-a": args.system_a, "-b/--system-b": args.system_b, "-r/--references": args.references},
+    )
     system_a, (system_b, *columns) = read_aligned(
         ("-a/--system-a", args.system_a),
         [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
@@ -91,5 +93,5 @@ def run(args: argparse.Namespace) -> int:
     )
     print(format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha))
     if args.json:
-        write_atomically(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")
+        write_output(args.json, json.dumps(comparison.to_dict(), indent=2) + "\n")
     return 0

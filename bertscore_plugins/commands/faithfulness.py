@@ -12,11 +12,11 @@ import json
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
-    check_output_path,
     config_from_args,
     read_aligned,
     write_rows_and_summary,
 )
+from bertscore_plugins.files import check_outputs
 
 
 def register(subparsers) -> None:
@@ -64,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
-    check_output_path(args.out, "--out")
-    check_output_path(args.summary, "--summary")
+    check_outputs(
+        {"--out": args.out, "--summary": args.summary},
+        {"-o/--outputs": args.outputs, "-s/--sources": args.sources},
+    )
     outputs, (sources,) = read_aligned(("-o/--outputs", args.outputs), [("-s/--sources", args.sources)])
     threshold = DEFAULT_GROUNDEDNESS_THRESHOLD if args.threshold is None else args.threshold
     if not 0.0 <= threshold <= 1.0:  # also refuses NaN

@@ -8,12 +8,12 @@ import json
 from bertscore_plugins.commands.common import (
     STDIN,
     add_model_arguments,
-    check_output_path,
     config_from_args,
     read_aligned,
     references_by_row,
     write_rows_and_summary,
 )
+from bertscore_plugins.files import check_outputs
 
 
 def register(subparsers) -> None:
@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("only one of -c/--candidates and -r/--references can read standard input ('-')")
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
-    check_output_path(args.output, "-o/--output")
-    check_output_path(args.summary, "--summary")
+    check_outputs(
+        {"-o/--output": args.output, "--summary": args.summary},
+        {"-c/--candidates": args.candidates, "-r/--references": args.references},
+    )
     candidates, columns = read_aligned(
         ("-c/--candidates", args.candidates), [("-r/--references", path) for path in args.references]
     )
