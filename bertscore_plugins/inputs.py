@@ -15,8 +15,10 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from bertscore_plugins.errors import BertScorePluginsError
 
-class InputError(ValueError):
+
+class InputError(BertScorePluginsError, ValueError):
     """Bad candidates or references; the message names the row index and the problem."""
 
 
@@ -122,6 +124,16 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
                 raise InputError(f"references[{row}][{position}] {problem}")
         groups.append(group)
     return groups
+
+
+def check_some_rows(candidates: list[str]) -> None:
+    """Refuse a call with no rows: `score([], [])` is almost always an upstream bug (an empty file, a filter
+    that kept nothing), and a zero-row result would let it pass silently into a mean of nothing."""
+    if not candidates:
+        raise InputError(
+            "candidates and references are empty: no rows to score (pass at least one candidate and "
+            "its reference)"
+        )
 
 
 def check_pairs(candidates: Any, references: Any) -> tuple[list[str], list[list[str]]]:

@@ -25,7 +25,7 @@ from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
-from bertscore_plugins.inputs import check_pairs, check_references
+from bertscore_plugins.inputs import check_pairs, check_references, check_some_rows
 from bertscore_plugins.match import match_pairs
 from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shipped_baseline
 from bertscore_plugins.multi_reference import reduce_over_references
@@ -193,8 +193,12 @@ class BERTScorer:
 
         Returns:
             Scores with float32 precision, recall and f1 in input order, and the signature.
+
+        Raises:
+            InputError: a bad row (named), a length mismatch, or no rows at all.
         """
         cands, groups = check_pairs(candidates, references)
+        check_some_rows(cands)
         with self._lock:  # the tokenizer and model are shared; keep one call at a time
             return self._score(cands, groups, [self.layer], progress=progress, explain=explain)[0]
 
@@ -212,6 +216,7 @@ class BERTScorer:
         """
         wanted = self._check_layers(layers)
         cands, groups = check_pairs(candidates, references)
+        check_some_rows(cands)
         model_type = str(getattr(self._model.encoder.config, "model_type", ""))
         if model_type in _FINAL_NORM_MODELS or self._model.uses_hidden_states:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}
