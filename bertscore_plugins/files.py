@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -116,6 +117,44 @@ def parse_number(
     return value
 
 
+#: JSON read back from a file or a span nests at most this deep. Python's parser recurses once a level
+#: and raises RecursionError near 1,000 (less when called deep in a stack); nothing this project
+#: writes, and no real table cell or span attribute, comes near 100.
+MAX_JSON_DEPTH = 100
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON `text` nests arrays/objects deeper than `limit` (brackets inside strings skipped).
+
+    Checked before `json.loads`, so a deep value is a reason to refuse, never a RecursionError."""
+    if text.count("[") + text.count("{") <= limit:  # the common case: cannot be that deep
+        return False
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text):
+        mark = token.group()
+        if mark in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif mark in ("]", "}"):
+            depth -= 1
+    return False
+
+
+def value_too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a parsed value (dicts, lists, tuples) nests deeper than `limit`; walked without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def write_atomically(path: str | Path, data: bytes | str | Callable[[str], None]) -> None:
     """Write `data` (bytes, text, or a function writing to the path it is given) to `path` atomically.
 
@@ -174,6 +213,10 @@ class OutputPathError(BertScorePluginsError, ValueError):
     """An output would overwrite an input, or another output, of the same run; names both flags."""
 
 
+class UnwritableOutputError(BertScorePluginsError, OSError):
+    """An output cannot be written: it is a folder, its folder is missing or cannot take a new file."""
+
+
 def is_special_file(path: str | Path) -> bool:
     """A device, FIFO or socket (after symlinks): written in place, never replaced by a file."""
     try:
@@ -214,9 +257,9 @@ def check_outputs(
     Raises:
         OutputPathError: an output is one of the inputs (a symlink or hard link to it counts), or two
             outputs are one file (devices and FIFOs such as /dev/null may be shared).
-        IsADirectoryError, FileNotFoundError, PermissionError: the output is a folder, its folder does not
-            exist, or its folder cannot take a new file (tried by creating and removing one); the
-            message names the flag and the path, never a temporary file.
+        UnwritableOutputError (an OSError): the output is a folder, its folder does not exist, or its
+            folder cannot take a new file (tried by creating and removing one); the message names the
+            flag and the path, never a temporary file.
     """
     named_outputs = _named_paths(outputs)
     read = {_identity(path): (flag, path) for flag, path in _named_paths(inputs or {})}
@@ -241,21 +284,21 @@ def check_outputs(
 
 def _check_writable(flag: str, path: str) -> None:
     if os.path.isdir(os.path.expanduser(path)):
-        raise IsADirectoryError(f"{flag} {path} is a folder; give a file name")
+        raise UnwritableOutputError(f"{flag} {path} is a folder; give a file name")
     if is_special_file(os.path.expanduser(path)):
         if not os.access(os.path.expanduser(path), os.W_OK):
-            raise PermissionError(f"{flag} {path} cannot be written (permission denied)")
+            raise UnwritableOutputError(f"{flag} {path} cannot be written (permission denied)")
         return
     target = Path(os.path.realpath(os.path.expanduser(path)))  # a symlink is written through
     folder = target.parent
     if not folder.is_dir():
         shown = Path(path).expanduser().parent if not Path(path).is_symlink() else folder
-        raise FileNotFoundError(f"{flag} {path}: folder {shown} does not exist")
+        raise UnwritableOutputError(f"{flag} {path}: folder {shown} does not exist")
     try:  # the only sure test (root, ACLs, read-only mounts): make a file there, as the write will
         handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
         reason = error.strerror or str(error)
-        raise PermissionError(f"{flag} {path}: folder {folder} cannot take a new file ({reason})") from None
+        raise UnwritableOutputError(f"{flag} {path}: folder {folder} cannot take a new file ({reason})") from None
     os.close(handle)
     os.unlink(probe)
 

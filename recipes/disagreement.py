@@ -33,9 +33,10 @@ from typing import Any
 
 import pandas as pd
 
+from bertscore_plugins.errors import BertScorePluginsError
 from recipes import phoenix_logging, report
-from recipes.rows import TEXT_COLUMNS, ColumnNames, InputTableError, normalise_rows, read_table
-from recipes.run_state import DamagedRunFolder, OutputFolder, RunState, input_digest, now
+from recipes.rows import TEXT_COLUMNS, ColumnNames, normalise_rows, read_table
+from recipes.run_state import OutputFolder, RunState, input_digest, now
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_PHOENIX, EXIT_JUDGE = 0, 2, 3, 4
 DEFAULT_PROJECT = "bertscore-disagreement"
@@ -118,6 +119,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="discard the scores in --out and score again (otherwise they are reused)",
     )
     args = parser.parse_args(argv)
+    for flag, value in (
+        ("--limit", args.limit),
+        ("--top", args.top),
+        ("--judge-concurrency", args.judge_concurrency),
+    ):
+        if value is not None and value < 1:  # head(-1) would silently drop the last row
+            parser.error(f"{flag} must be at least 1, got {value}")
     if args.out is None:
         args.out = str(Path("runs") / Path(args.input.rstrip("/")).stem)
     args.phoenix_url = args.phoenix_url.rstrip("/")
@@ -129,17 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return Recipe(args).run()
-    except (InputTableError, SettingsChanged, DamagedRunFolder) as error:
+    except (BertScorePluginsError, SettingsChanged) as error:  # bad input, output folder or setting
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except Exception as error:
-        if type(error).__name__ == "InputError":  # the core's bad-input error names the row
-            print(f"error: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        raise
 
 
-class SettingsChanged(ValueError):
+class SettingsChanged(BertScorePluginsError, ValueError):
     """The output folder holds scores of another input or other settings."""
 
 
@@ -167,6 +170,7 @@ class Recipe:
         rows = normalise_rows(read_table(args.input, args.split), columns)
         if args.limit is not None:
             rows = rows.head(args.limit).reset_index(drop=True)
+        self.folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))
         llm = judge_llm_from_env()
         if llm is None:
             print(JUDGE_SETUP_HINT + "\n")
@@ -180,7 +184,7 @@ class Recipe:
                 f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out"
             )
         if state is not None and self.folder.table_path(state.table_format).exists():
-            table = self.folder.load_table(state.table_format, rows=state.rows)
+            table = self.folder.load_table(state.table_format, rows=state.rows, row_ids=list(rows["row_id"]))
             print(
                 f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
                 f"(scored {state.scored_at}); nothing is scored again."

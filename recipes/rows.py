@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
+
 TEXT_COLUMNS = ("input", "context", "output", "reference")
 
 
@@ -35,7 +38,7 @@ class ColumnNames:
         }
 
 
-class InputTableError(ValueError):
+class InputTableError(BertScorePluginsError, ValueError):
     """The input file cannot be read, or a row is unusable; the message names the row and the problem."""
 
 
@@ -78,6 +81,8 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
         for number, line in enumerate(split_lines(read_text(path, "input table")), start=1):
             if not line.strip():
                 continue
+            if json_too_deep(line):
+                raise InputTableError(f"{path}:{number}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as error:
@@ -89,8 +94,11 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
             records.append(record)
         return pd.DataFrame(records)
     if suffix == ".json":
+        text = read_text(path, "input table")
+        if json_too_deep(text):
+            raise InputTableError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
         try:
-            return pd.DataFrame(json.loads(read_text(path, "input table")))
+            return pd.DataFrame(json.loads(text))
         except json.JSONDecodeError as error:
             raise InputTableError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
     if suffix in (".parquet", ".pq"):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bertscore_plugins.cli import main, user_errors
-from bertscore_plugins.files import OutputPathError, check_outputs, write_output
+from bertscore_plugins.files import OutputPathError, UnwritableOutputError, check_outputs, write_output
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES, REFERENCES = "a cat\nthe dog\n", "a cat\na dog\n"
@@ -236,7 +236,7 @@ def test_check_outputs_lets_devices_be_shared_and_skips_stdout(tmp_path):
     check_outputs({"-o": "/dev/null", "--summary": "/dev/null", "--json": "-"}, {"-c": "-"})
     with pytest.raises(OutputPathError):
         check_outputs({"-o": tmp_path / "a", "--summary": tmp_path / "a"})
-    with pytest.raises(IsADirectoryError, match=f"^-o {tmp_path} is a folder; give a file name$"):
+    with pytest.raises(UnwritableOutputError, match=f"^-o {tmp_path} is a folder; give a file name$"):
         check_outputs({"-o": tmp_path})
 
 
