@@ -298,7 +298,9 @@ def _check_writable(flag: str, path: str) -> None:
         handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
         reason = error.strerror or str(error)
-        raise UnwritableOutputError(f"{flag} {path}: folder {folder} cannot take a new file ({reason})") from None
+        raise UnwritableOutputError(
+            f"{flag} {path}: folder {folder} cannot take a new file ({reason})"
+        ) from None
     os.close(handle)
     os.unlink(probe)
 
