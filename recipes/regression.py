@@ -30,6 +30,13 @@ from bertscore_plugins.commands.common import (
     read_aligned,
     references_by_row,
 )
+from bertscore_plugins.files import (
+    UnwritableOutputError,
+    check_outputs,
+    json_too_deep,
+    read_text,
+    write_output,
+)
 from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import DEFAULT_SEED
 
@@ -91,10 +98,34 @@ def _changed_since_last_report(out: str | None, signature: Signature) -> str:
     if path is None or not path.is_file():
         return ""
     try:
-        previous = json.loads(path.read_text(encoding="utf-8"))["signature"]
+        text = read_text(path, "previous report")
+        if json_too_deep(text):
+            return ""
+        previous = json.loads(text)["signature"]
         return Signature.parse(previous).describe_diff(signature)
-    except (ValueError, KeyError, TypeError):  # an older or foreign report: nothing to compare with
+    except (ValueError, KeyError, TypeError, OSError):  # an older or foreign report: nothing to compare with
         return ""
+
+
+def _report_paths(out: str) -> dict[str, Path]:
+    return {f"--out {name}": Path(out) / name for name in ("regression.json", "regression.md")}
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """Before any scoring: --out is (or becomes) a folder that takes both reports, neither an input."""
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise UnwritableOutputError(f"--out {folder} is a file; give a folder for regression.json and .md")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UnwritableOutputError(
+            f"--out: cannot make folder {folder} ({error.strerror or error})"
+        ) from None
+    check_outputs(
+        _report_paths(args.out),
+        {"--baseline": args.baseline, "--candidate": args.candidate, "--references": args.references},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parse_args(argv)
     try:  # the CLI's reader: rows split on "\n" only, invalid UTF-8 named by file and line
+        if args.out:
+            _check_out(args)
         baseline, (candidate, *columns) = read_aligned(
             ("--baseline", args.baseline),
             [("--candidate", args.candidate), *(("--references", path) for path in args.references)],
@@ -155,10 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"{status.upper()}: {text}")
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "regression.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        (out / "regression.md").write_text(markdown(report, text), encoding="utf-8")
+        json_path, markdown_path = _report_paths(args.out).values()
+        write_output(json_path, json.dumps(report, indent=2) + "\n")
+        write_output(markdown_path, markdown(report, text))
     return EXIT_REGRESSION if status == "regression" else EXIT_OK
 
 

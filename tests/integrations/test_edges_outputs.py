@@ -246,3 +246,23 @@ def test_a_summary_file_holds_the_summary_and_the_rows_file_the_rows(files, tmp_
     assert main(["score", "-c", str(c), "-r", str(r), "-o", str(rows), "--summary", str(summary)]) == 0
     assert json.loads(summary.read_text())["rows"] == 2 and len(_rows(rows.read_text())) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "r.txt", "rows.tsv", "summary.json"]
+
+
+def test_the_regression_recipe_checks_its_report_folder_before_scoring(files, tmp_path, capsys):
+    from recipes import regression
+
+    c, r = files
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "regression.md").write_text(CANDIDATES)
+    argv = ["--baseline", str(out / "regression.md"), "--candidate", str(c), "--references", str(r)]
+    assert regression.main([*argv, "--out", str(out)]) == regression.EXIT_BAD_INPUT
+    assert capsys.readouterr().err == (
+        f"error: --out regression.md {out / 'regression.md'} is the --baseline file {out / 'regression.md'}: "
+        "writing it would destroy the input; choose another output file\n"
+    )
+    assert (out / "regression.md").read_text() == CANDIDATES
+    assert regression.main([*argv, "--out", str(c)]) == regression.EXIT_BAD_INPUT
+    assert (
+        capsys.readouterr().err == f"error: --out {c} is a file; give a folder for regression.json and .md\n"
+    )
