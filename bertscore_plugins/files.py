@@ -290,6 +290,8 @@ def _check_writable(flag: str, path: str) -> None:
             raise UnwritableOutputError(f"{flag} {path} cannot be written (permission denied)")
         return
     target = Path(os.path.realpath(os.path.expanduser(path)))  # a symlink is written through
+    if target.is_file() and not os.access(target, os.W_OK):  # never replaced behind its back
+        raise UnwritableOutputError(f"{flag} {path} is read-only (permission denied)")
     folder = target.parent
     if not folder.is_dir():
         shown = Path(path).expanduser().parent if not Path(path).is_symlink() else folder
@@ -309,8 +311,9 @@ def write_output(path: str | Path, data: str | bytes) -> None:
     """Write a user-named output without destroying what the path points at.
 
     ``-`` is standard output; a symlink is followed and its target written (atomically); a device or
-    FIFO is opened and written in place; a regular file (or a new one) is written atomically, keeping
-    an existing file's mode (see `write_atomically`). Call `check_outputs` first, before any work.
+    FIFO is opened and written in place, and so is a file with other hard links (a replacement would
+    leave them the old content); a regular file (or a new one) is written atomically, keeping an
+    existing file's mode (see `write_atomically`). Call `check_outputs` first, before any work.
     """
     if str(path) == STDOUT:
         if isinstance(data, bytes):
@@ -325,4 +328,10 @@ def write_output(path: str | Path, data: str | bytes) -> None:
         with open(path, "wb") as out:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
         return
-    write_atomically(os.path.realpath(path), data)  # a symlink: its target, replaced atomically
+    target = os.path.realpath(path)  # a symlink: its target
+    if os.path.isfile(target) and os.stat(target).st_nlink > 1:  # replacing would cut the other names off
+        with open(target, "r+b") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.truncate()
+        return
+    write_atomically(target, data)

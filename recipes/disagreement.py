@@ -34,9 +34,10 @@ from typing import Any
 import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.phoenix.names import DISAGREEMENT, SIMILARITY, score_column
 from recipes import phoenix_logging, report
 from recipes.rows import TEXT_COLUMNS, ColumnNames, normalise_rows, read_table
-from recipes.run_state import OutputFolder, RunState, input_digest, now
+from recipes.run_state import DamagedRunFolder, OutputFolder, RunState, input_digest, now
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_PHOENIX, EXIT_JUDGE = 0, 2, 3, 4
 DEFAULT_PROJECT = "bertscore-disagreement"
@@ -184,7 +185,17 @@ class Recipe:
                 f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out"
             )
         if state is not None and self.folder.table_path(state.table_format).exists():
-            table = self.folder.load_table(state.table_format, rows=state.rows, row_ids=list(rows["row_id"]))
+            table = self.folder.load_table(
+                state.table_format,
+                rows=state.rows,
+                row_ids=list(rows["row_id"]),
+                columns=self.saved_columns(state),
+            )
+            unknown = sorted(set(state.judge_failed_rows) - set(table["row_id"]))
+            if unknown:
+                raise DamagedRunFolder(
+                    self.folder.state_path, f"judge_failed_rows names rows the table lacks ({unknown[:3]})"
+                )
             print(
                 f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
                 f"(scored {state.scored_at}); nothing is scored again."
@@ -209,6 +220,13 @@ class Recipe:
             return EXIT_PHOENIX
         self.print_summary(table, state, urls)
         return EXIT_OK
+
+    @staticmethod
+    def saved_columns(state: RunState) -> tuple[str, ...]:
+        """The columns a saved table must hold; the judge's (and the disagreement that needs it) only once
+        the judge has answered every row: a run stopped before the judge saved the table without them."""
+        names = [SIMILARITY] + ([] if state.judge_failed_rows else [state.faithfulness_signal, DISAGREEMENT])
+        return (*TEXT_COLUMNS, *(score_column(name) for name in names))
 
     def settings(self, llm: Any) -> dict[str, Any]:
         """Everything that changes a stored number (a re-run with other settings must rescore).

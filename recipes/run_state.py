@@ -125,6 +125,15 @@ class RunState:
                 raise ValueError(f"thresholds.{name} is {cut!r}, expected a finite number")
         if state.table_format not in TABLE_FILES:
             raise ValueError(f"table_format {state.table_format!r} is not one of {sorted(TABLE_FILES)}")
+        if state.faithfulness_signal not in (FAITHFULNESS, OFFLINE_FAITHFULNESS):
+            raise ValueError(
+                f"faithfulness_signal {state.faithfulness_signal!r} is not a signal this recipe writes"
+            )
+        for step, value in state.logged.items():  # each step records an object ({"id": ..., "at": ...})
+            if not isinstance(value, dict) or not all(
+                isinstance(v, (str, int, type(None))) for v in value.values()
+            ):
+                raise TypeError(f"logged.{step} is not an object of texts and numbers")
         return state
 
 
@@ -208,14 +217,19 @@ class OutputFolder:
         return path
 
     def load_table(
-        self, table_format: str, rows: int | None = None, row_ids: list[str] | None = None
+        self,
+        table_format: str,
+        rows: int | None = None,
+        row_ids: list[str] | None = None,
+        columns: tuple[str, ...] = (),
     ) -> pd.DataFrame:
         """Read the scored table back with its nested cells as Python objects, checked cell by cell.
 
         Raises DamagedRunFolder naming the file and line (the row for parquet) when it cannot be parsed,
         a line is not a JSON object, it does not hold `rows` rows, its row ids are not unique text or
         not the input's `row_ids` in order, or a cell has the wrong type (a score that is not a finite
-        number, a label that is not text, ...): a damaged table is never reported from.
+        number, a label that is not text, ...), or it lacks one of `columns`: a damaged table is never
+        reported from.
         """
         path = self.table_path(table_format)
         try:
@@ -223,6 +237,9 @@ class OutputFolder:
         except OSError as error:  # missing, a folder, unreadable
             raise DamagedRunFolder(path, str(error)) from None
         _check_rows(path, table, rows)
+        missing = [column for column in columns if column not in table.columns]
+        if missing and len(table):
+            raise DamagedRunFolder(path, f"it has no column {', '.join(map(repr, missing))}")
         _check_ids(path, table, lines, row_ids)
         _check_cells(path, table, lines)
         return table

@@ -266,3 +266,26 @@ def test_the_regression_recipe_checks_its_report_folder_before_scoring(files, tm
     assert (
         capsys.readouterr().err == f"error: --out {c} is a file; give a folder for regression.json and .md\n"
     )
+
+
+def test_a_hard_linked_output_is_written_in_place_so_every_name_sees_it(files, tmp_path, capsys):
+    c, r = files
+    out = tmp_path / "rows.tsv"
+    out.write_text("stale\n")
+    os.link(out, tmp_path / "other-name.tsv")
+    assert main(["score", "-c", str(c), "-r", str(r), "-o", str(out)]) == 0
+    assert (tmp_path / "other-name.tsv").read_text() == out.read_text()
+    assert len(_rows(out.read_text())) == 2 and out.stat().st_nlink == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a process as another user")
+def test_a_read_only_output_file_is_not_replaced_behind_its_back():
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        work.chmod(0o777)
+        for name, text in (("c.txt", CANDIDATES), ("r.txt", REFERENCES), ("kept.tsv", "keep me\n")):
+            (work / name).write_text(text)
+        (work / "kept.tsv").chmod(0o444)
+        status, stderr = _main_as_nobody(["score", "-c", "c.txt", "-r", "r.txt", "-o", "kept.tsv"], work)
+        assert (status, stderr) == (2, "error: -o/--output kept.tsv is read-only (permission denied)\n")
+        assert (work / "kept.tsv").read_text() == "keep me\n"

@@ -310,6 +310,16 @@ def test_the_users_own_columns_are_not_checked(scored, capsys):
             "judge_failed_rows holds something other than row ids (text)",
         ),
         (
+            lambda text: text.replace(
+                '"faithfulness_signal": "offline_faithfulness"', '"faithfulness_signal": "x"'
+            ),
+            "faithfulness_signal 'x' is not a signal this recipe writes",
+        ),
+        (
+            lambda text: text.replace('"logged": {}', '"logged": {"traces": [1]}'),
+            "logged.traces is not an object of texts and numbers",
+        ),
+        (
             lambda text: text.replace('"similarity": 0.9', '"similarity": NaN'),
             "thresholds.similarity is nan, expected a finite number",
         ),
@@ -363,3 +373,20 @@ def test_a_count_below_one_is_refused(tmp_path, capsys, flag):
         disagreement.main([str(DEMO), "--out", str(tmp_path / "out"), "--no-phoenix", flag, "-1"])
     assert caught.value.code == 2
     assert f"{flag} must be at least 1, got -1" in capsys.readouterr().err
+
+
+def test_a_result_column_missing_from_the_table_is_named(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    lines = [json.loads(line) for line in _lines(table)]
+    for record in lines:
+        record.pop("sim_faith_disagreement_score")
+    table.write_text("".join(json.dumps(record) + "\n" for record in lines))
+    _damaged(capsys, args, table, None, "it has no column 'sim_faith_disagreement_score'")
+
+
+def test_failed_judge_rows_the_table_lacks_are_named(scored, capsys):
+    out, args = scored
+    state = out / "state.json"
+    state.write_text(state.read_text().replace('"judge_failed_rows": []', '"judge_failed_rows": ["nope"]'))
+    _damaged(capsys, args, state, None, "judge_failed_rows names rows the table lacks (['nope'])")
