@@ -48,10 +48,15 @@ def read_bytes(path: str | Path, what: str = "file") -> bytes:
 
     Raises:
         FileNotFoundError, IsADirectoryError, PermissionError: with the path and `what` it was meant to be.
+        UnreadableInputError: a device that is no terminal (/dev/zero would never end).
     """
     path = Path(path)
     try:
-        return path.read_bytes()
+        with open(path, "rb") as source:
+            mode = os.fstat(source.fileno()).st_mode
+            # /dev/zero or a disk would be read until memory runs out; a terminal or a pipe is fine
+            if not (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) or source.isatty():
+                return source.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} {path} does not exist") from None
     except IsADirectoryError:
@@ -60,6 +65,7 @@ def read_bytes(path: str | Path, what: str = "file") -> bytes:
         raise PermissionError(f"{what} {path} cannot be read (permission denied)") from None
     except OSError as error:
         raise OSError(f"{what} {path} cannot be read: {error.strerror or error}") from None
+    raise UnreadableInputError(f"{what} {path} is a device, not a file")
 
 
 def decode(data: bytes, path: str | Path) -> str:
@@ -167,7 +173,7 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[str], None]
         old = os.stat(path)
     except OSError:
         old = None
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path.name), suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             if isinstance(data, str):
@@ -182,6 +188,11 @@ def write_atomically(path: str | Path, data: bytes | str | Callable[[str], None]
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _temporary_prefix(name: str) -> str:
+    """A hidden temporary name beside `name`, short enough for any name the folder accepts (255 bytes)."""
+    return f".{name.encode()[:100].decode(errors='ignore')}."
 
 
 def _take_over(temporary: str, old: os.stat_result | None) -> None:
@@ -207,6 +218,10 @@ def current_umask() -> int:
 
 
 # ------------------------------------------------------------------------------ user-named outputs
+
+
+class UnreadableInputError(BertScorePluginsError, OSError):
+    """An input path that is no file to read (a device such as /dev/zero); names it."""
 
 
 class OutputPathError(BertScorePluginsError, ValueError):
@@ -297,7 +312,7 @@ def _check_writable(flag: str, path: str) -> None:
         shown = Path(path).expanduser().parent if not Path(path).is_symlink() else folder
         raise UnwritableOutputError(f"{flag} {path}: folder {shown} does not exist")
     try:  # the only sure test (root, ACLs, read-only mounts): make a file there, as the write will
-        handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=_temporary_prefix(target.name), suffix=".tmp")
     except OSError as error:
         reason = error.strerror or str(error)
         raise UnwritableOutputError(

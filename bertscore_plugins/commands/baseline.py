@@ -63,7 +63,14 @@ def read_corpus(spec: str) -> tuple[list[str], dict]:
     data = read_bytes(path, "--corpus file")
     lines = split_lines(decode(data, path))
     if columns:
-        wanted = [int(c) for c in columns.split(",")]
+        try:
+            wanted = [int(c) for c in columns.split(",")]
+        except ValueError:
+            wanted = [-1]
+        if min(wanted) < 0:
+            raise InputError(
+                f"--corpus {spec}: columns must be 0-based column numbers (0,2), got {columns!r}"
+            )
         rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
         sentences = [row[c] for row in rows for c in wanted if len(row) > c]
     else:
@@ -120,7 +127,12 @@ def run(args: argparse.Namespace) -> int:
             "distinct sentence(s) of 1-31 words; a baseline needs at least 2 (thousands for a stable one)"
         )
     scorer = get_scorer(config)
-    layers = [int(x) for x in args.layers.split(",")] if args.layers else None
+    try:
+        layers = [int(x) for x in args.layers.split(",")] if args.layers else None
+    except ValueError:
+        raise SettingError(
+            "layers", f"--layers must be comma-separated layer numbers, got {args.layers!r}"
+        ) from None
     by_layer = scorer.score_layers(candidates, references, layers=layers)  # one encoder pass, all layers
     rows = []
     for layer, scores in sorted(by_layer.items()):

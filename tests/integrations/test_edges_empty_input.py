@@ -118,3 +118,44 @@ def test_the_largest_allowed_weights_still_score_identical_texts_one():
         warnings.simplefilter("ignore")
         scores = get_scorer(ScoreConfig(idf=table)).score([text], [text])
     assert float(scores.f1[0]) == pytest.approx(1.0, abs=1e-5)
+
+
+# ------------------------------------------------------------------------------ inputs that are no file
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_a_device_given_as_input_is_named_not_read_forever(tmp_path, capsys, device):
+    references = tmp_path / "r.txt"
+    references.write_text("a cat\n")
+    error = _error(capsys, ["score", "-c", device, "-r", str(references)])
+    assert error == f"error: -c/--candidates file {device} is a device, not a file"
+
+
+def test_a_pipe_is_read_as_a_file(tmp_path, capsys):
+    import os
+    import threading
+
+    references = tmp_path / "r.txt"
+    references.write_text("a cat\n")
+    fifo = tmp_path / "c.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("a cat\n"))
+    writer.start()
+    assert main(["score", "-c", str(fifo), "-r", str(references)]) == 0
+    writer.join(timeout=60)
+    assert capsys.readouterr().out.splitlines()[1].split("\t")[3] == "1.000000"
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [(":a", "'a'"), (":-1", "'-1'"), (":0,x", "'0,x'")],
+    ids=["word", "negative", "mixed"],
+)
+def test_bad_corpus_columns_are_named(tmp_path, capsys, spec, problem):
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("one cat\ttwo dogs\n")
+    error = _error(capsys, ["baseline", "--corpus", f"{corpus}{spec}", "--out", str(tmp_path / "b.csv")])
+    assert (
+        error
+        == f"error: --corpus {corpus}{spec}: columns must be 0-based column numbers (0,2), got {problem}"
+    )

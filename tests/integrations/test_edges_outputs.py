@@ -289,3 +289,10 @@ def test_a_read_only_output_file_is_not_replaced_behind_its_back():
         status, stderr = _main_as_nobody(["score", "-c", "c.txt", "-r", "r.txt", "-o", "kept.tsv"], work)
         assert (status, stderr) == (2, "error: -o/--output kept.tsv is read-only (permission denied)\n")
         assert (work / "kept.tsv").read_text() == "keep me\n"
+
+
+def test_a_long_output_name_the_folder_accepts_is_written(files, tmp_path, capsys):
+    c, r = files
+    out = tmp_path / ("x" * 250 + ".tsv")  # 254 bytes: a temporary ".<name>.XXXX.tmp" would be too long
+    assert main(["score", "-c", str(c), "-r", str(r), "-o", str(out)]) == 0
+    assert len(_rows(out.read_text())) == 2 and sorted(p.name for p in tmp_path.iterdir())[-1] == out.name
