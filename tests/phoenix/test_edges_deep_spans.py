@@ -4,6 +4,7 @@ reason, never a RecursionError: the other spans of its page are read as usual.""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -16,12 +17,19 @@ DEEP_JSON = '{"output": ' + "[" * DEPTH + "]" * DEPTH + "}"
 DEEP_METADATA = '{"reference": "At nine.", "trail": ' + '{"a": ' * DEPTH + "1" + "}" * DEPTH + "}"
 
 
-def _root(span_id: str, output: str, *, mime: str = "text/plain", metadata: str | None = None) -> dict:
+def _root(
+    span_id: str,
+    output: str,
+    *,
+    mime: str = "text/plain",
+    metadata: str | None = None,
+    question: str = "When does the museum open?",
+) -> dict:
     """A root CHAIN span as Phoenix's REST API returns it (OpenInference attributes, flattened)."""
     attributes = {
         "openinference.span.kind": "CHAIN",
-        "input.value": "When does the museum open?",
-        "input.mime_type": "text/plain",
+        "input.value": question,
+        "input.mime_type": "application/json" if question.startswith("{") else "text/plain",
         "output.value": output,
         "output.mime_type": mime,
         "metadata": metadata if metadata is not None else json.dumps({"reference": "At nine."}),
@@ -34,7 +42,7 @@ def _page() -> list[dict]:
         _root("plain1", "It opens at nine."),
         _root("deep-output", DEEP_JSON, mime="application/json"),
         _root("deep-metadata", "It opens at nine.", metadata=DEEP_METADATA),
-        _root("deep-input", "It opens at nine."),
+        _root("deep-input", "It opens at nine.", question=DEEP_JSON),
         _root("plain2", '{"output": "At nine."}', mime="application/json"),
     ]
 
@@ -48,7 +56,6 @@ def test_the_deep_values_would_crash_the_json_parser():
 
 def test_a_page_with_deep_spans_reads_every_other_span():
     page = _page()
-    page[3]["attributes"].update({"input.value": DEEP_JSON, "input.mime_type": "application/json"})
     fields = {span["context"]["span_id"]: extract_fields(span) for span in page}
     references = {
         span["context"]["span_id"]: reference_value(lookup(span, "metadata.reference")) for span in page
@@ -104,3 +111,51 @@ def test_value_depth_is_measured_without_recursion():
     for _ in range(50_000):
         deep = [deep]
     assert value_too_deep(deep) and not value_too_deep({"a": [{"b": 1}]})
+
+
+# ------------------------------------------------------------------------------ through a real Phoenix
+
+
+@pytest.mark.slow
+def test_phoenix_evaluate_annotates_the_page_around_a_deep_span(phoenix_server, tmp_path):
+    from openinference.semconv.trace import SpanAttributes
+    from phoenix.client import Client
+    from phoenix.otel import register
+
+    from bertscore_plugins.phoenix import SIMILARITY, evaluate_project
+    from tests.phoenix.test_trace_evaluation import annotations_of, wait_for_roots
+
+    project = f"deep-spans-{os.getpid()}"
+    provider = register(
+        project_name=project,
+        endpoint=phoenix_server.otlp_http_endpoint,
+        batch=False,
+        verbose=False,
+        set_global_tracer_provider=False,
+    )
+    tracer = provider.get_tracer("deep-spans")
+    sent = {}
+    try:
+        for span in _page():
+            with tracer.start_as_current_span(span["context"]["span_id"]) as otel_span:
+                for key, value in span["attributes"].items():
+                    otel_span.set_attribute(key, value)
+                sent[format(otel_span.get_span_context().span_id, "016x")] = span["context"]["span_id"]
+        provider.force_flush()
+    finally:
+        provider.shutdown()
+    client = Client(base_url=phoenix_server.base_url)
+    wait_for_roots(client, project, len(sent))
+
+    report = evaluate_project(
+        project, client=client, reference_key=f"{SpanAttributes.METADATA}.reference", store=tmp_path / "s"
+    )
+    annotated = {sent[a["span_id"]] for a in annotations_of(client, project, sent) if a["name"] == SIMILARITY}
+    assert annotated == {"plain1", "plain2", "deep-input"}
+    assert report.skipped["span: output is JSON nested deeper than 100 levels"] == 1
+    assert report.skipped[f"{SIMILARITY}: reference metadata is JSON nested deeper than 100 levels"] == 1
+    # a re-run finds nothing new to do and does not crash on the same spans
+    again = evaluate_project(
+        project, client=client, reference_key=f"{SpanAttributes.METADATA}.reference", store=tmp_path / "s"
+    )
+    assert again.evaluated == 0
