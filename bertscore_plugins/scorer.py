@@ -25,7 +25,7 @@ from bertscore_plugins.config import ScoreConfig, SettingError
 from bertscore_plugins.embed import Embedder
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
-from bertscore_plugins.inputs import check_pairs, check_references, check_some_rows
+from bertscore_plugins.inputs import InputError, check_pairs, check_references, check_some_rows
 from bertscore_plugins.match import match_pairs
 from bertscore_plugins.models import ModelSpec, get_model, resolve_model, shipped_baseline
 from bertscore_plugins.multi_reference import reduce_over_references
@@ -139,6 +139,8 @@ class BERTScorer:
     def fit_idf(self, references: Sequence[str] | Sequence[Sequence[str]]) -> IdfTable:
         """idf over the flattened references (duplicates counted), bert_score's formula."""
         groups = check_references(references)
+        if not groups:
+            raise InputError("references are empty: there is nothing to fit idf on")
         texts = [text for group in groups for text in group]
         truncate = self.config.long_text == "truncate"
         documents = (tokenized.ids for tokenized in self.tokenizer.encode(texts, truncate=truncate))

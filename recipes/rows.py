@@ -47,8 +47,13 @@ def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise InputTableError(f"input not found: {path}")
-    if path.is_dir():
-        return _read_saved_dataset(path, split)
+    table = _read_saved_dataset(path, split) if path.is_dir() else _read_checked_file(path)
+    if len(table) == 0:  # named here, with the file: later steps only know the rows
+        raise InputTableError(f"{path}: the table has no rows")
+    return table
+
+
+def _read_checked_file(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     try:
         return _read_file(path, suffix)

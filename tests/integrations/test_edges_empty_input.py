@@ -159,3 +159,8 @@ def test_bad_corpus_columns_are_named(tmp_path, capsys, spec, problem):
         error
         == f"error: --corpus {corpus}{spec}: columns must be 0-based column numbers (0,2), got {problem}"
     )
+
+
+def test_fitting_idf_on_no_references_is_named():
+    with pytest.raises(InputError, match=r"^references are empty: there is nothing to fit idf on$"):
+        bertscore_plugins.fit_idf([])

@@ -390,3 +390,22 @@ def test_failed_judge_rows_the_table_lacks_are_named(scored, capsys):
     state = out / "state.json"
     state.write_text(state.read_text().replace('"judge_failed_rows": []', '"judge_failed_rows": ["nope"]'))
     _damaged(capsys, args, state, None, "judge_failed_rows names rows the table lacks (['nope'])")
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("in.jsonl", b""),
+        ("in.jsonl", b"\n\n"),
+        ("in.csv", b"question,context,output,reference\n"),
+        ("in.json", b"[]"),
+    ],
+)
+def test_an_input_table_without_rows_is_named(tmp_path, capsys, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert (
+        disagreement.main([str(path), "--out", str(tmp_path / "out"), "--no-phoenix"])
+        == disagreement.EXIT_BAD_INPUT
+    )
+    assert _error(capsys) == f"error: {path}: the table has no rows"
