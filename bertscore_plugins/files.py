@@ -242,12 +242,18 @@ def is_special_file(path: str | Path) -> bool:
 
 
 def _identity(path: str | Path) -> tuple:
-    """What a path names after symlinks: the file (device, inode) when it exists, else its full path."""
+    """What a path names after symlinks: the file (device, inode) when it exists, else its full path;
+    ``-`` is whatever standard output is (so ``-o -`` and ``--summary /dev/stdout`` are one stream)."""
     try:
-        found = os.stat(path)
-    except OSError:
-        return ("path", os.path.realpath(os.path.expanduser(path)))
+        found = os.fstat(sys.stdout.fileno()) if str(path) == STDOUT else os.stat(path)
+    except (OSError, ValueError, AttributeError):  # no file behind stdout (a captured stream)
+        return ("stdout",) if str(path) == STDOUT else ("path", os.path.realpath(os.path.expanduser(path)))
     return ("file", found.st_dev, found.st_ino)
+
+
+def _shareable(path: str) -> bool:
+    """A sink several outputs may share: the null device (anything else would mix or overwrite)."""
+    return path != STDOUT and _identity(path) == _identity(os.devnull)
 
 
 def _named_paths(paths: Mapping[str, str | Path | Sequence[str | Path] | None]) -> list[tuple[str, str]]:
@@ -266,35 +272,42 @@ def check_outputs(
     """Check every output of a run before any work, so a run never fails after scoring.
 
     Args:
-        outputs: ``{flag: path}``; None (not asked for) and ``-`` (standard output) are skipped.
+        outputs: ``{flag: path}``; None (not asked for) is skipped, ``-`` is standard output.
         inputs: ``{flag: path or paths}`` the run reads.
 
     Raises:
         OutputPathError: an output is one of the inputs (a symlink or hard link to it counts), or two
-            outputs are one file (devices and FIFOs such as /dev/null may be shared).
+            outputs are one file or one stream (stdout, a pipe, a terminal); a sink such as /dev/null
+            may be shared.
         UnwritableOutputError (an OSError): the output is a folder, its folder does not exist, or its
             folder cannot take a new file (tried by creating and removing one); the message names the
             flag and the path, never a temporary file.
     """
-    named_outputs = _named_paths(outputs)
+    named_outputs = [(flag, str(path)) for flag, path in outputs.items() if path is not None]
     read = {_identity(path): (flag, path) for flag, path in _named_paths(inputs or {})}
     seen: dict[tuple, tuple[str, str]] = {}
     for flag, path in named_outputs:
         identity = _identity(path)
-        if identity in read and not is_special_file(path):
+        if identity in read and path != STDOUT and not is_special_file(path):
             other_flag, other = read[identity]
             raise OutputPathError(
                 f"{flag} {path} is the {other_flag} file {other}: writing it would destroy the input; "
                 "choose another output file"
             )
-        if identity in seen and not is_special_file(path):
+        if identity in seen and not _shareable(path):
             other_flag, other = seen[identity]
+            if path == STDOUT or is_special_file(path):  # a pipe, terminal or stdout: they would mix
+                raise OutputPathError(
+                    f"{flag} {path} and {other_flag} {other} both write to one stream (standard output, "
+                    "a pipe or a terminal), where they would mix; give one of them a file"
+                )
             raise OutputPathError(
                 f"{flag} {path} and {other_flag} {other} are the same file: one would overwrite the other; "
                 "give each its own file"
             )
         seen[identity] = (flag, path)
-        _check_writable(flag, path)
+        if path != STDOUT:
+            _check_writable(flag, path)
 
 
 def _check_writable(flag: str, path: str) -> None:
@@ -329,24 +342,29 @@ def write_output(path: str | Path, data: str | bytes) -> None:
     FIFO is opened and written in place, and so is a file with other hard links (a replacement would
     leave them the old content); a regular file (or a new one) is written atomically, keeping an
     existing file's mode (see `write_atomically`). Call `check_outputs` first, before any work.
+
+    Raises:
+        UnwritableOutputError: the write failed (a full disk, /dev/full); names `path`, never the
+            temporary file, and leaves an existing file as it was.
     """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     if str(path) == STDOUT:
-        if isinstance(data, bytes):
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(payload)
         sys.stdout.flush()
         return
     path = os.path.expanduser(path)
-    if is_special_file(path):  # the path itself: /dev/stdout's link chain ends in a pipe with no path
-        with open(path, "wb") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
-        return
-    target = os.path.realpath(path)  # a symlink: its target
-    if os.path.isfile(target) and os.stat(target).st_nlink > 1:  # replacing would cut the other names off
-        with open(target, "r+b") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
-            out.truncate()
-        return
-    write_atomically(target, data)
+    try:
+        if is_special_file(path):  # the path itself: /dev/stdout's link chain ends in a pipe with no path
+            with open(path, "wb") as out:
+                out.write(payload)
+            return
+        target = os.path.realpath(path)  # a symlink: its target
+        if os.path.isfile(target) and os.stat(target).st_nlink > 1:  # replacing would cut other names off
+            with open(target, "r+b") as out:
+                out.write(payload)
+                out.truncate()
+            return
+        write_atomically(target, payload)
+    except OSError as error:
+        raise UnwritableOutputError(f"output {path} cannot be written ({error.strerror or error})") from None

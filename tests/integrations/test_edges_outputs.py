@@ -296,3 +296,37 @@ def test_a_long_output_name_the_folder_accepts_is_written(files, tmp_path, capsy
     out = tmp_path / ("x" * 250 + ".tsv")  # 254 bytes: a temporary ".<name>.XXXX.tmp" would be too long
     assert main(["score", "-c", str(c), "-r", str(r), "-o", str(out)]) == 0
     assert len(_rows(out.read_text())) == 2 and sorted(p.name for p in tmp_path.iterdir())[-1] == out.name
+
+
+@pytest.mark.parametrize("summary", ["-", "/dev/stdout"])
+def test_rows_and_summary_on_one_stream_are_refused(files, summary):
+    c, r = files
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bertscore_plugins.cli",
+            "score",
+            "-c",
+            str(c),
+            "-r",
+            str(r),
+            "--summary",
+            summary,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: --summary {summary} and -o/--output - both write to one stream (standard output, a pipe or "
+        "a terminal), where they would mix; give one of them a file\n"
+    )
+
+
+def test_a_failed_write_names_the_output_not_a_temporary_file(files, capsys):
+    c, r = files
+    assert main(["score", "-c", str(c), "-r", str(r), "-o", "/dev/full"]) == 2
+    assert capsys.readouterr().err == "error: output /dev/full cannot be written (No space left on device)\n"
