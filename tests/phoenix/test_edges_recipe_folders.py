@@ -409,3 +409,27 @@ def test_an_input_table_without_rows_is_named(tmp_path, capsys, name, data):
         == disagreement.EXIT_BAD_INPUT
     )
     assert _error(capsys) == f"error: {path}: the table has no rows"
+
+
+def test_a_parquet_table_is_checked_the_same_way(tmp_path, monkeypatch, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    no_judge(monkeypatch)
+    out = tmp_path / "out"
+    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "3", "--format", "parquet"]
+    assert disagreement.main(args) == disagreement.EXIT_OK
+    capsys.readouterr()
+    path = out / "scores.parquet"
+    arrow = pq.read_table(path)
+    first_id = arrow.column("row_id")[0].as_py()
+    copied = pa.concat_tables([arrow.slice(0, 1), arrow.slice(0, 1), arrow.slice(2)])
+    pq.write_table(copied.replace_schema_metadata(arrow.schema.metadata), path)
+    _damaged(capsys, args, path, None, f"row 1: row_id {first_id!r} appears twice (also at row 0)")
+
+    scores = [json.loads(cell) for cell in arrow.column("bertscore_score").to_pylist()]
+    scores[2]["score"] = float("nan")
+    column = pa.array([json.dumps(cell) for cell in scores])
+    damaged = arrow.set_column(arrow.schema.get_field_index("bertscore_score"), "bertscore_score", column)
+    pq.write_table(damaged.replace_schema_metadata(arrow.schema.metadata), path)
+    _damaged(capsys, args, path, None, "row 2: bertscore_score score is float nan, expected a finite number")
