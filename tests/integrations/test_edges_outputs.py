@@ -232,7 +232,7 @@ def test_a_folder_that_refuses_new_files_fails_before_scoring_naming_the_output(
         assert list(locked.iterdir()) == []
 
 
-def test_check_outputs_lets_devices_be_shared_and_skips_stdout(tmp_path):
+def test_check_outputs_lets_the_null_device_be_shared(tmp_path):
     check_outputs({"-o": "/dev/null", "--summary": "/dev/null", "--json": "-"}, {"-c": "-"})
     with pytest.raises(OutputPathError):
         check_outputs({"-o": tmp_path / "a", "--summary": tmp_path / "a"})
