@@ -345,14 +345,13 @@ def write_output(path: str | Path, data: str | bytes) -> None:
 
     Raises:
         UnwritableOutputError: the write failed (a full disk, /dev/full); names `path`, never the
-            temporary file, and leaves an existing file as it was.
+            temporary file; a replaced file is left as it was (one written in place may be cut short).
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     if str(path) == STDOUT:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(payload)
+        sys.stdout.write(data if isinstance(data, str) else data.decode("utf-8"))
         sys.stdout.flush()
         return
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     path = os.path.expanduser(path)
     try:
         if is_special_file(path):  # the path itself: /dev/stdout's link chain ends in a pipe with no path
