@@ -11,6 +11,8 @@ written against those modules keep working.
     ├── UsageError               (ValueError)  a command-line mistake
     ├── SettingError             (TypeError, ValueError)  a configuration setting, named in .setting
     ├── ArgumentError            (ValueError)  a function argument with a bad value
+    │   ├── IdfWeightError                     an idf weight that is not finite or would overflow
+    │   └── OutputPathError                    an output that is an input, or another output, of the run
     ├── ArgumentTypeError        (TypeError)   a function argument of the wrong type
     ├── ColumnNotFoundError      (KeyError)    a table column the caller named is missing
     ├── InputError               (ValueError)  candidates or references, naming the row
@@ -24,7 +26,9 @@ written against those modules keep working.
     ├── FolderGivenError         (IsADirectoryError)
     ├── NotPermittedError        (PermissionError)
     ├── ProjectOSError           (OSError)     another file-system refusal, naming the file
-    │   └── ResultStoreError                   the Phoenix result store
+    │   ├── ResultStoreError                   the Phoenix result store
+    │   ├── UnreadableInputError               an input path that is no file (a device)
+    │   └── UnwritableOutputError              an output that cannot be written
     ├── NumericalError           (FloatingPointError)  a non-finite score that must not be returned
     ├── PhoenixServerError       (RuntimeError)
     └── TraceEvaluationError     (RuntimeError)
@@ -124,6 +128,22 @@ class ResultStoreError(ProjectOSError):
     """The store file cannot be opened, read or written, or is not a result store; names the file."""
 
 
+class IdfWeightError(ArgumentError):
+    """An idf table weight that is not a finite number in [0, idf.MAX_WEIGHT]; names the token id."""
+
+
+class OutputPathError(ArgumentError):
+    """An output would overwrite an input, or another output, of the same run; names both flags."""
+
+
+class UnreadableInputError(ProjectOSError):
+    """An input path that is no file to read (a device such as /dev/zero); names it."""
+
+
+class UnwritableOutputError(ProjectOSError):
+    """An output cannot be written: it is a folder, its folder is missing or cannot take a new file."""
+
+
 class NumericalError(BertScorePluginsError, FloatingPointError):
     """A computation gave a non-finite value that must not be returned as a score."""
 
@@ -145,11 +165,13 @@ __all__ = [
     "ColumnNotFoundError",
     "FileFormatError",
     "FolderGivenError",
+    "IdfWeightError",
     "InputError",
     "MissingFileError",
     "ModelLoadError",
     "NotPermittedError",
     "NumericalError",
+    "OutputPathError",
     "PhoenixServerError",
     "PresetIntegrityError",
     "PresetNotInstalledError",
@@ -158,5 +180,7 @@ __all__ = [
     "SettingError",
     "SignatureMismatch",
     "TraceEvaluationError",
+    "UnreadableInputError",
+    "UnwritableOutputError",
     "UsageError",
 ]

@@ -11,7 +11,13 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
+from bertscore_plugins.errors import ArgumentTypeError, IdfWeightError
+
+#: the largest weight a table may hold. The scorer sums a text's weights in float32 (largest 3.4e38), so
+#: 1e30 leaves room for 3e8 tokens a text; a larger weight would overflow the sum to inf and turn every
+#: weight of that text into 0 (an identical pair scored 0). Real idf is at most ln(documents + 1): 28
+#: for 10**12 documents.
+MAX_WEIGHT = 1e30
 
 
 class IdfTable:
@@ -68,13 +74,23 @@ class IdfTable:
 
 
 def _weight(value: object, name: str) -> float:
-    """A finite, non-negative weight, or ValueError naming it: a NaN or infinite weight would make
-    every score of a text holding that token NaN, a negative one could cancel a text's total weight."""
+    """A finite weight in [0, MAX_WEIGHT], or an error naming it: a NaN or infinite weight would make
+    every score of a text holding that token NaN, a negative one could cancel a text's total weight, and
+    one above MAX_WEIGHT would overflow the text's total (see MAX_WEIGHT)."""
     if isinstance(value, bool) or (not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
         raise ArgumentTypeError(f"IdfTable {name} must be a number, got {type(value).__name__}")
-    number = float(value)  # type: ignore[arg-type]
-    if not math.isfinite(number) or number < 0:
-        raise ArgumentError(f"IdfTable {name} must be a finite number >= 0, got {number!r}")
+    try:
+        number, shown = float(value), None  # type: ignore[arg-type]
+    except OverflowError:  # an int beyond any float
+        number, shown = math.inf, "an integer beyond any float"
+    if shown is None and (not math.isfinite(number) or number < 0):
+        raise IdfWeightError(f"IdfTable {name} must be a finite number >= 0, got {number!r}")
+    if number > MAX_WEIGHT:
+        raise IdfWeightError(
+            f"IdfTable {name} is {shown or repr(number)}, above {MAX_WEIGHT:g}: a text's total weight "
+            "would overflow and every pair holding it would score 0 (idf weights are at most "
+            "ln(documents + 1))"
+        )
     return number
 
 

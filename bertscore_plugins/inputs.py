@@ -122,6 +122,16 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
     return groups
 
 
+def check_some_rows(candidates: list[str]) -> None:
+    """Refuse a call with no rows: `score([], [])` is almost always an upstream bug (an empty file, a filter
+    that kept nothing), and a zero-row result would let it pass silently into a mean of nothing."""
+    if not candidates:
+        raise InputError(
+            "candidates and references are empty: no rows to score (pass at least one candidate and "
+            "its reference)"
+        )
+
+
 def check_pairs(candidates: Any, references: Any) -> tuple[list[str], list[list[str]]]:
     """Validate and normalise a scoring call's inputs (see the module docstring for accepted shapes)."""
     cands = check_candidates(candidates)

@@ -26,7 +26,7 @@ from bertscore_plugins.embed import Embedder
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, NumericalError
 from bertscore_plugins.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.idf import IdfTable, idf_from_token_ids
-from bertscore_plugins.inputs import check_pairs, check_references
+from bertscore_plugins.inputs import InputError, check_pairs, check_references, check_some_rows
 from bertscore_plugins.match import match_pairs
 from bertscore_plugins.models import ModelSource, ModelSpec, get_model, resolve_model
 from bertscore_plugins.multi_reference import reduce_over_references
@@ -152,6 +152,8 @@ class BERTScorer:
     def fit_idf(self, references: Sequence[str] | Sequence[Sequence[str]]) -> IdfTable:
         """idf over the flattened references (duplicates counted), bert_score's formula."""
         groups = check_references(references)
+        if not groups:
+            raise InputError("references are empty: there is nothing to fit idf on")
         texts = [text for group in groups for text in group]
         truncate = self.config.long_text == "truncate"
         documents = (tokenized.ids for tokenized in self.tokenizer.encode(texts, truncate=truncate))
@@ -206,8 +208,12 @@ class BERTScorer:
 
         Returns:
             Scores with float32 precision, recall and f1 in input order, and the signature.
+
+        Raises:
+            InputError: a bad row (named), a length mismatch, or no rows at all.
         """
         cands, groups = check_pairs(candidates, references)
+        check_some_rows(cands)
         with self._lock:  # the tokenizer and model are shared; keep one call at a time
             return self._score(cands, groups, [self.layer], progress=progress, explain=explain)[0]
 
@@ -225,6 +231,7 @@ class BERTScorer:
         """
         wanted = self._check_layers(layers)
         cands, groups = check_pairs(candidates, references)
+        check_some_rows(cands)
         model_type = str(getattr(self._model.encoder.config, "model_type", ""))
         if model_type in _FINAL_NORM_MODELS or self._model.uses_hidden_states:
             return {layer: self.with_config(layer=layer).score(cands, groups, progress) for layer in wanted}

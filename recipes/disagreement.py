@@ -35,9 +35,10 @@ import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
 from bertscore_plugins.phoenix.evaluation_config import EvaluationConfig
+from bertscore_plugins.phoenix.names import DISAGREEMENT, SIMILARITY, score_column
 from bertscore_plugins.settings import add_flags, values_from_args
 from recipes import phoenix_logging, report
-from recipes.rows import TEXT_COLUMNS, ColumnNames, InputTableError, normalise_rows, read_table
+from recipes.rows import TEXT_COLUMNS, ColumnNames, normalise_rows, read_table
 from recipes.run_state import DamagedRunFolder, OutputFolder, RunState, input_digest, now
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_PHOENIX, EXIT_JUDGE = 0, 2, 3, 4
@@ -106,6 +107,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="discard the scores in --out and score again (otherwise they are reused)",
     )
     args = parser.parse_args(argv)
+    for flag, value in (
+        ("--limit", args.limit),
+        ("--top", args.top),
+        ("--judge-concurrency", args.judge_concurrency),
+    ):
+        if value is not None and value < 1:  # head(-1) would silently drop the last row
+            parser.error(f"{flag} must be at least 1, got {value}")
     if args.out is None:
         args.out = str(Path("runs") / Path(args.input.rstrip("/")).stem)
     args.phoenix_url = args.phoenix_url.rstrip("/")
@@ -117,14 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return Recipe(args).run()
-    except (InputTableError, SettingsChanged, DamagedRunFolder) as error:
+    except (BertScorePluginsError, SettingsChanged) as error:  # bad input, output folder or setting
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except Exception as error:
-        if type(error).__name__ == "InputError":  # the core's bad-input error names the row
-            print(f"error: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        raise
 
 
 class SettingsChanged(BertScorePluginsError, ValueError):
@@ -155,6 +158,7 @@ class Recipe:
         rows = normalise_rows(read_table(args.input, args.split), columns)
         if args.limit is not None:
             rows = rows.head(args.limit).reset_index(drop=True)
+        self.folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))
         llm = judge_llm_from_env()
         if llm is None:
             print(JUDGE_SETUP_HINT + "\n")
@@ -168,7 +172,17 @@ class Recipe:
                 f"({_what_changed(state, digest, settings)}); pass --rescore to replace them or use another --out"
             )
         if state is not None and self.folder.table_path(state.table_format).exists():
-            table = self.folder.load_table(state.table_format, rows=state.rows)
+            table = self.folder.load_table(
+                state.table_format,
+                rows=state.rows,
+                row_ids=list(rows["row_id"]),
+                columns=self.saved_columns(state),
+            )
+            unknown = sorted(set(state.judge_failed_rows) - set(table["row_id"]))
+            if unknown:
+                raise DamagedRunFolder(
+                    self.folder.state_path, f"judge_failed_rows names rows the table lacks ({unknown[:3]})"
+                )
             print(
                 f"Loaded {len(table)} scored rows from {self.folder.table_path(state.table_format)} "
                 f"(scored {state.scored_at}); nothing is scored again."
@@ -193,6 +207,13 @@ class Recipe:
             return EXIT_PHOENIX
         self.print_summary(table, state, urls)
         return EXIT_OK
+
+    @staticmethod
+    def saved_columns(state: RunState) -> tuple[str, ...]:
+        """The columns a saved table must hold; the judge's (and the disagreement that needs it) only once
+        the judge has answered every row: a run stopped before the judge saved the table without them."""
+        names = [SIMILARITY] + ([] if state.judge_failed_rows else [state.faithfulness_signal, DISAGREEMENT])
+        return (*TEXT_COLUMNS, *(score_column(name) for name in names))
 
     def config(self, llm: Any) -> EvaluationConfig:
         """The evaluation configuration the flags describe (the judge: ``llm``, or none)."""

@@ -36,6 +36,13 @@ from bertscore_plugins.commands.common import (
     references_by_row,
 )
 from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.files import (
+    UnwritableOutputError,
+    check_outputs,
+    json_too_deep,
+    read_text,
+    write_output,
+)
 from bertscore_plugins.signature import Signature
 from bertscore_plugins.stats import DEFAULT_SEED
 
@@ -97,10 +104,34 @@ def _changed_since_last_report(out: str | None, signature: Signature) -> str:
     if path is None or not path.is_file():
         return ""
     try:
-        previous = json.loads(path.read_text(encoding="utf-8"))["signature"]
+        text = read_text(path, "previous report")
+        if json_too_deep(text):
+            return ""
+        previous = json.loads(text)["signature"]
         return Signature.parse(previous).describe_diff(signature)
-    except (ValueError, KeyError, TypeError):  # an older or foreign report: nothing to compare with
+    except (ValueError, KeyError, TypeError, OSError):  # an older or foreign report: nothing to compare with
         return ""
+
+
+def _report_paths(out: str) -> dict[str, Path]:
+    return {f"--out {name}": Path(out) / name for name in ("regression.json", "regression.md")}
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """Before any scoring: --out is (or becomes) a folder that takes both reports, neither an input."""
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise UnwritableOutputError(f"--out {folder} is a file; give a folder for regression.json and .md")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UnwritableOutputError(
+            f"--out: cannot make folder {folder} ({error.strerror or error})"
+        ) from None
+    check_outputs(
+        _report_paths(args.out),
+        {"--baseline": args.baseline, "--candidate": args.candidate, "--references": args.references},
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parse_args(argv)
     try:  # the CLI's reader: rows split on "\n" only, invalid UTF-8 named by file and line
+        if args.out:
+            _check_out(args)
         baseline, (candidate, *columns) = read_aligned(
             ("--baseline", args.baseline),
             [("--candidate", args.candidate), *(("--references", path) for path in args.references)],
@@ -163,23 +196,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{status.upper()}: {text}")
     if args.out:
         try:
-            write_report(Path(args.out), report, text)
-        except OSError as error:
-            print(
-                f"error: the report cannot be written into {args.out}: {error.strerror or error}",
-                file=sys.stderr,
-            )
+            write_report(args.out, report, text)
+        except OSError as error:  # a full disk: one line, never exit 1 ("significant regression")
+            print(f"error: the report cannot be written into {args.out}: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return EXIT_REGRESSION if status == "regression" else EXIT_OK
 
 
-def write_report(out: Path, report: dict, text: str) -> None:
-    """regression.json and regression.md, each written atomically (a full disk leaves no half report)."""
-    from bertscore_plugins.files import write_atomically
-
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomically(out / "regression.json", json.dumps(report, indent=2) + "\n")
-    write_atomically(out / "regression.md", markdown(report, text))
+def write_report(out: str | Path, report: dict, text: str) -> None:
+    """regression.json and regression.md, by the output writer (a full disk leaves no half report)."""
+    json_path, markdown_path = _report_paths(out).values()
+    write_output(json_path, json.dumps(report, indent=2) + "\n")
+    write_output(markdown_path, markdown(report, text))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 TEXT_COLUMNS = ("input", "context", "output", "reference")
 
@@ -46,8 +47,13 @@ def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise InputTableError(f"input not found: {path}")
-    if path.is_dir():
-        return _read_saved_dataset(path, split)
+    table = _read_saved_dataset(path, split) if path.is_dir() else _read_checked_file(path)
+    if len(table) == 0:  # named here, with the file: later steps only know the rows
+        raise InputTableError(f"{path}: the table has no rows")
+    return table
+
+
+def _read_checked_file(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     try:
         return _read_file(path, suffix)
@@ -80,6 +86,8 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
         for number, line in enumerate(split_lines(read_text(path, "input table")), start=1):
             if not line.strip():
                 continue
+            if json_too_deep(line):
+                raise InputTableError(f"{path}:{number}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as error:
@@ -91,8 +99,11 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
             records.append(record)
         return pd.DataFrame(records)
     if suffix == ".json":
+        text = read_text(path, "input table")
+        if json_too_deep(text):
+            raise InputTableError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
         try:
-            return pd.DataFrame(json.loads(read_text(path, "input table")))
+            return pd.DataFrame(json.loads(text))
         except json.JSONDecodeError as error:
             raise InputTableError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
     if suffix in (".parquet", ".pq"):

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from bertscore_plugins.baseline import baseline_text
-from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args
 from bertscore_plugins.commands.conventions import (
     ROW_FORMATS,
     STREAM,
@@ -25,7 +25,8 @@ from bertscore_plugins.commands.conventions import (
     whole_number_at_least,
     write_result,
 )
-from bertscore_plugins.files import decode, read_bytes, split_lines
+from bertscore_plugins.errors import InputError
+from bertscore_plugins.files import check_outputs, decode, is_special_file, read_bytes, split_lines
 
 
 def register(subparsers) -> None:
@@ -67,15 +68,28 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def read_corpus(spec: str) -> tuple[list[str], dict]:
-    """Sentences from one --corpus spec, and its provenance record."""
+def corpus_path(spec: str) -> tuple[str, str]:
+    """(file, columns) of one --corpus spec: FILE, or FILE.tsv:COL[,COL]."""
     path, _, columns = (
         spec.partition(":") if spec.count(":") == 1 and not Path(spec).exists() else (spec, "", "")
     )
+    return path, columns
+
+
+def read_corpus(spec: str) -> tuple[list[str], dict]:
+    """Sentences from one --corpus spec, and its provenance record."""
+    path, columns = corpus_path(spec)
     data = read_bytes(path, "--corpus file")
     lines = split_lines(decode(data, path))
     if columns:
-        wanted = [int(c) for c in columns.split(",")]
+        try:
+            wanted = [int(c) for c in columns.split(",")]
+        except ValueError:
+            wanted = [-1]
+        if min(wanted) < 0:
+            raise InputError(
+                f"--corpus {spec}: columns must be 0-based column numbers (0,2), got {columns!r}"
+            )
         rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
         sentences = [row[c] for row in rows for c in wanted if len(row) > c]
     else:
@@ -89,9 +103,14 @@ def read_corpus(spec: str) -> tuple[list[str], dict]:
     return sentences, record
 
 
+def usable_sentences(sentences: list[str]) -> list[str]:
+    """bert_score's filter (1-31 words), stripped and de-duplicated, sorted."""
+    return sorted({s.strip() for s in sentences if 1 <= len(s.split()) <= 31})
+
+
 def sentence_pairs(sentences: list[str], pairs: int, seed: int) -> tuple[list[str], list[str]]:
     """bert_score's filter (1-31 words), de-duplicated, shuffled, first half paired with the second."""
-    kept = sorted({s.strip() for s in sentences if 1 <= len(s.split()) <= 31})
+    kept = usable_sentences(sentences)
     random.Random(seed).shuffle(kept)
     half = min(pairs, len(kept) // 2)
     return kept[:half], kept[half : 2 * half]
@@ -114,11 +133,15 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
 
     provenance_to = args.summary or (
-        None if args.output == STREAM else str(Path(args.output).with_suffix(".provenance.json"))
+        None
+        if args.output == STREAM or is_special_file(args.output)
+        else str(Path(args.output).with_suffix(".provenance.json"))
     )
     check_streams(args.output, provenance_to)
-    check_output_path(args.output, "-o/--output")
-    check_output_path(provenance_to, "--summary")
+    check_outputs(
+        {"-o/--output": args.output, "--summary": provenance_to},
+        {"--corpus": [corpus_path(spec)[0] for spec in args.corpus]},
+    )
     config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)
     sentences, sources = [], []
     for spec in args.corpus:
@@ -126,6 +149,11 @@ def run(args: argparse.Namespace) -> int:
         sentences += found
         sources.append(record)
     candidates, references = sentence_pairs(sentences, args.pairs, args.seed)
+    if not candidates:
+        raise InputError(
+            f"--corpus gives no sentence pairs: {len(sentences)} lines hold {len(usable_sentences(sentences))} "
+            "distinct sentence(s) of 1-31 words; a baseline needs at least 2 (thousands for a stable one)"
+        )
     scorer = get_scorer(config)
     by_layer = scorer.score_layers(candidates, references, layers=args.layers)  # one encoder pass
     rows = []

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
 from bertscore_plugins.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
-from bertscore_plugins.errors import FolderGivenError, InputError, MissingFileError, NotPermittedError
+from bertscore_plugins.errors import InputError
 from bertscore_plugins.settings import add_flags, values_from_args
 
 #: the file name that means standard input (as in bert-score and most Unix tools)
@@ -88,31 +86,24 @@ def read_lines(path: str, what: str = "input file") -> list[str]:
     return read_file_lines(path, what)
 
 
+def _shown(path: str) -> str:
+    return "<stdin>" if path == STDIN else path
+
+
 def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
     """Lines of `first` (flag, path) and of each of `others`, which must have as many lines.
 
-    Raises ValueError naming both files and their line counts when they differ.
+    Raises ValueError naming both files and their line counts when they differ, InputError naming
+    `first` when it has no lines.
     """
     rows = read_lines(first[1], f"{first[0]} file")
+    if not rows:  # the core would refuse "no rows" without knowing which file was empty
+        raise InputError(f"{first[0]} file {_shown(first[1])} is empty: no rows to score")
     columns = [read_lines(path, f"{flag} file") for flag, path in others]
     for (_, path), column in zip(others, columns, strict=True):
         if len(column) != len(rows):
             raise InputError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
     return rows, columns
-
-
-def check_output_path(path: str | None, flag: str) -> None:
-    """Fail before any work when an output file cannot be created (missing folder, a folder given)."""
-    if path is None or path == "-":
-        return
-    target = Path(path).expanduser()
-    if target.is_dir():
-        raise FolderGivenError(f"{flag} {path} is a folder; give a file name")
-    folder = target.parent
-    if not folder.is_dir():
-        raise MissingFileError(f"{flag} {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise NotPermittedError(f"{flag} {path}: folder {folder} is not writable")
 
 
 def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:

@@ -7,14 +7,13 @@ import json
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
-    check_output_path,
     config_from_args,
     read_aligned,
     references_by_row,
 )
 from bertscore_plugins.commands.conventions import StoreOnce, add_output, deprecated, write_result
 from bertscore_plugins.errors import UsageError
-from bertscore_plugins.files import write_atomically
+from bertscore_plugins.files import check_outputs, write_output
 from bertscore_plugins.stats import DEFAULT_SEED
 
 
@@ -83,8 +82,10 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import BERTScorer
     from bertscore_plugins.comparison import compare_systems, format_comparison
 
-    check_output_path(args.output, "-o/--output")
-    check_output_path(args.json, "--json")
+    check_outputs(
+        {"-o/--output": args.output, "--json": args.json},
+        {"-a/--system-a": args.system_a, "-b/--system-b": args.system_b, "-r/--references": args.references},
+    )
     if not 0.0 < args.alpha < 1.0:  # also refuses NaN
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha!r}")
     confidence = 1.0 - args.alpha if args.confidence is None else args.confidence
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     )
     result = json.dumps(comparison.to_dict(), indent=2) + "\n"
     if args.json:
-        write_atomically(args.json, result)
+        write_output(args.json, result)
     if args.format == "text":
         result = format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha) + "\n"
     write_result(result, args.output, None, None)

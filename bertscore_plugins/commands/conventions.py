@@ -192,13 +192,13 @@ def write_result(text: str, output: str, summary: dict[str, Any] | None, summary
     """`text` to `output` ('-' = stdout) and the summary as JSON to `summary_to` ('-' = stdout, None =
     stderr). Files first (they can still fail, atomically), stdout last: an error never leaves half a
     result printed."""
-    from bertscore_plugins.files import write_atomically
+    from bertscore_plugins.files import write_output
 
     summary_text = json.dumps(summary, indent=2) + "\n" if summary is not None else None
     if summary_text is not None and summary_to not in (None, STREAM):
-        write_atomically(summary_to, summary_text)
+        write_output(summary_to, summary_text)
     if output != STREAM:
-        write_atomically(output, text)
+        write_output(output, text)
     else:
         sys.stdout.write(text)
     if summary_text is not None and summary_to == STREAM:

@@ -11,7 +11,6 @@ import argparse
 
 from bertscore_plugins.commands.common import (
     add_model_arguments,
-    check_output_path,
     config_from_args,
     read_aligned,
 )
@@ -23,6 +22,7 @@ from bertscore_plugins.commands.conventions import (
     write_result,
 )
 from bertscore_plugins.errors import UsageError
+from bertscore_plugins.files import check_outputs
 
 
 def register(subparsers) -> None:
@@ -60,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
     check_streams(args.output, args.summary)
-    check_output_path(args.output, "-o/--output")
-    check_output_path(args.summary, "--summary")
+    check_outputs(
+        {"-o/--output": args.output, "--summary": args.summary},
+        {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
+    )
     outputs, (sources,) = read_aligned(("-c/--candidates", args.candidates), [("-s/--sources", args.sources)])
     threshold = DEFAULT_GROUNDEDNESS_THRESHOLD if args.threshold is None else args.threshold
     if not 0.0 <= threshold <= 1.0:  # also refuses NaN

@@ -12,8 +12,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args
 from bertscore_plugins.commands.conventions import add_output, write_result
+from bertscore_plugins.files import check_outputs
 from bertscore_plugins.phoenix.evaluation_config import EvaluationConfig
 from bertscore_plugins.phoenix.trace_settings import TraceSettings
 from bertscore_plugins.settings import add_flags, values_from_args
@@ -131,7 +132,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
-    check_output_path(args.output, "-o/--output")
+    check_outputs({"-o/--output": args.output})
     llm = None if args.no_judge else judge_llm_from_env()
     if llm is None and not args.no_judge:
         print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)

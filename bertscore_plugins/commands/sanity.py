@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from bertscore_plugins.commands.common import add_model_arguments, check_output_path, config_from_args
+from bertscore_plugins.commands.common import add_model_arguments, config_from_args
 from bertscore_plugins.commands.conventions import (
     ROW_FORMATS,
     add_output,
     render_rows,
     write_result,
 )
+from bertscore_plugins.files import check_outputs
 
 
 def register(subparsers) -> None:
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins import get_scorer
     from bertscore_plugins.sanity import run_sanity
 
-    check_output_path(args.output, "-o/--output")
+    check_outputs({"-o/--output": args.output})
     report = run_sanity(get_scorer(config_from_args(args)))
     if args.format == "table":
         text = report.table() + "\n"

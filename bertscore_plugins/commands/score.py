@@ -7,7 +7,6 @@ import argparse
 from bertscore_plugins.commands.common import (
     STDIN,
     add_model_arguments,
-    check_output_path,
     config_from_args,
     read_aligned,
     references_by_row,
@@ -20,6 +19,7 @@ from bertscore_plugins.commands.conventions import (
     write_result,
 )
 from bertscore_plugins.errors import UsageError
+from bertscore_plugins.files import check_outputs
 
 
 def register(subparsers) -> None:
@@ -61,8 +61,10 @@ def run(args: argparse.Namespace) -> int:
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
     check_streams(args.output, args.summary)
-    check_output_path(args.output, "-o/--output")
-    check_output_path(args.summary, "--summary")
+    check_outputs(
+        {"-o/--output": args.output, "--summary": args.summary},
+        {"-c/--candidates": args.candidates, "-r/--references": args.references},
+    )
     candidates, columns = read_aligned(
         ("-c/--candidates", args.candidates), [("-r/--references", path) for path in args.references]
     )

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sqlite3
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any
 from typing_extensions import Self
 
 from bertscore_plugins.errors import ResultStoreError
+from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -32,6 +35,10 @@ CREATE TABLE IF NOT EXISTS results (
 )
 """
 _COLUMNS = ("span_id", "configuration", "name", "annotation", "failure", "logged")
+
+
+class DamagedResultWarning(UserWarning):
+    """Rows of the result store could not be read back (edited, truncated); they are computed again."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,7 @@ class ResultStore:
     def results(self, configuration: str, span_ids: Sequence[str]) -> dict[str, dict[str, StoredResult]]:
         """``{span_id: {name: StoredResult}}`` for those spans under ``configuration``."""
         found: dict[str, dict[str, StoredResult]] = {}
+        damaged: list[str] = []
         ids = list(span_ids)
         for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
             chunk = ids[start : start + 500]
@@ -104,10 +112,20 @@ class ResultStore:
                     f"WHERE configuration = ? AND span_id IN ({','.join('?' * len(chunk))})",
                     [configuration, *chunk],
                 ).fetchall()
-            for span_id, name, annotation, failure, logged in rows:
-                found.setdefault(span_id, {})[name] = StoredResult(
-                    name, json.loads(annotation) if annotation else None, failure, bool(logged)
-                )
+            for row in rows:
+                result, problem = _read_row(*row)
+                if problem:
+                    damaged.append(f"span {row[0]!r} {row[1]!r}: {problem}")
+                elif result is not None:
+                    found.setdefault(str(row[0]), {})[result.name] = result
+        if damaged:
+            warnings.warn(
+                DamagedResultWarning(
+                    f"result store {self.path}: {len(damaged)} stored result(s) cannot be read back and are "
+                    f"computed again ({'; '.join(damaged[:3])}{' ...' if len(damaged) > 3 else ''})"
+                ),
+                stacklevel=2,
+            )
         return found
 
     def put(
@@ -139,3 +157,49 @@ class ResultStore:
             query, parameters = query + " WHERE configuration = ?", [configuration]
         with self._guard("cannot read it"):
             return self._db.execute(query, parameters).fetchone()[0]
+
+
+def _read_row(
+    span_id: Any, name: Any, annotation: Any, failure: Any, logged: Any
+) -> tuple[StoredResult | None, str | None]:
+    """One stored row as written by `put`, or (None, why not): SQLite keeps whatever a hand (or another
+    program) put there, so every cell is checked; a damaged row is computed again, never used."""
+    if not isinstance(span_id, str) or not isinstance(name, str):
+        return None, "its span id or name is not text"
+    if logged not in (0, 1) or isinstance(logged, float):
+        return None, f"logged is {logged!r}, expected 0 or 1"
+    if failure is not None and not isinstance(failure, str):
+        return None, f"failure is {type(failure).__name__}, expected text"
+    if annotation is None:
+        return (StoredResult(name, None, failure, bool(logged)), None) if failure else (None, "no result")
+    if not isinstance(annotation, str):
+        return None, f"annotation is {type(annotation).__name__}, expected JSON text"
+    if json_too_deep(annotation):
+        return None, f"annotation nested deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        value = json.loads(annotation)
+    except json.JSONDecodeError as error:
+        return None, f"annotation is not valid JSON ({error.msg})"
+    problem = _annotation_problem(value, span_id, name)
+    return (None, problem) if problem else (StoredResult(name, value, failure, bool(logged)), None)
+
+
+def _annotation_problem(value: Any, span_id: str, name: str) -> str | None:
+    """What is wrong with a stored span annotation (`_annotation`'s shape), or None; one copied from
+    another row would annotate the wrong span, so its span id and name must be the row's."""
+    if not isinstance(value, dict) or not isinstance(value.get("result", {}), dict):
+        return "annotation is not a span annotation object"
+    if value.get("span_id", span_id) != span_id or value.get("name", name) != name:
+        return f"annotation is for span {value.get('span_id')!r} {value.get('name')!r}, not this row's"
+    if value.get("metadata") is not None and not isinstance(value["metadata"], dict):
+        return "annotation metadata is not an object"
+    result = value.get("result", {})
+    score = result.get("score")
+    if score is not None and (
+        isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)
+    ):
+        return f"annotation score is {score!r}, expected a finite number"
+    label = result.get("label")
+    if label is not None and not isinstance(label, str):
+        return f"annotation label is {label!r}, expected text"
+    return None

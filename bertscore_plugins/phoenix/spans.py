@@ -38,6 +38,7 @@ from openinference.semconv.trace import (
 )
 
 from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep, value_too_deep
 
 ROOT = "root"
 """``span_kind`` value selecting the root span of each trace (the default)."""
@@ -97,9 +98,21 @@ def attribute(span: Mapping[str, Any], key: str) -> Any:
     return _unflatten_get(_tree(attributes), key)
 
 
-def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any]:
+TOO_DEEP = f"nested deeper than {MAX_JSON_DEPTH} levels"
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A span value that cannot be read (JSON nested too deep); `reference_value` reports `why`."""
+
+    why: str
+
+
+def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any] | Unreadable:
     value = attribute(span, SpanAttributes.METADATA)
     if isinstance(value, str):  # instrumentors write metadata as a JSON string
+        if json_too_deep(value):  # json.loads would raise RecursionError and fail the whole page
+            return Unreadable(f"metadata is JSON {TOO_DEEP}")
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
@@ -108,9 +121,13 @@ def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def lookup(span: Mapping[str, Any], key: str) -> Any:
-    """A user-named value: ``metadata.<key>`` reads the span's metadata, anything else an attribute."""
+    """A user-named value: ``metadata.<key>`` reads the span's metadata, anything else an attribute;
+    an `Unreadable` (with the reason) when the metadata is JSON nested too deep to read."""
     if key.startswith(METADATA_PREFIX):
-        return _unflatten_get(_metadata(span), key[len(METADATA_PREFIX) :])
+        metadata = _metadata(span)
+        if isinstance(metadata, Unreadable):
+            return metadata
+        return _unflatten_get(metadata, key[len(METADATA_PREFIX) :])
     return attribute(span, key)
 
 
@@ -134,8 +151,8 @@ def _messages(span: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 
 
 def _text(value: Any) -> str | None:
-    if value is None:
-        return None
+    if value is None or (not isinstance(value, str) and value_too_deep(value)):
+        return None  # json.dumps would recurse once a level
     text = value if isinstance(value, str) else json.dumps(value)
     return text if text.strip() else None
 
@@ -147,8 +164,12 @@ def _value_text(span: Mapping[str, Any], value_key: str, mime_key: str) -> tuple
     holds: a JSON string, an object's only entry, or its ``output`` / ``answer`` / ... entry; JSON
     with no such text is reported rather than scored as its braces and keys."""
     value = attribute(span, value_key)
+    if not isinstance(value, str) and value is not None and value_too_deep(value):
+        return None, TOO_DEEP
     if attribute(span, mime_key) != JSON or not isinstance(value, str):
         return _text(value), None
+    if json_too_deep(value):  # json.loads would raise RecursionError and fail the whole page
+        return None, f"is JSON {TOO_DEEP}"
     try:
         parsed = json.loads(value)
     except json.JSONDecodeError:
@@ -177,6 +198,8 @@ def reference_value(value: Any) -> tuple[Reference | None, str | None]:
     scored and the second item says why, for the report."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None, None
+    if isinstance(value, Unreadable):
+        return None, value.why
     if isinstance(value, str):
         return value, None
     if isinstance(value, (int, float)) and not isinstance(value, bool):

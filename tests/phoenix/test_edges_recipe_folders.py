@@ -207,3 +207,229 @@ def test_a_damaged_input_table_is_named_by_file_and_line(tmp_path, capsys, name,
         == disagreement.EXIT_BAD_INPUT
     )
     assert _error(capsys).startswith("error: " + message.format(path=path))
+
+
+# ------------------------------------------------------------------------------ tables read back, checked
+
+
+def _lines(table) -> list[str]:
+    return table.read_text().splitlines(keepends=True)
+
+
+def _damaged(capsys, args, path, line: int | None, problem: str) -> None:
+    assert disagreement.main(args) == disagreement.EXIT_BAD_INPUT
+    where = f"{path}:{line}" if line is not None else str(path)
+    assert _error(capsys) == f"error: {where} is damaged ({problem}); {RESCORE_HINT}"
+
+
+def _edit_line(table, number: int, edit) -> None:
+    lines = _lines(table)
+    record = json.loads(lines[number - 1])
+    edit(record)
+    lines[number - 1] = json.dumps(record) + "\n"
+    table.write_text("".join(lines))
+
+
+def test_a_row_replaced_by_a_copy_of_another_is_refused(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    lines = _lines(table)
+    table.write_text("".join([lines[0], lines[0], *lines[2:]]))
+    first_id = json.loads(lines[0])["row_id"]
+    _damaged(capsys, args, table, 2, f"row_id {first_id!r} appears twice (also at line 1)")
+
+
+def test_rows_out_of_the_input_order_are_refused(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    lines = _lines(table)
+    table.write_text("".join([lines[1], lines[0], *lines[2:]]))
+    ids = [json.loads(line)["row_id"] for line in lines]
+    _damaged(capsys, args, table, 1, f"row_id {ids[1]!r} is not the input's row 0 ({ids[0]!r})")
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (
+            lambda r: r["bertscore_score"].update(score=float("nan")),
+            "bertscore_score score is float nan, expected a finite number",
+        ),
+        (
+            lambda r: r["bertscore_score"].update(score="0.9"),
+            "bertscore_score score is str '0.9', expected a finite number",
+        ),
+        (
+            lambda r: r["bertscore_score"].update(score=True),
+            "bertscore_score score is bool True, expected a finite number",
+        ),
+        (lambda r: r.update(bertscore_score=0.9), "bertscore_score is float 0.9, expected a score object"),
+        (
+            lambda r: r["sim_faith_disagreement_score"].update(label=3),
+            "sim_faith_disagreement_score label is int 3, expected text",
+        ),
+        (lambda r: r.update(output=["a", "b"]), "output is list ['a', 'b'], expected text"),
+        (lambda r: r.update(context=7), "context is int 7, expected text or a list of texts"),
+        (
+            lambda r: r.update(similarity_matches=[["a", "b", "x"]]),
+            "similarity_matches is not a list of [token, matched token, similarity]",
+        ),
+        (lambda r: r.update(row_id=3), "row_id is int, expected text"),
+    ],
+)
+def test_a_cell_of_the_wrong_type_or_a_nan_score_is_refused(scored, capsys, edit, problem):
+    out, args = scored
+    table = out / "scores.jsonl"
+    _edit_line(table, 3, edit)
+    _damaged(capsys, args, table, 3, problem)
+    assert disagreement.main([*args, "--rescore"]) == disagreement.EXIT_OK  # the way on
+
+
+def test_a_missing_cell_is_refused(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    _edit_line(table, 2, lambda record: record.pop("groundedness_score"))
+    _damaged(capsys, args, table, 2, "groundedness_score is float nan, expected a score object")
+
+
+def test_the_users_own_columns_are_not_checked(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    _edit_line(table, 1, lambda record: record.update(case={"a": [1, None]}, human_score="high"))
+    assert disagreement.main(args) == disagreement.EXIT_OK
+
+
+@pytest.mark.parametrize(
+    ("damage", "problem"),
+    [
+        (lambda text: "[" * 5000 + "]" * 5000, "JSON nested deeper than 100 levels"),
+        (lambda text: text.replace('"rows": 4', '"rows": true'), "rows is bool, expected int"),
+        (lambda text: text.replace('"rows": 4', '"rows": -4'), "rows is -4, expected a count (0 or more)"),
+        (
+            lambda text: text.replace('"judge_failed_rows": []', '"judge_failed_rows": [1]'),
+            "judge_failed_rows holds something other than row ids (text)",
+        ),
+        (
+            lambda text: text.replace(
+                '"faithfulness_signal": "offline_faithfulness"', '"faithfulness_signal": "x"'
+            ),
+            "faithfulness_signal 'x' is not a signal this recipe writes",
+        ),
+        (
+            lambda text: text.replace('"logged": {}', '"logged": {"traces": [1]}'),
+            "logged.traces is not an object of texts and numbers",
+        ),
+        (
+            lambda text: text.replace('"similarity": 0.9', '"similarity": NaN'),
+            "thresholds.similarity is nan, expected a finite number",
+        ),
+    ],
+)
+def test_a_state_file_with_wrong_values_or_deep_nesting_is_named(scored, capsys, damage, problem):
+    out, args = scored
+    state = out / "state.json"
+    state.write_text(damage(state.read_text()))
+    _damaged(capsys, args, state, None, problem)
+
+
+def test_a_deeply_nested_table_line_is_named(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    lines = _lines(table)
+    lines[1] = '{"row_id": ' + "[" * 3000 + "]" * 3000 + "}\n"
+    table.write_text("".join(lines))
+    _damaged(capsys, args, table, 2, "JSON nested deeper than 100 levels")
+
+
+def test_a_folder_in_place_of_the_state_file_is_named_before_any_work(scored, capsys):
+    out, args = scored
+    state = out / "state.json"
+    state.unlink()
+    state.mkdir()
+    assert disagreement.main(args) == disagreement.EXIT_BAD_INPUT
+    assert _error(capsys) == (
+        f"error: --out: state file {state} is a folder, not a file; move it away or use another --out"
+    )
+    assert disagreement.main([*args, "--rescore"]) == disagreement.EXIT_BAD_INPUT  # not after scoring
+    capsys.readouterr()
+
+
+def test_an_input_inside_the_output_folder_is_never_overwritten(scored, capsys):
+    out, _ = scored
+    table = out / "scores.jsonl"
+    before = table.read_bytes()
+    argv = [str(table), "--out", str(out), "--no-phoenix", "--rescore", "--question-column", "input"]
+    assert disagreement.main(argv) == disagreement.EXIT_BAD_INPUT
+    assert _error(capsys) == (
+        f"error: jsonl table {table} is the input file {table}: writing it would destroy the input; "
+        "choose another output file"
+    )
+    assert table.read_bytes() == before
+
+
+@pytest.mark.parametrize("flag", ["--limit", "--top"])
+def test_a_count_below_one_is_refused(tmp_path, capsys, flag):
+    with pytest.raises(SystemExit) as caught:
+        disagreement.main([str(DEMO), "--out", str(tmp_path / "out"), "--no-phoenix", flag, "-1"])
+    assert caught.value.code == 2
+    assert f"{flag} must be at least 1, got -1" in capsys.readouterr().err
+
+
+def test_a_result_column_missing_from_the_table_is_named(scored, capsys):
+    out, args = scored
+    table = out / "scores.jsonl"
+    lines = [json.loads(line) for line in _lines(table)]
+    for record in lines:
+        record.pop("sim_faith_disagreement_score")
+    table.write_text("".join(json.dumps(record) + "\n" for record in lines))
+    _damaged(capsys, args, table, None, "it has no column 'sim_faith_disagreement_score'")
+
+
+def test_failed_judge_rows_the_table_lacks_are_named(scored, capsys):
+    out, args = scored
+    state = out / "state.json"
+    state.write_text(state.read_text().replace('"judge_failed_rows": []', '"judge_failed_rows": ["nope"]'))
+    _damaged(capsys, args, state, None, "judge_failed_rows names rows the table lacks (['nope'])")
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("in.jsonl", b""),
+        ("in.jsonl", b"\n\n"),
+        ("in.csv", b"question,context,output,reference\n"),
+        ("in.json", b"[]"),
+    ],
+)
+def test_an_input_table_without_rows_is_named(tmp_path, capsys, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert (
+        disagreement.main([str(path), "--out", str(tmp_path / "out"), "--no-phoenix"])
+        == disagreement.EXIT_BAD_INPUT
+    )
+    assert _error(capsys) == f"error: {path}: the table has no rows"
+
+
+def test_a_parquet_table_is_checked_the_same_way(tmp_path, monkeypatch, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    no_judge(monkeypatch)
+    out = tmp_path / "out"
+    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "3", "--format", "parquet"]
+    assert disagreement.main(args) == disagreement.EXIT_OK
+    capsys.readouterr()
+    path = out / "scores.parquet"
+    arrow = pq.read_table(path)
+    first_id = arrow.column("row_id")[0].as_py()
+    copied = pa.concat_tables([arrow.slice(0, 1), arrow.slice(0, 1), arrow.slice(2)])
+    pq.write_table(copied.replace_schema_metadata(arrow.schema.metadata), path)
+    _damaged(capsys, args, path, None, f"row 1: row_id {first_id!r} appears twice (also at row 0)")
+
+    scores = [json.loads(cell) for cell in arrow.column("bertscore_score").to_pylist()]
+    scores[2]["score"] = float("nan")
+    column = pa.array([json.dumps(cell) for cell in scores])
+    damaged = arrow.set_column(arrow.schema.get_field_index("bertscore_score"), "bertscore_score", column)
+    pq.write_table(damaged.replace_schema_metadata(arrow.schema.metadata), path)
+    _damaged(capsys, args, path, None, "row 2: bertscore_score score is float nan, expected a finite number")
