@@ -26,6 +26,8 @@ COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare", "faithfulness")
 EXIT_BUG = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+#: the reader of stdout went away (`| head`): 128 + SIGPIPE, what a shell reports for a Unix tool
+EXIT_BROKEN_PIPE = 141
 
 
 class _Parser(argparse.ArgumentParser):
@@ -121,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # stop quietly, as Unix tools do; no error line for a reader that had enough
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as error:
         if debug:
             raise
@@ -133,6 +138,13 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_BUG
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit does not fail on the closed pipe again."""
+    # not a real file (a test's capture): nothing to flush
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 @contextlib.contextmanager

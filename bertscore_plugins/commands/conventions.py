@@ -162,12 +162,13 @@ def render_rows(
 
     tsv and csv have a header line and floats with 6 decimals, lists joined by "; " (tabs and line breaks
     inside a cell become spaces in tsv, csv quotes them); jsonl is one object a line with every key;
-    json is one object: the summary's keys and "rows".
+    json is one object: the summary's fields and "rows" (the summary's row count is their length).
     """
     if form == "jsonl":
         return "".join(json.dumps(record) + "\n" for record in records)
-    if form == "json":
-        return json.dumps({**(summary or {}), "rows": records}, indent=2) + "\n"
+    if form == "json":  # the summary's fields, then the rows (its row count is their length)
+        fields = {key: value for key, value in (summary or {}).items() if key != "rows"}
+        return json.dumps({**fields, "rows": records}, indent=2) + "\n"
     table = [list(columns)] + [[_cell(record.get(column)) for column in columns] for record in records]
     if form == "tsv":
         return "".join("\t".join(cell.translate(_TSV_SAFE) for cell in row) + "\n" for row in table)

@@ -126,6 +126,13 @@ def test_every_format_of_every_command_is_what_it_says(command, form, files, cap
     assert code == 0 and _parses_as(form, out)
 
 
+def test_json_is_one_object_with_the_summary_and_every_row(files, capsys):
+    code, out, _ = _run(capsys, ["score", "-c", files["c"], "-r", files["r"], "--format", "json"])
+    result = json.loads(out)
+    assert code == 0 and [row["row"] for row in result["rows"]] == [0, 1, 2]
+    assert list(result)[-1] == "rows" and "signature" in result and 0 < result["f1"] <= 1
+
+
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c.summary], ids=lambda command: command.name)
 def test_summary_dash_is_json_on_stdout(command, files, capsys, tmp_path):
     code, out, _ = _run(capsys, command.argv(files, "-o", str(tmp_path / "rows"), "--summary", "-"))
@@ -316,3 +323,16 @@ def test_warnings_are_one_line_each_and_the_summary_file_is_json(files, tmp_path
     assert lines and all(line.startswith("warning: ") for line in lines)
     assert not any(".py:" in line for line in lines)  # no file:line or source line of the warning
     assert json.loads(summary.read_text())["rows"] == 2
+
+
+def test_a_reader_that_closes_stdout_early_ends_the_command_quietly(files, capsys, monkeypatch):
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["score", "-c", files["c"], "-r", files["r"]]) == 141
+    assert capsys.readouterr().err == ""
