@@ -5,6 +5,7 @@ the file, named by its flag, never by a temporary file."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import stat
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bertscore_plugins.cli import main, user_errors
+from bertscore_plugins.cli import main
 from bertscore_plugins.files import OutputPathError, UnwritableOutputError, check_outputs, write_output
 
 REPO = Path(__file__).resolve().parents[2]
@@ -188,7 +189,9 @@ def test_every_writing_command_checks_its_outputs_against_its_inputs(files, tmp_
 
 def _main_as_nobody(argv: list[str], cwd: Path) -> tuple[int, str]:
     """Run the command line in a forked process that is user `nobody`: (exit status, stderr)."""
-    user_errors()  # its imports read files under root's home, which `nobody` cannot
+    # the CLI's lazy imports read files under root's home, which `nobody` cannot: import them first
+    importlib.import_module("bertscore_plugins.phoenix.dev_server")
+    importlib.import_module("bertscore_plugins.presets")
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
