@@ -20,7 +20,6 @@ from bertscore_plugins.commands.conventions import (
     ROW_FORMATS,
     STREAM,
     add_output,
-    check_streams,
     render_rows,
     whole_number_at_least,
     write_result,
@@ -137,9 +136,8 @@ def run(args: argparse.Namespace) -> int:
         if args.output == STREAM or is_special_file(args.output)
         else str(Path(args.output).with_suffix(".provenance.json"))
     )
-    check_streams(args.output, provenance_to)
     check_outputs(
-        {"-o/--output": args.output, "--summary": provenance_to},
+        {"-o/--output": args.output, ("--summary" if args.summary else "provenance file"): provenance_to},
         {"--corpus": [corpus_path(spec)[0] for spec in args.corpus]},
     )
     config = config_from_args(args).replace(rescale=False, idf=False, baseline_path=None)

@@ -149,12 +149,6 @@ def add_output(
         )
 
 
-def check_streams(output: str | None, summary: str | None = None) -> None:
-    """Refuse two results on stdout (they would be one stream no program could split)."""
-    if output == STREAM and summary == STREAM:
-        raise UsageError("-o/--output and --summary both write to stdout ('-'); send one of them to a file")
-
-
 def render_rows(
     records: list[dict[str, Any]], columns: Sequence[str], form: str, summary: dict[str, Any] | None = None
 ) -> str:

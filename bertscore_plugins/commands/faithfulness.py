@@ -17,7 +17,6 @@ from bertscore_plugins.commands.common import (
 from bertscore_plugins.commands.conventions import (
     add_input,
     add_output,
-    check_streams,
     render_rows,
     write_result,
 )
@@ -59,7 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
-    check_streams(args.output, args.summary)
     check_outputs(
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},

@@ -14,7 +14,6 @@ from bertscore_plugins.commands.common import (
 from bertscore_plugins.commands.conventions import (
     add_input,
     add_output,
-    check_streams,
     render_rows,
     write_result,
 )
@@ -60,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("only one of -c/--candidates and -r/--references can read standard input ('-')")
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
-    check_streams(args.output, args.summary)
     check_outputs(
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-r/--references": args.references},

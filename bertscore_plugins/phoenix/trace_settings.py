@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -43,7 +44,12 @@ class TraceSettings:
     page_size: int = setting(500, "spans read (and scored) per page; memory is bounded by it", signed=False)
     log_batch_size: int = setting(100, "annotations per logging request", signed=False)
     follow: bool = setting(False, "keep polling for new traces until Ctrl-C", signed=False)
-    interval: float = setting(30.0, "seconds between polls with --follow (at most a day)", signed=False)
+    interval: float = setting(
+        30.0,
+        "seconds between polls with --follow (at most a day)",
+        signed=False,
+        parse=lambda text: _interval_flag(text),
+    )
     lookback: timedelta = setting(
         DEFAULT_LOOKBACK, "how far back each poll re-reads (slow traces end late)", signed=False, flag=None
     )
@@ -64,6 +70,17 @@ class TraceSettings:
 
 
 TraceSettings.__doc__ += document(TraceSettings)
+
+
+def _interval_flag(text: str) -> float:
+    """--interval for argparse: seconds in (0, a day] (1e300 would overflow the sleep; nan never compares)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0.0 < value <= 86400.0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds (a day), got {text}")
+    return value
 
 
 def _since_flag(text: str) -> datetime:

@@ -143,7 +143,10 @@ def test_summary_dash_is_json_on_stdout(command, files, capsys, tmp_path):
 def test_two_results_on_stdout_are_refused(command, files, capsys):
     code, out, err = _run(capsys, command.argv(files, "--summary", "-"))
     assert (code, out) == (2, "")
-    assert err == "error: -o/--output and --summary both write to stdout ('-'); send one of them to a file\n"
+    assert err == (
+        "error: --summary - and -o/--output - both write to one stream (standard output, a pipe or a "
+        "terminal), where they would mix; give one of them a file\n"
+    )
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda command: command.name)

@@ -174,15 +174,15 @@ def test_rows_and_summary_in_one_file_are_refused(files, tmp_path, capsys):
 
 def test_every_writing_command_checks_its_outputs_against_its_inputs(files, tmp_path, capsys):
     c, r = files
-    error = _error(capsys, ["faithfulness", "-o", str(c), "-s", str(r), "--out", str(r)])
-    assert error.startswith(f"error: --out {r} is the -s/--sources file {r}: ")
-    error = _error(capsys, ["compare", "-a", str(c), "-b", str(c), "-r", str(r), "--json", str(r)])
-    assert error.startswith(f"error: --json {r} is the -r/--references file {r}: ")
-    error = _error(capsys, ["baseline", "--corpus", str(c), "--out", str(c)])
-    assert error.startswith(f"error: --out {c} is the --corpus file {c}: ")
+    error = _error(capsys, ["faithfulness", "-c", str(c), "-s", str(r), "-o", str(r)])
+    assert error.startswith(f"error: -o/--output {r} is the -s/--sources file {r}: ")
+    error = _error(capsys, ["compare", "-a", str(c), "-b", str(c), "-r", str(r), "-o", str(r)])
+    assert error.startswith(f"error: -o/--output {r} is the -r/--references file {r}: ")
+    error = _error(capsys, ["baseline", "--corpus", str(c), "-o", str(c)])
+    assert error.startswith(f"error: -o/--output {c} is the --corpus file {c}: ")
     corpus = tmp_path / "corpus.provenance.json"
     corpus.write_text("one two\nthree four\n")
-    error = _error(capsys, ["baseline", "--corpus", str(corpus), "--out", str(tmp_path / "corpus.tsv")])
+    error = _error(capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "corpus.tsv")])
     assert error.startswith(f"error: provenance file {corpus} is the --corpus file {corpus}: ")
     assert (c.read_text(), r.read_text()) == (CANDIDATES, REFERENCES)
 
