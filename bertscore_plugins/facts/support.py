@@ -185,7 +185,11 @@ def check_pair(output: str, context: str, explanation: Any = None) -> FactCheck:
     Returns:
         A :class:`FactCheck`.
     """
-    out, ctx = extract(output.strip()), extract(context.strip())
+    return check_extracted(extract(output.strip()), extract(context.strip()), explanation)
+
+
+def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> FactCheck:
+    """:func:`check_pair` on texts already run through ``extract`` (the signal's other parts read them too)."""
     alignment = Alignment(out, ctx, explanation)
     findings: list[Finding] = []
     taken: set[int] = set()
@@ -529,4 +533,12 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
     return findings
 
 
-__all__ = ["Alignment", "FactCheck", "Finding", "check_explanation", "check_pair", "tokenize"]
+__all__ = [
+    "Alignment",
+    "FactCheck",
+    "Finding",
+    "check_explanation",
+    "check_extracted",
+    "check_pair",
+    "tokenize",
+]
