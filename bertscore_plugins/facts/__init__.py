@@ -21,6 +21,7 @@ from bertscore_plugins.facts import signal
 from bertscore_plugins.facts.extract import Fact, extract
 from bertscore_plugins.facts.parts import Parts, parts
 from bertscore_plugins.facts.support import (
+    NOT_CHECKED,
     SUPPORTED,
     UNSUPPORTED,
     FactCheck,
@@ -104,6 +105,7 @@ class OfflineFaithfulness:
             "weakest_sentence_text": self.weakest_sentence,
             "fact_score": self.facts.score,
             "fact_label": self.facts.label,
+            "fact_checked": self.facts.checked,
             "unsupported_facts": [str(finding) for finding in self.facts.unsupported],
         }
 
@@ -214,6 +216,7 @@ __all__ = [
     "DEFAULT_GROUNDEDNESS_THRESHOLD",
     "FAITHFUL",
     "FAITHFULNESS_THRESHOLD",
+    "NOT_CHECKED",
     "SUPPORTED",
     "UNFAITHFUL",
     "UNSUPPORTED",

@@ -17,7 +17,8 @@ from bertscore_plugins.facts import lexicon as lx
 
 # "didn't" -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators.
 _TOKEN = re.compile(
-    r"n['’]t\b|['’][a-z]{1,2}\b|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+|[^\W\d_]+(?=n['’]t\b)|[^\W\d_]+|\S",
+    r"n['’]t\b|['’][a-z]{1,2}\b|\d+(?:[.,]\d+)*(?=bn\b)|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+"
+    r"|[^\W\d_]+(?=n['’]t\b)|[^\W\d_]+|\S",
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$|^\d+(?:\.\d+)?$")
@@ -27,6 +28,7 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DMY_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2}|\d{4})\b")
 _SENTENCE_END = {".", "!", "?"}
+_MINUS = {"-", "\u2212", "\u2013"}
 #: units after which a number from 1800 to 2100 is a quantity, not a year
 _MEASURES = {
     "metre",
@@ -100,6 +102,7 @@ _CURRENCY = {
     "gbp": "pound",
 }
 _UNIT_ALIASES = {
+    "m": "metre",
     "meter": "metre",
     "kilometer": "kilometre",
     "centimeter": "centimetre",
@@ -161,6 +164,7 @@ class Fact:
     words: tuple[int, ...]
     unit: str | None = None
     unit_window: frozenset[str] = frozenset()
+    approx: str | None = None  # "about" / "over" / "under": "just over 500", "nearly 40", "up to 3"
 
     @property
     def head(self) -> int:
@@ -181,6 +185,17 @@ class TextFacts:
     forms: set[str]  # every lower-cased word (and its stem): what an entity or antonym is looked up in
     starts: list[int] = field(default_factory=list)  # word start offsets, for mapping model tokens
     positions: dict[str, list[int]] = field(default_factory=dict)  # lower-cased word -> where it occurs
+
+    def clause_words(self, clause: int) -> list[int]:
+        """The indexes of the words of one clause (built once: scanning every word per clause would make
+        the fact check quadratic in the output's length)."""
+        index = self.__dict__.get("_clauses")
+        if index is None:
+            index = {}
+            for k, w in enumerate(self.words):
+                index.setdefault(w.clause, []).append(k)
+            object.__setattr__(self, "_clauses", index)
+        return index.get(clause, [])
 
     def word_index_at(self, offset: int) -> int | None:
         """The index of the word containing character ``offset`` (None between words)."""
@@ -347,11 +362,17 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         return None
     unit, window, unit_words = _unit_after(words, last)
     before = words[i - 1].lower if i > 0 else ""
-    if before in _CURRENCY:
-        unit, window = _CURRENCY[before], window | {_CURRENCY[before]}
+    if before in _CURRENCY:  # "$4.2bn": the symbol is the unit, the next word is not
+        unit, window, unit_words = _CURRENCY[before], window | {_CURRENCY[before]}, 0
     if lower == "one" and unit is None:  # "rent one at the desk": a pronoun, not a count
         return None
-    span = tuple(range(i, last + 1 + unit_words))
+    first = i
+    if _negative_sign(words, i):  # "-5 degrees", U+2212 "5": a sign, not a hyphen or a range
+        value, first = -value, i - 1
+    if before in _CURRENCY:
+        first = i - 1
+    approx = _approximator(words, first)
+    span = tuple(range(first, last + 1 + unit_words))
     text = _joined(words, span[0], span[-1])
     if (
         not ordinal
@@ -361,7 +382,23 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         and (unit is None or unit not in _MEASURES)
     ):
         return Fact("year", word.text, float(value), (i,))  # "in 2019", "the 2013 bombings"
-    return Fact("number", text, float(value), span, unit, window)
+    return Fact("number", text, float(value), span, unit, window, approx)
+
+
+def _negative_sign(words: list[Word], i: int) -> bool:
+    """A minus sign touching the digits, not joining two words ("covid-19") or numbers ("2-5")."""
+    if i == 0 or words[i - 1].text not in _MINUS or words[i - 1].end != words[i].start:
+        return False
+    return i == 1 or words[i - 2].end < words[i - 1].start
+
+
+def _approximator(words: list[Word], first: int) -> str | None:
+    """ "about", "over" or "under" when the words before ``first`` hedge the number ("just over 500")."""
+    before = " ".join(w.lower for w in words[max(0, first - 3) : first])
+    for phrase, kind in lx.APPROXIMATORS:
+        if before == phrase or before.endswith(" " + phrase):
+            return kind
+    return None
 
 
 def _month_at(words: list[Word], i: int) -> int | None:
@@ -555,7 +592,7 @@ def _unit_after(words: list[Word], last: int) -> tuple[str | None, frozenset[str
         w = words[j]
         if not w.text[:1].isalnum() or _number_like(w.lower):
             break
-        if w.lower not in lx.STOPWORDS:
+        if w.lower not in lx.STOPWORDS or w.lower in _UNIT_ALIASES:  # "503 m"
             window.append(unit_of(w.lower))
             if first_gap is None:
                 first_gap = j

@@ -161,7 +161,42 @@ CLAUSE_WORDS = {"but", "although", "though", "whereas", "while", "however", "yet
 
 #: pairs of words with opposite meaning (stems as stem() returns them); a word aligned to its antonym is
 #: a polarity error just as "not" is.
+#: words before a number that make it approximate: (phrase, kind), longest phrases first. "about": within
+#: 10%; "over": the true value is at or above it (up to 25% more); "under": at or below it (up to 25% less)
+APPROXIMATORS = (
+    ("no more than", "under"),
+    ("not more than", "under"),
+    ("no less than", "over"),
+    ("no fewer than", "over"),
+    ("just over", "over"),
+    ("just under", "under"),
+    ("more than", "over"),
+    ("less than", "under"),
+    ("fewer than", "under"),
+    ("close to", "about"),
+    ("up to", "under"),
+    ("at least", "over"),
+    ("over", "over"),
+    ("under", "under"),
+    ("almost", "under"),
+    ("nearly", "under"),
+    ("about", "about"),
+    ("around", "about"),
+    ("roughly", "about"),
+    ("approximately", "about"),
+    ("some", "about"),
+)
+#: words that say something is allowed or harmless: restating a context clause that forbids it ("should
+#: not be given") is a polarity error even without a negation in the output
+PERMISSIVE = frozenset(
+    {"safe", "harmless", "allowed", "permitted", "recommended", "suitable", "fine", "ok", "okay"}
+)
 ANTONYM_PAIRS = (
+    # event status: the same event cannot be both
+    ("cancelled", "delayed"),
+    ("canceled", "delayed"),
+    ("cancelled", "postponed"),
+    ("canceled", "postponed"),
     ("approve", "reject"),
     ("accept", "reject"),
     ("accept", "refuse"),

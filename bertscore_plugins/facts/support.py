@@ -28,7 +28,24 @@ CLAUSE_ALIGNMENT = 0.55
 ANTONYM_ALIGNMENT = 0.4
 #: a row with any unsupported fact scores at most this (so it falls below any "faithful" cut)
 UNSUPPORTED_CAP = 0.5
-SUPPORTED, UNSUPPORTED = "supported", "unsupported"
+SUPPORTED, UNSUPPORTED, NOT_CHECKED = "supported", "unsupported", "not checked"
+#: frequent function words of English and of the other languages most often met in Latin script: a text
+#: with more of the others than of English reads as another language (its numbers, names and negations
+#: would be misread by English word lists), and so does a text whose letters are mostly not Latin
+_ENGLISH = frozenset(
+    (
+        "the of and to is was a an for on that with it as by at be are were from this has have had not no "
+        "than he she they we you his her their its or but will would said which who should can may must "
+        "more after before there been one do does did if up out about what when only my your our them in"
+    ).split()
+)
+_OTHER_LANGUAGES = frozenset(
+    (
+        "der die das und ist nicht ein eine einen dem den wurde wird sind mit von zu auf für im nach bei aus "
+        "sich le la les et est une des du au aux pour avec sur dans pas qui que ce cette été sont el los las "
+        "y es una por con para del se het een zijn niet il di che non sono della nel gli não com uma os"
+    ).split()
+)
 
 _ANTONYMS = {frozenset((stem(a), stem(b))) for a, b in lx.ANTONYM_PAIRS}
 _BE = {"is", "was", "were", "are", "be", "been", "being", "'s", "'re"}
@@ -62,6 +79,7 @@ class FactCheck:
     """
 
     findings: tuple[Finding, ...]
+    checked: bool = True  # False: a text is not English, so nothing was checked (and nothing passed)
 
     @property
     def unsupported(self) -> list[Finding]:
@@ -78,10 +96,14 @@ class FactCheck:
 
     @property
     def label(self) -> str:
+        if not self.checked:
+            return NOT_CHECKED
         return UNSUPPORTED if self.unsupported else SUPPORTED
 
     @property
     def explanation(self) -> str:
+        if not self.checked:
+            return "facts not checked: the fact check reads English text only"
         if not self.findings:
             return "no checkable facts (numbers, dates, names, negations)"
         if not self.unsupported:
@@ -92,6 +114,7 @@ class FactCheck:
         return {
             "score": self.score,
             "label": self.label,
+            "checked": self.checked,
             "explanation": self.explanation,
             "facts": [
                 {"kind": f.kind, "text": f.text, "supported": f.supported, "context_says": f.context_says}
@@ -190,6 +213,8 @@ def check_pair(output: str, context: str, explanation: Any = None) -> FactCheck:
 
 def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> FactCheck:
     """:func:`check_pair` on texts already run through ``extract`` (the signal's other parts read them too)."""
+    if not (is_english(out) and is_english(ctx)):
+        return FactCheck((), checked=False)
     alignment = Alignment(out, ctx, explanation)
     findings: list[Finding] = []
     taken: set[int] = set()
@@ -205,6 +230,15 @@ def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> 
     return FactCheck(tuple(findings))
 
 
+def is_english(facts: TextFacts) -> bool:
+    """Does this text read as English? (Latin letters, and English function words where it is long enough.)"""
+    letters = [c for w in facts.words for c in w.text if c.isalpha()]
+    if letters and sum(c.isascii() or "\u00c0" <= c <= "\u024f" for c in letters) < 0.7 * len(letters):
+        return False
+    words = [w.lower for w in facts.words if w.text[:1].isalpha()]
+    return sum(w in _OTHER_LANGUAGES for w in words) <= sum(w in _ENGLISH for w in words)
+
+
 def check_explanation(explanation: Any) -> FactCheck:
     """The fact check of the pair an ``Explanation`` describes (its texts and alignment in one)."""
     return check_pair(explanation.candidate_text, explanation.reference_text, explanation)
@@ -213,8 +247,17 @@ def check_explanation(explanation: Any) -> FactCheck:
 # -- numbers, dates, calendar words ----------------------------------------------------------------------
 
 
-def _same_number(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+def _same_number(a: float, b: float, approx: str | None = None) -> bool:
+    """Is context value ``b`` what output value ``a`` says (hedged by ``approx``: "just over 500" is 503)?"""
+    if abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b)):
+        return True
+    if approx == "about":
+        return abs(a - b) <= 0.1 * abs(b)
+    if approx == "over":
+        return a <= b <= a + 0.25 * abs(a)
+    if approx == "under":
+        return a - 0.25 * abs(a) <= b <= a
+    return False
 
 
 def _units_agree(output: Fact, context: Fact) -> bool:
@@ -229,7 +272,7 @@ def _carries(output: Fact, context: Fact) -> bool:
     if kind == "number":
         return (
             context.kind in ("number", "year")
-            and _same_number(output.value, context.value)
+            and _same_number(output.value, context.value, output.approx)
             and (context.kind == "year" or _units_agree(output, context))
         )
     if kind == "year":
@@ -357,10 +400,9 @@ def _predicate_words(out: TextFacts, ctx: TextFacts, clause: int, after: int = -
     a name, and a name recurs all over a long context."""
     return [
         k
-        for k, w in enumerate(out.words)
+        for k in out.clause_words(clause)
         if k > after
-        and w.clause == clause
-        and w.text[:1].isalpha()
+        and (w := out.words[k]).text[:1].isalpha()
         and w.lower not in lx.STOPWORDS
         and w.lower not in lx.NEGATION_CUES
         and w.lower.strip("'’") not in out.proper
@@ -413,7 +455,7 @@ def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_out
 
 
 def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
-    words = [w for w in facts.words if w.clause == clause]
+    words = [facts.words[k] for k in facts.clause_words(clause)]
     text = facts.text[words[0].start : words[-1].end].strip(" ,;:") if words else ""
     return "'" + (text if len(text) <= limit else text[: limit - 3].rstrip() + "...") + "'"
 
@@ -454,6 +496,33 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
             text = " ".join(out.words[k].text for k in words[:4])
             findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
     findings += _antonyms(out, ctx, alignment)
+    findings += _permissive(out, ctx)
+    return findings
+
+
+def _permissive(out: TextFacts, ctx: TextFacts) -> list[Finding]:
+    """ "Aspirin is safe for children" against "should not be given to children": a plain clause that
+    calls something safe or allowed, where a context clause about the same things is negated."""
+    findings = []
+    for clause, positive in out.clause_polarity.items():
+        words = [out.words[k] for k in out.clause_words(clause)]
+        cue = next((w for w in words if w.lower in lx.PERMISSIVE), None)
+        if cue is None or not positive:
+            continue
+        stems = {stem(w.lower) for w in words if w.text[:1].isalpha() and w.lower not in lx.STOPWORDS} - {
+            stem(cue.lower)
+        }
+        shared: dict[int, set[str]] = {}
+        for w in ctx.words:
+            if stem(w.lower) in stems:
+                shared.setdefault(w.clause, set()).add(stem(w.lower))
+        negated = [
+            c
+            for c, found in shared.items()
+            if len(found) >= min(2, len(stems)) and not ctx.clause_polarity.get(c, True)
+        ]
+        if negated:
+            findings.append(Finding("negation", cue.text, False, _clause_text(ctx, negated[0])))
     return findings
 
 
@@ -488,9 +557,26 @@ def _passive(words: list, relation: int, second: int) -> bool:
     return before in _BE and any(w.lower == "by" for w in words[relation + 1 : second])
 
 
+def _objects(
+    ctx: TextFacts, subjects: list[int], relations: list[int], names: set[str]
+) -> list[tuple[str, int]]:
+    """For each "subject relation" in the context (the relation within three words after the subject),
+    the first of ``names`` within four words after the relation, with its position."""
+    found = []
+    for ia in subjects:
+        ir = next((r for r in relations if ia < r <= ia + 3), None)
+        if ir is None:
+            continue
+        k = next((k for k in range(ir + 1, min(ir + 5, len(ctx.words))) if ctx.words[k].lower in names), None)
+        if k is not None:
+            found.append((ctx.words[k].lower, k))
+    return found
+
+
 def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]) -> list[Finding]:
     """ "Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
     findings = []
+    others = {out.words[run[0]].lower for run in entities}
     for first, second in itertools.pairwise(entities):
         a, b = first[-1], second[0]
         if out.words[a].sentence != out.words[b].sentence:
@@ -519,6 +605,15 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
             if not (pa and pb and pr):
                 continue
             ia, ib, ir = pa[0], pb[0], pr[0]
+            objects = _objects(ctx, pa, pr, others) if not out_passive else []
+            if objects:
+                # "Tom teaches Chemistry" against "... and Tom teaches Physics": the name the context
+                # puts after "Tom teaches" decides
+                verdict = name_b in [name for name, _ in objects]
+                if not verdict:
+                    k, end = objects[0][1], pa[0]
+                    snippet = ctx.text[ctx.words[min(end, k)].start : ctx.words[max(end, k)].end]
+                break
             flipped = out_passive != _passive(ctx.words, ir, max(ia, ib))
             if (ia < ir < ib) != flipped and (ia < ir < ib or ib < ir < ia):
                 verdict = True

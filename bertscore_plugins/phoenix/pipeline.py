@@ -55,7 +55,7 @@ def evaluate_rows(
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
 
     Similarity (BERTScore F1 of output vs reference) and groundedness (BERTScore precision of output vs
-    context) use the batch path (one core call each); the offline faithfulness (groundedness x the fact
+    context) use the batch path (one core call each); the offline faithfulness (groundedness, lexical support and the fact
     check, ``<offline_name>_score``) reads the groundedness call's alignment. Faithfulness is Phoenix's
     ``FaithfulnessEvaluator`` with ``llm`` (bounded concurrency; a failing row is marked FAILED and its
     disagreement cell is None); without ``llm``/``judge``, the offline faithfulness is the signal.
@@ -111,7 +111,7 @@ def evaluate_rows(
         input_mapping={"output": output_column, "reference": reference_column},
         exit_on_error=exit_on_error,
     )
-    offline = OfflineFaithfulnessEvaluator(groundedness_threshold, name=offline_name, scorer=scorer)
+    offline = OfflineFaithfulnessEvaluator(name=offline_name, scorer=scorer)
     result = score_offline(
         result,
         offline,
@@ -161,9 +161,9 @@ def evaluate_rows(
         }
         default_faithful_cut = FAITHFUL_CUT
     else:
-        logger.info("no LLM judge given: groundedness x fact check stands in for faithfulness")
+        logger.info("no LLM judge given: the offline faithfulness stands in for faithfulness")
         faithfulness_name = offline_name
-        default_faithful_cut = groundedness_threshold
+        default_faithful_cut = offline.threshold
         triage = {"rows": len(result), "judged": 0, "saved": 0, "mode": "none"}
 
     if thresholds is None:
