@@ -15,9 +15,11 @@ from typing import Any
 
 from bertscore_plugins.facts import lexicon as lx
 
-# "didn't" -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators.
+# "didn't" -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators, and a
+# unit written onto a number is its own word ("1,640ft", "6.15pm", "$4.2bn"), but an ordinal's ending is not.
 _TOKEN = re.compile(
-    r"n['’]t\b|['’][a-z]{1,2}\b|\d+(?:[.,]\d+)*(?=bn\b)|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+"
+    r"n['’]t\b|['’][a-z]{1,2}\b|\d+(?:[.,]\d+)*(?=(?!(?:st|nd|rd|th)\b)[^\W\d_])"
+    r"|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+"
     r"|[^\W\d_]+(?=n['’]t\b)|[^\W\d_]+|\S",
     re.IGNORECASE,
 )
@@ -521,8 +523,11 @@ def _number_at(words: list[Word], i: int) -> tuple[float, int, bool] | None:
     if _DIGITS.match(lower):
         value = float(lower.replace(",", ""))
         last = i
-        if i + 1 < len(words) and words[i + 1].lower in lx.SCALES and words[i + 1].lower not in ("m", "k"):
-            value *= lx.SCALES[words[i + 1].lower]
+        after = words[i + 1].lower if i + 1 < len(words) else ""
+        # "1.5 million", "4.2bn"; "m" and "k" scale only money ("£5m": 5 million, "a 5m wall": metres)
+        money = bool(after) and i > 0 and words[i - 1].lower in _CURRENCY and words[i + 1].start == words[i].end
+        if after in lx.SCALES and (after not in ("m", "k") or money):
+            value *= lx.SCALES[after]
             last = i + 1
         return value, last, False
     if lower in lx.ORDINALS:

@@ -29,23 +29,6 @@ ANTONYM_ALIGNMENT = 0.4
 #: a row with any unsupported fact scores at most this (so it falls below any "faithful" cut)
 UNSUPPORTED_CAP = 0.5
 SUPPORTED, UNSUPPORTED, NOT_CHECKED = "supported", "unsupported", "not checked"
-#: frequent function words of English and of the other languages most often met in Latin script: a text
-#: with more of the others than of English reads as another language (its numbers, names and negations
-#: would be misread by English word lists), and so does a text whose letters are mostly not Latin
-_ENGLISH = frozenset(
-    (
-        "the of and to is was a an for on that with it as by at be are were from this has have had not no "
-        "than he she they we you his her their its or but will would said which who should can may must "
-        "more after before there been one do does did if up out about what when only my your our them in"
-    ).split()
-)
-_OTHER_LANGUAGES = frozenset(
-    (
-        "der die das und ist nicht ein eine einen dem den wurde wird sind mit von zu auf für im nach bei aus "
-        "sich le la les et est une des du au aux pour avec sur dans pas qui que ce cette été sont el los las "
-        "y es una por con para del se het een zijn niet il di che non sono della nel gli não com uma os"
-    ).split()
-)
 
 _ANTONYMS = {frozenset((stem(a), stem(b))) for a, b in lx.ANTONYM_PAIRS}
 _BE = {"is", "was", "were", "are", "be", "been", "being", "'s", "'re"}
@@ -236,7 +219,7 @@ def is_english(facts: TextFacts) -> bool:
     if letters and sum(c.isascii() or "\u00c0" <= c <= "\u024f" for c in letters) < 0.7 * len(letters):
         return False
     words = [w.lower for w in facts.words if w.text[:1].isalpha()]
-    return sum(w in _OTHER_LANGUAGES for w in words) <= sum(w in _ENGLISH for w in words)
+    return sum(w in lx.OTHER_LANGUAGE_WORDS for w in words) <= sum(w in lx.ENGLISH_WORDS for w in words)
 
 
 def check_explanation(explanation: Any) -> FactCheck:
@@ -560,23 +543,35 @@ def _passive(words: list, relation: int, second: int) -> bool:
 def _objects(
     ctx: TextFacts, subjects: list[int], relations: list[int], names: set[str]
 ) -> list[tuple[str, int]]:
-    """For each "subject relation" in the context (the relation within three words after the subject),
-    the first of ``names`` within four words after the relation, with its position."""
+    """For each tight "subject relation object" in the context (the relation at most two words after the
+    subject, the object at most two after the relation) whose object is one of ``names``: (object, its
+    position). Looser phrasing is left alone: a name a few words on is often not the object."""
     found = []
     for ia in subjects:
-        ir = next((r for r in relations if ia < r <= ia + 3), None)
+        ir = next((r for r in relations if ia < r <= ia + 2), None)
         if ir is None:
             continue
-        k = next((k for k in range(ir + 1, min(ir + 5, len(ctx.words))) if ctx.words[k].lower in names), None)
+        k = next((k for k in range(ir + 1, min(ir + 3, len(ctx.words))) if ctx.words[k].lower in names), None)
         if k is not None:
             found.append((ctx.words[k].lower, k))
     return found
+
+
+def _subjects(ctx: TextFacts, objects: list[int], relations: list[int], names: set[str]) -> bool:
+    """Is one of ``names`` the tight subject of a relation whose object is at one of ``objects``?"""
+    for k in objects:
+        ir = next((r for r in relations if k - 2 <= r < k), None)
+        if ir is not None and any(ctx.words[j].lower in names for j in range(max(0, ir - 2), ir)):
+            return True
+    return False
 
 
 def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]) -> list[Finding]:
     """ "Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
     findings = []
     others = {out.words[run[0]].lower for run in entities}
+    # a capitalised word opening the sentence ("Maria teaches ...") may be a subject too
+    subjects = others | {w.lower for w in out.words if w.text[:1].isupper() and w.lower not in lx.STOPWORDS}
     for first, second in itertools.pairwise(entities):
         a, b = first[-1], second[0]
         if out.words[a].sentence != out.words[b].sentence:
@@ -605,14 +600,18 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
             if not (pa and pb and pr):
                 continue
             ia, ib, ir = pa[0], pb[0], pr[0]
-            objects = _objects(ctx, pa, pr, others) if not out_passive else []
-            if objects:
-                # "Tom teaches Chemistry" against "... and Tom teaches Physics": the name the context
-                # puts after "Tom teaches" decides
-                verdict = name_b in [name for name, _ in objects]
-                if not verdict:
-                    k, end = objects[0][1], pa[0]
-                    snippet = ctx.text[ctx.words[min(end, k)].start : ctx.words[max(end, k)].end]
+            tight = b - a <= 3  # "Tom teaches Chemistry": subject, relation, object and nothing more
+            objects = _objects(ctx, pa, pr, others) if tight and not out_passive else []
+            if (
+                objects
+                and name_b not in [name for name, _ in objects]
+                and _subjects(ctx, pb, pr, subjects - {name_a, name_b})
+            ):
+                # "Tom teaches Chemistry" against "Maria teaches Chemistry and Tom teaches Physics": the
+                # context relates each of the two names to another of the output's names
+                verdict = False
+                k, end = objects[0][1], pa[0]
+                snippet = ctx.text[ctx.words[min(end, k)].start : ctx.words[max(end, k)].end]
                 break
             flipped = out_passive != _passive(ctx.words, ir, max(ia, ib))
             if (ia < ir < ib) != flipped and (ia < ir < ib or ib < ir < ia):
