@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from bertscore_plugins.facts import lexicon as lx
 
 # "didn't" -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators, and a
@@ -189,15 +191,41 @@ class TextFacts:
     positions: dict[str, list[int]] = field(default_factory=dict)  # lower-cased word -> where it occurs
 
     def clause_words(self, clause: int) -> list[int]:
-        """The indexes of the words of one clause (built once: scanning every word per clause would make
-        the fact check quadratic in the output's length)."""
-        index = self.__dict__.get("_clauses")
-        if index is None:
-            index = {}
-            for k, w in enumerate(self.words):
-                index.setdefault(w.clause, []).append(k)
-            object.__setattr__(self, "_clauses", index)
-        return index.get(clause, [])
+        """The indexes of the words of one clause (an index built once: scanning every word per clause
+        would make the fact check quadratic in the text's length)."""
+        return self._grouped("clause").get(clause, [])
+
+    def sentence_words(self, sentence: int) -> list[int]:
+        """The indexes of the words of one sentence (an index built once, as for clauses)."""
+        return self._grouped("sentence").get(sentence, [])
+
+    def derived(self, name: str, make: Any) -> Any:
+        """``make(self)``, computed once per text: a source shared by many rows (one article, many
+        summaries) is read into words once by ``extract``'s cache, and so are its stems and indexes."""
+        cache = self.__dict__.setdefault("_derived", {})
+        if name not in cache:
+            cache[name] = make(self)
+        return cache[name]
+
+    def _grouped(self, attribute: str) -> dict[int, list[int]]:
+        def build(facts: TextFacts) -> dict[int, list[int]]:
+            index: dict[int, list[int]] = {}
+            for k, w in enumerate(facts.words):
+                index.setdefault(getattr(w, attribute), []).append(k)
+            return index
+
+        return self.derived(attribute, build)
+
+    def word_indexes(self, spans: list[tuple[int, int]]) -> np.ndarray:
+        """:meth:`word_index_at` of each span's start at once (-1 where it starts no word)."""
+        if not spans or not self.words:
+            return np.full(len(spans), -1, dtype=np.int64)
+        offsets = np.fromiter((start for start, _ in spans), dtype=np.int64, count=len(spans))
+        ends = self.derived("ends", lambda f: np.array([w.end for w in f.words], dtype=np.int64))
+        starts = self.derived("start_array", lambda f: np.array(f.starts, dtype=np.int64))
+        i = np.searchsorted(starts, offsets, side="right") - 1
+        inside = (i >= 0) & (offsets < ends[np.clip(i, 0, None)])
+        return np.where(inside, i, -1)
 
     def word_index_at(self, offset: int) -> int | None:
         """The index of the word containing character ``offset`` (None between words)."""
@@ -209,6 +237,7 @@ class TextFacts:
         return None
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem, enough to match "collected"/"collects"/"collect" and plurals."""
     w = word.lower().strip("'’")
@@ -525,7 +554,9 @@ def _number_at(words: list[Word], i: int) -> tuple[float, int, bool] | None:
         last = i
         after = words[i + 1].lower if i + 1 < len(words) else ""
         # "1.5 million", "4.2bn"; "m" and "k" scale only money ("£5m": 5 million, "a 5m wall": metres)
-        money = bool(after) and i > 0 and words[i - 1].lower in _CURRENCY and words[i + 1].start == words[i].end
+        money = (
+            bool(after) and i > 0 and words[i - 1].lower in _CURRENCY and words[i + 1].start == words[i].end
+        )
         if after in lx.SCALES and (after not in ("m", "k") or money):
             value *= lx.SCALES[after]
             last = i + 1

@@ -48,12 +48,7 @@ def _content(word: Any) -> bool:
 
 def _piece_words(spans: list[tuple[int, int]], facts: TextFacts) -> np.ndarray:
     """The word index of each model token (-1 when it starts no word of ours)."""
-    out = np.full(len(spans), -1, dtype=np.int64)
-    for piece, (start, _) in enumerate(spans):
-        word = facts.word_index_at(start)
-        if word is not None:
-            out[piece] = word
-    return out
+    return facts.word_indexes(spans)
 
 
 def _sentence_of(words: np.ndarray, facts: TextFacts) -> np.ndarray:
@@ -102,12 +97,27 @@ def lexical_support(out: TextFacts, ctx: TextFacts) -> float:
     content = [w for w in out.words if _content(w)]
     if not content:
         return 1.0
-    source_stems = {stem(w.lower) for w in ctx.words}
+    source_stems = ctx.derived("stem_set", lambda f: {stem(w.lower) for w in f.words})
     return sum(stem(w.lower) in source_stems for w in content) / len(content)
 
 
 def _stems(facts: TextFacts) -> list[tuple[int, str]]:
-    return [(w.sentence, stem(w.lower)) for w in facts.words if w.text[:1].isalnum()]
+    return facts.derived(
+        "stems", lambda f: [(w.sentence, stem(w.lower)) for w in f.words if w.text[:1].isalnum()]
+    )
+
+
+def _masks(facts: TextFacts) -> tuple[dict[str, int], int]:
+    """Per stem, the bit mask of where the source writes it (for the bit-parallel LCS), and its length."""
+
+    def build(f: TextFacts) -> tuple[dict[str, int], int]:
+        masks: dict[str, int] = {}
+        tokens = [token for _, token in _stems(f)]
+        for j, token in enumerate(tokens):
+            masks[token] = masks.get(token, 0) | (1 << j)
+        return masks, len(tokens)
+
+    return facts.derived("lcs_masks", build)
 
 
 def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
@@ -124,18 +134,15 @@ def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
 def lexical_sequence_parts(out: TextFacts, ctx: TextFacts) -> tuple[float, float]:
     """(ROUGE-L precision of the whole output, of its weakest sentence of three words or more), both
     against the whole source, on stemmed words. Linear in the output's length."""
-    a, b = _stems(out), [token for _, token in _stems(ctx)]
-    if not a or not b:
+    a, (masks, length) = _stems(out), _masks(ctx)
+    if not a or not length:
         return (0.0, 0.0) if a else (1.0, 1.0)
-    masks: dict[str, int] = {}
-    for j, token in enumerate(b):
-        masks[token] = masks.get(token, 0) | (1 << j)
-    whole = _lcs_length([token for _, token in a], masks, len(b)) / len(a)
+    whole = _lcs_length([token for _, token in a], masks, length) / len(a)
     sentences: dict[int, list[str]] = {}
     for sentence, token in a:
         sentences.setdefault(sentence, []).append(token)
     weakest = [
-        _lcs_length(tokens, masks, len(b)) / len(tokens) for tokens in sentences.values() if len(tokens) >= 3
+        _lcs_length(tokens, masks, length) / len(tokens) for tokens in sentences.values() if len(tokens) >= 3
     ]
     return whole, min(weakest, default=whole)
 

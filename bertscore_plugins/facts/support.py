@@ -122,6 +122,7 @@ class Alignment:
         self._output_pieces: dict[int, list[int]] = {}
         self._content: set[int] = set()
         self._context_pieces: dict[int, list[int]] = {}
+        self._piece_word = np.zeros(0, dtype=np.int64)
         if output is None or context is None or explanation is None:
             return
         if not getattr(explanation, "candidate_spans", None) or explanation.similarity.numel() == 0:
@@ -131,23 +132,24 @@ class Alignment:
         }
         matrix = explanation.similarity.numpy()
         self._matrix = matrix
-        for piece, (start, _) in enumerate(explanation.candidate_spans):
-            word = output.word_index_at(start)
-            if word is not None:
+        for piece, word in enumerate(output.word_indexes(explanation.candidate_spans).tolist()):
+            if word >= 0:
                 self._output_pieces.setdefault(word, []).append(piece)
-        for piece, (start, _) in enumerate(explanation.reference_spans):
-            word = context.word_index_at(start)
-            if word is not None:
-                self._context_pieces.setdefault(word, []).append(piece)
-        piece_word = {piece: word for word, pieces in self._context_pieces.items() for piece in pieces}
+        # context word of each context piece; the reverse (pieces of a word) only where closest() asks
+        self._piece_word = context.word_indexes(explanation.reference_spans)
         best_index = matrix.argmax(axis=1)
         best = matrix[np.arange(matrix.shape[0]), best_index]
         for word, pieces in self._output_pieces.items():
             top = max(pieces, key=lambda piece: best[piece])
-            target = piece_word.get(int(best_index[top]))
-            if target is not None:
+            target = int(self._piece_word[best_index[top]])
+            if target >= 0:
                 self.context_word[word] = target
                 self.similarity[word] = float(best[top])
+
+    def _pieces_of(self, context_word: int) -> list[int]:
+        if context_word not in self._context_pieces:
+            self._context_pieces[context_word] = np.flatnonzero(self._piece_word == context_word).tolist()
+        return self._context_pieces[context_word]
 
     def closest(self, output_word: int, context_words: list[int], reach: int = 4) -> int | None:
         """Of ``context_words``, the one standing in for ``output_word`` (None without an alignment).
@@ -167,9 +169,10 @@ class Alignment:
         ]
         scored = []
         for w in context_words:
-            if w not in self._context_pieces:
+            pieces = self._pieces_of(w)
+            if not pieces:
                 continue
-            similarity = float(self._matrix[np.ix_(rows, self._context_pieces[w])].max())
+            similarity = float(self._matrix[np.ix_(rows, pieces)].max())
             # nearer neighbours weigh more ("Anna Varga": the surname right after the first name)
             kept = sum(
                 max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours
@@ -214,7 +217,12 @@ def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> 
 
 
 def is_english(facts: TextFacts) -> bool:
-    """Does this text read as English? (Latin letters, and English function words where it is long enough.)"""
+    """Does this text read as English? (Mostly Latin letters, and no more function words of other
+    languages than of English.)"""
+    return facts.derived("english", _reads_english)
+
+
+def _reads_english(facts: TextFacts) -> bool:
     letters = [c for w in facts.words for c in w.text if c.isalpha()]
     if letters and sum(c.isascii() or "\u00c0" <= c <= "\u024f" for c in letters) < 0.7 * len(letters):
         return False
@@ -592,8 +600,8 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
         rel_stem = stem(out.words[relation].lower)
         out_passive = _passive(out.words, relation, b)
         verdict = None
-        for sentence in sorted({w.sentence for w in ctx.words}):
-            positions = [k for k, w in enumerate(ctx.words) if w.sentence == sentence]
+        for sentence in sorted({ctx.words[k].sentence for k in ctx.positions.get(name_a, [])}):
+            positions = ctx.sentence_words(sentence)
             pa = [k for k in positions if ctx.words[k].lower == name_a]
             pb = [k for k in positions if ctx.words[k].lower == name_b]
             pr = [k for k in positions if stem(ctx.words[k].lower) == rel_stem]
