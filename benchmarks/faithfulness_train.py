@@ -189,10 +189,39 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...]) -> str:
     weights = ", ".join(f"{name} {value:+.2f}" for name, value in zip(names, beta[1:], strict=True))
     lines += [
         "",
-        f"Weights (logit): intercept {beta[0]:+.2f}, {weights}.",
+        f"Weights (logit): intercept {beta[0]:+.2f}, {weights}. The shipped score halves the combination "
+        "when the fact check finds an unsupported fact (so the label, score >= 0.5 and no unsupported fact, "
+        "and the score agree); the row above it shows what that costs and gains.",
+        "",
+        "Parts: groundedness = BERTScore precision against the whole source; weakest sentence = each output "
+        "sentence against its best window of three source sentences, the lowest; ROUGE-L precision (ours) = "
+        "the longest common stemmed-word subsequence with the source over the output's length (rouge-score's "
+        "figure beside it for reference); its weakest sentence = the same per sentence of three words or "
+        "more, the lowest; content words the source writes = stemmed non-function words. Measured and left "
+        "out (no gain once these are in): the share of poorly matched tokens, the share of novel word pairs, "
+        "fact counts by kind.",
+        *_cost_lines(),
         END,
     ]
     return "\n".join(lines)
+
+
+def _cost_lines() -> list[str]:
+    """benchmarks/facts_cost.py's ratio, when it has been run."""
+    path = RESULTS.with_name("facts_cost.json")
+    if not path.exists():
+        return []
+    cost = json.loads(path.read_text(encoding="utf-8"))
+    best = cost["best_seconds"]
+    return [
+        "",
+        f"Cost (`benchmarks/facts_cost.py`, {cost['rows']}, best of {cost['repeats']} interleaved repeats, "
+        f"sources read whole): groundedness {best['groundedness']:.1f} s, offline faithfulness (one core call "
+        f"with the alignment, then every part) {best['offline faithfulness']:.1f} s: "
+        f"**{cost['added_over_groundedness']:+.1%}** over groundedness; the parts alone on a kept alignment "
+        f"{best['parts on the alignment']:.1f} s (**{cost['parts_over_groundedness']:.1%}** of groundedness). "
+        f"({cost['machine']}.)",
+    ]
 
 
 def write_section(block: str) -> None:
