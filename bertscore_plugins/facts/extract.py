@@ -17,12 +17,12 @@ import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
 
-# "didn't" -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators, and a
+# "didn't" (also "didn ’ t" in tokenised text) -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators, and a
 # unit written onto a number is its own word ("1,640ft", "6.15pm", "$4.2bn"), but an ordinal's ending is not.
 _TOKEN = re.compile(
-    r"n['’]t\b|['’][a-z]{1,2}\b|\d+(?:[.,]\d+)*(?=(?!(?:st|nd|rd|th)\b)[^\W\d_])"
+    r"n ?['’] ?t\b|['’][a-z]{1,2}\b|\d+(?:[.,:]\d+)*(?=(?!(?:st|nd|rd|th)\b)[^\W\d_])"
     r"|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+"
-    r"|[^\W\d_]+(?=n['’]t\b)|[^\W\d_]+|\S",
+    r"|[^\W\d_]+(?=n ?['’] ?t\b)|[^\W\d_]+|\S",
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$|^\d+(?:\.\d+)?$")
@@ -287,6 +287,8 @@ def tokenize(text: str) -> list[Word]:
         if words and "\n\n" in text[previous_end : match.start()] and not new_sentence:
             sentence, clause, new_sentence, fresh_clause = sentence + 1, clause + 1, True, True
         lower = token.lower()
+        if lower.replace(" ", "").replace("’", "'") == "n't":  # "didn ’ t" (tokenised text), "didn’t"
+            lower = "n't"
         if lower in lx.CLAUSE_WORDS and not fresh_clause:
             clause += 1
         fresh_clause = False

@@ -192,4 +192,10 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     assert result["rows"] == "recipes/demo_data.jsonl (44 rows)"
-    assert set(result["best_seconds"]) == {"groundedness", "groundedness+alignment", "offline faithfulness"}
+    assert set(result["best_seconds"]) == {
+        "groundedness",
+        "groundedness+alignment",
+        "offline faithfulness",
+        "parts on the alignment",
+    }
+    assert 0.0 < result["parts_over_groundedness"] < 1.0  # the parts cost less than the model call
