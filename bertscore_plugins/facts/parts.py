@@ -83,13 +83,18 @@ def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[f
     windows = np.stack(
         [per_sentence[:, i : per_sentence.shape[1] - span + 1 + i] for i in range(span)], axis=0
     ).max(axis=0)  # output tokens x windows
-    weakest, weakest_index = 1.0, -1
-    for sentence in np.unique(out_sentence[out_sentence >= 0]):
-        rows = out_sentence == sentence
-        score = float(windows[rows].mean(axis=0).max())
-        if score < weakest:
-            weakest, weakest_index = score, int(sentence)
-    return weakest, weakest_index
+    # per output sentence, the mean over its tokens in each window (one pass: tokens sorted by sentence)
+    kept = out_sentence >= 0
+    if not kept.any():
+        return float(windows.mean(axis=0).max()), -1
+    order = np.argsort(out_sentence[kept], kind="stable")
+    labels = out_sentence[kept][order]
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    sums = np.add.reduceat(windows[kept][order], starts, axis=0)
+    counts = np.diff(np.r_[starts, len(labels)])[:, None]
+    scores = (sums / counts).max(axis=1)
+    lowest = int(scores.argmin())
+    return float(scores[lowest]), int(labels[starts[lowest]])
 
 
 def lexical_support(out: TextFacts, ctx: TextFacts) -> float:

@@ -210,7 +210,8 @@ def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> 
             continue  # judged per clause below
         findings.append(_check_value(fact, ctx, alignment))
     entities = _entities(out, ctx, taken)
-    findings += [_check_entity(words, out, ctx, alignment) for words in entities]
+    rivals: list[int] = []  # the context's names the output does not write, built on first need
+    findings += [_check_entity(words, out, ctx, alignment, rivals) for words in entities]
     findings += _check_polarity(out, ctx, alignment)
     findings += _check_order(out, ctx, entities)
     return FactCheck(tuple(findings))
@@ -362,23 +363,29 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
-def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment) -> Finding:
+def _check_entity(
+    words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment, rivals: list[int]
+) -> Finding:
     text = " ".join(out.words[k].text for k in words)
     missing = [k for k in words if not _name_in(out.words[k].lower, ctx)]
     if not missing:
         return Finding("entity", text, True)
     named = " ".join(out.words[k].text for k in missing)
     # what the context says in its place: the context name most similar to the missing one
-    # (a capitalised word at a sentence start counts here too: "Ilse Varga won ...")
-    names = [
-        j
-        for j, w in enumerate(ctx.words)
-        if w.text[:1].isupper()
-        and w.text[:1].isalpha()
-        and w.lower not in lx.STOPWORDS
-        and w.lower not in _CALENDAR
-        and not _name_in(w.lower, out)
-    ]
+    # (a capitalised word at a sentence start counts here too: "Ilse Varga won ..."); the candidates are
+    # the same for every name of the row, so they are listed once (``rivals``, filled on first need)
+    if not rivals:
+        rivals.extend(
+            j
+            for j, w in enumerate(ctx.words)
+            if w.text[:1].isupper()
+            and w.text[:1].isalpha()
+            and w.lower not in lx.STOPWORDS
+            and w.lower not in _CALENDAR
+            and not _name_in(w.lower, out)
+        )
+        rivals.append(-1)  # marks the list as built, even when empty
+    names = [j for j in rivals if j >= 0]
     closest = alignment.closest(missing[0], names) if names else None
     return Finding("entity", named, False, ctx.words[closest].text if closest is not None else None)
 
