@@ -161,7 +161,8 @@ def check_facts(
     Args:
         outputs: one generated text per row.
         contexts: the source of each row (a text, or a list of passages joined with blank lines).
-        scorer: the core ``BERTScorer`` whose alignment guides the check (default: ``get_scorer()``).
+        scorer: the core ``BERTScorer`` whose alignment guides the check (default: the default model
+            reading long sources whole, ``get_scorer(long_text="window")``).
         explanations: the rows' ``Explanation`` objects when already computed
             (``scorer.score(outputs, contexts, explain=True)``); then no model runs here.
 
@@ -208,7 +209,9 @@ def _scorer(scorer: Any) -> Any:
         return scorer
     from bertscore_plugins.scorer import get_scorer
 
-    return get_scorer()
+    # the whole source is read (overlapping windows), as the combination was fitted: a truncated
+    # source would leave the end of a long article unable to support anything
+    return get_scorer(long_text="window")
 
 
 __all__ = [

@@ -191,3 +191,24 @@ def test_the_fact_check_reads_each_output_word_a_bounded_number_of_times():
         check_extracted(counted, extract(sentence))
         per_word.append(CountingWords.reads / len(out.words))
     assert per_word[1] <= per_word[0] * 1.25, per_word
+
+
+def test_the_demo_fact_errors_are_caught_directly_and_faithful_rows_keep_their_facts():
+    """recipes/demo_data.jsonl without Phoenix: every wrong day, number, name and negation is an
+    unsupported fact (so the row is unfaithful); at most one faithful row has a fact flagged."""
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[3] / "recipes" / "demo_data.jsonl"
+    rows = [json.loads(line) for line in demo.read_text(encoding="utf-8").splitlines() if line.strip()]
+    signals = offline_faithfulness([r["output"] for r in rows], [r["context"] for r in rows])
+    fact_cases = {"wrong_day", "wrong_number", "wrong_name", "negation"}
+    caught = [s for r, s in zip(rows, signals, strict=True) if r["case"] in fact_cases]
+    assert len(caught) == 17
+    assert all(s.facts.unsupported and s.label == "unfaithful" for s in caught)
+    assert all(s.score < FAITHFULNESS_THRESHOLD for s in caught)
+    faithful_flagged = [
+        r["id"]
+        for r, s in zip(rows, signals, strict=True)
+        if r["careful_judge"] == "faithful" and s.facts.unsupported
+    ]
+    assert len(faithful_flagged) <= 1, faithful_flagged
