@@ -50,8 +50,9 @@ class OfflineFaithfulness:
     ``score`` in [0, 1]: the logistic combination (signal.py, weights.json) of groundedness (BERTScore
     precision against the context), the weakest output sentence against its best source window, ROUGE-L
     precision of the output and of its weakest sentence against the source, the share of content words
-    the source writes, and whether the fact check found an unsupported fact (which also halves the score).
-    ``label`` "faithful" when ``score >= threshold`` and no fact is unsupported, else "unfaithful".
+    the source writes, and whether the fact check found an unsupported fact (which also halves the score,
+    as does a row whose facts could not be checked because it is not English). ``label`` "faithful" when
+    ``score >= threshold``, the facts were checked and none is unsupported, else "unfaithful".
     """
 
     groundedness: float
@@ -74,11 +75,14 @@ class OfflineFaithfulness:
 
     @property
     def score(self) -> float:
-        return signal.score(self.features)
+        combined = signal.score(self.features)
+        # facts that could not be checked (not English) are not vouched for: scaled as an unsupported one
+        return combined if self.facts.checked else combined * signal.UNSUPPORTED_FACTOR
 
     @property
     def label(self) -> str:
-        return FAITHFUL if self.score >= self.threshold and not self.facts.unsupported else UNFAITHFUL
+        vouched = self.facts.checked and not self.facts.unsupported
+        return FAITHFUL if self.score >= self.threshold and vouched else UNFAITHFUL
 
     @property
     def weakest_sentence(self) -> str:

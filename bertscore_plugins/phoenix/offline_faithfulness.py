@@ -123,7 +123,8 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     """ "faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
 
     Settled unfaithful: a fact (number, date, name, polarity) the context contradicts or lacks: concrete
-    evidence. Low groundedness alone settles nothing: a faithful answer wrapped in polite padding
+    evidence. A row whose facts were not checked (not English) is never settled. Low groundedness alone
+    settles nothing: a faithful answer wrapped in polite padding
     scores as low as an off-topic one. Settled faithful: every fact carried and groundedness at least
     ``SETTLED_FAITHFUL``. Everything else is for the judge.
     """
@@ -135,6 +136,8 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
         return None
     if meta.get("fact_label") == "unsupported":
         return "unfaithful"
+    if meta.get("fact_checked") is False:
+        return None  # not English: the fact check read nothing, so the judge must see the row
     if groundedness >= SETTLED_FAITHFUL:
         return "faithful"
     return None

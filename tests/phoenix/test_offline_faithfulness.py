@@ -199,3 +199,12 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
         "parts on the alignment",
     }
     assert 0.0 < result["parts_over_groundedness"] < 1.0  # the parts cost less than the model call
+
+
+def test_triage_never_settles_a_row_whose_facts_were_not_checked():
+    from bertscore_plugins.phoenix.offline_faithfulness import settled_label
+
+    english = {"metadata": {"groundedness": 0.95, "fact_label": "supported", "fact_checked": True}}
+    german = {"metadata": {"groundedness": 0.95, "fact_label": "not checked", "fact_checked": False}}
+    assert settled_label(english) == "faithful"
+    assert settled_label(german) is None  # the judge must see it

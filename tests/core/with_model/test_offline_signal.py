@@ -113,6 +113,7 @@ def test_non_english_rows_are_counted_as_not_checked_and_say_so():
     assert row.facts.label == NOT_CHECKED and not row.facts.checked
     assert "not checked" in row.explanation
     assert row.to_dict()["fact_checked"] is False
+    assert row.label == "unfaithful" and row.score < FAITHFULNESS_THRESHOLD  # not vouched for
     english = offline_faithfulness(["Discharged on Thursday."], ["He was discharged on Tuesday."])[0]
     assert english.facts.checked and english.label == "unfaithful"
 
