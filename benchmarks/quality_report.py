@@ -556,11 +556,14 @@ def write_report(results: dict, out: Path) -> None:
     md.append("")
     previous = (out / "QUALITY.md").read_text(encoding="utf-8") if (out / "QUALITY.md").exists() else ""
     # sections other scripts write (quality_facts.py, faithfulness_train.py) are kept as they are
+    kept = []
     for name in ("facts", "faithfulness"):
         begin, end_mark = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
         if begin in previous and end_mark in previous:
             start, end = previous.index(begin), previous.index(end_mark)
-            md.append(previous[start : end + len(end_mark)])
+            kept.append(previous[start : end + len(end_mark)])
+    if kept:
+        md.append("\n\n".join(kept))
     (out / "QUALITY.md").write_text("\n".join(md) + "\n", encoding="utf-8")
 
 
