@@ -183,3 +183,32 @@ def load_published_summeval(folder: Path) -> dict[str, str]:
                     "notes": row["notes"],
                 }
     return {}
+
+
+@dataclass
+class FrankRow:
+    hash: str
+    model: str
+    dataset: str  # "cnndm" | "bbc" (XSum)
+    article: str
+    summary: str
+    factuality: float  # share of the summary's sentences found error-free; 1.0 = fully factual
+
+
+def load_frank(folder: Path) -> list[FrankRow]:
+    """FRANK's validation split: 671 model summaries of CNN/DM and XSum articles, human factuality."""
+    rows = []
+    with gzip.open(_need(folder / "frank_valid" / "frank_valid.jsonl.gz"), "rt", encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            rows.append(
+                FrankRow(
+                    record["hash"],
+                    record["model_name"],
+                    record["dataset"],
+                    record["article"],
+                    record["summary"],
+                    float(record["Factuality"]),
+                )
+            )
+    return rows

@@ -554,11 +554,16 @@ def write_report(results: dict, out: Path) -> None:
     )
     md.append(_table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in results["seconds"].items()]))
     md.append("")
-    # benchmarks/quality_facts.py owns a marked section of the same file: keep it across regenerations
     previous = (out / "QUALITY.md").read_text(encoding="utf-8") if (out / "QUALITY.md").exists() else ""
-    if "<!-- facts:begin -->" in previous and "<!-- facts:end -->" in previous:
-        start, end = previous.index("<!-- facts:begin -->"), previous.index("<!-- facts:end -->")
-        md.append(previous[start : end + len("<!-- facts:end -->")])
+    # sections other scripts write (quality_facts.py, faithfulness_train.py) are kept as they are
+    kept = []
+    for name in ("facts", "faithfulness"):
+        begin, end_mark = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+        if begin in previous and end_mark in previous:
+            start, end = previous.index(begin), previous.index(end_mark)
+            kept.append(previous[start : end + len(end_mark)])
+    if kept:
+        md.append("\n\n".join(kept))
     (out / "QUALITY.md").write_text("\n".join(md) + "\n", encoding="utf-8")
 
 

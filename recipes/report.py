@@ -24,8 +24,8 @@ OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
 SIGNAL_TEXT = {
     "faithfulness": "Phoenix's LLM faithfulness judge",
     "groundedness": "BERTScore precision of the answer against its context",
-    "offline_faithfulness": "groundedness x fact check: BERTScore precision against the context, "
-    "and every number, date, name and negation carried by it",
+    "offline_faithfulness": "offline faithfulness: BERTScore precision against the context, lexical support "
+    "and every number, date, name and negation carried by it, combined",
 }
 QUADRANT_TEXT = {
     "high_sim_unfaithful": "looks like the reference, not supported by the context",
@@ -236,7 +236,7 @@ def plot_scatter(
     ax.set_ylabel(
         f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)"
         if binary_faithfulness
-        else f"{faithfulness_name} (groundedness x fact check)"
+        else f"{faithfulness_name} (offline faithfulness)"
         if faithfulness_name == OFFLINE
         else f"{faithfulness_name} (BERTScore precision against the context)"
     )

@@ -18,19 +18,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.facts import signal
 from bertscore_plugins.facts.extract import Fact, extract
+from bertscore_plugins.facts.parts import Parts, parts
 from bertscore_plugins.facts.support import (
+    NOT_CHECKED,
     SUPPORTED,
     UNSUPPORTED,
     FactCheck,
     Finding,
     check_explanation,
+    check_extracted,
     check_pair,
 )
 
 #: BERTScore precision against the context at or above which an output counts as grounded (packaged
-#: MiniLM, layer 4, unrescaled); also the Phoenix GroundednessEvaluator's default.
+#: MiniLM, layer 4, unrescaled); the Phoenix GroundednessEvaluator's default.
 DEFAULT_GROUNDEDNESS_THRESHOLD = 0.8
+#: the offline faithfulness score at or above which a row (with every fact carried) is "faithful": the
+#: combination's probability of a fully faithful summary on the development data (weights.json)
+FAITHFULNESS_THRESHOLD = 0.5
 CONTEXT_SEPARATOR = "\n\n"
 """Joins a list of context passages into one text, so every passage can support the output."""
 FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
@@ -39,58 +46,113 @@ FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
 
 @dataclass(frozen=True)
 class OfflineFaithfulness:
-    """Groundedness and the fact check of one row, and the signal they make together.
+    """The offline faithfulness of one row: its parts and the score they make together.
 
-    ``score`` = groundedness x fact score, in [0, 1]; ``label`` "faithful" when groundedness reaches
-    ``threshold`` and every fact is carried (equivalently ``score >= threshold``, since any unsupported
-    fact caps the fact score at 0.5).
+    ``score`` in [0, 1]: the logistic combination (signal.py, weights.json) of groundedness (BERTScore
+    precision against the context), the weakest output sentence against its best source window, ROUGE-L
+    precision of the output and of its weakest sentence against the source, the share of content words
+    the source writes, and whether the fact check found an unsupported fact (which also halves the score,
+    as does a row whose facts could not be checked because it is not English). ``label`` "faithful" when
+    ``score >= threshold``, the facts were checked and none is unsupported, else "unfaithful".
     """
 
     groundedness: float
     facts: FactCheck
-    threshold: float = DEFAULT_GROUNDEDNESS_THRESHOLD
+    threshold: float = FAITHFULNESS_THRESHOLD
+    parts: Parts | None = None
+
+    @property
+    def features(self) -> dict[str, float]:
+        """The combination's inputs (signal.FEATURES), each in [0, 1]."""
+        parts = self.parts or Parts(1.0, "", 1.0, 1.0, 1.0)
+        return {
+            "groundedness": max(0.0, min(1.0, self.groundedness)),
+            "weakest_sentence": parts.weakest_sentence,
+            "lcs": parts.lcs,
+            "weakest_lexical": parts.weakest_lexical,
+            "lexical": parts.lexical,
+            "unsupported_fact": 1.0 if self.facts.unsupported else 0.0,
+        }
 
     @property
     def score(self) -> float:
-        return max(0.0, min(1.0, self.groundedness)) * self.facts.score
+        combined = signal.score(self.features)
+        # facts that could not be checked (not English) are not vouched for: scaled as an unsupported one
+        return combined if self.facts.checked else combined * signal.UNSUPPORTED_FACTOR
 
     @property
     def label(self) -> str:
-        grounded = self.groundedness >= self.threshold
-        return FAITHFUL if grounded and self.facts.label == SUPPORTED else UNFAITHFUL
+        vouched = self.facts.checked and not self.facts.unsupported
+        return FAITHFUL if self.score >= self.threshold and vouched else UNFAITHFUL
+
+    @property
+    def weakest_sentence(self) -> str:
+        return self.parts.weakest_sentence_text if self.parts else ""
 
     @property
     def explanation(self) -> str:
-        head = f"groundedness {self.groundedness:.3f} x facts {self.facts.score:.2f}"
-        return f"{head}; {self.facts.explanation}"
+        parts = self.features
+        head = (
+            f"score {self.score:.3f} (groundedness {self.groundedness:.3f}, lexical {parts['lcs']:.2f}, "
+            f"weakest sentence {parts['weakest_sentence']:.3f}"
+        )
+        if self.weakest_sentence:
+            head += f": '{self.weakest_sentence}'"
+        return f"{head}); facts: {self.facts.explanation}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "label": self.label,
+            "explanation": self.explanation,
+            "groundedness": self.groundedness,
+            **{name: value for name, value in self.features.items() if name != "groundedness"},
+            "weakest_sentence_text": self.weakest_sentence,
+            "fact_score": self.facts.score,
+            "fact_label": self.facts.label,
+            "fact_checked": self.facts.checked,
+            "unsupported_facts": [str(finding) for finding in self.facts.unsupported],
+        }
 
 
-def _joined(context: str | Sequence[str]) -> str:
-    if isinstance(context, str):
-        return context
-    return CONTEXT_SEPARATOR.join(context)
+def evaluate_pair(
+    output: str,
+    context: str,
+    explanation: Any = None,
+    groundedness: float | None = None,
+    threshold: float = FAITHFULNESS_THRESHOLD,
+) -> OfflineFaithfulness:
+    """One row: (output text, context text, the core's Explanation of the pair, its precision) -> signal.
+
+    Each text is read into words once; the fact check and the sentence and lexical parts share them.
+    Without an explanation the alignment parts fall back to neutral values (groundedness must then be given).
+    """
+    if explanation is not None and getattr(explanation, "candidate_spans", None):
+        output, context = explanation.candidate_text, explanation.reference_text
+    out, ctx = extract(output.strip()), extract(context.strip())
+    facts = check_extracted(out, ctx, explanation)
+    if groundedness is None:
+        if explanation is None or explanation.similarity.numel() == 0:
+            raise ValueError("evaluate_pair needs the pair's groundedness or its explanation")
+        groundedness = float(explanation.similarity.max(dim=1).values.mean())
+    return OfflineFaithfulness(float(groundedness), facts, threshold, parts(out, ctx, explanation))
 
 
-def _checked(outputs: Sequence[str], contexts: Sequence[Any]) -> tuple[list[str], list[str]]:
-    from bertscore_plugins.inputs import InputError, text_problem
+def _checked(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
+    """The core's input layer (bertscore_plugins.inputs), in this API's words: a dict, a set, a DataFrame,
+    a single string, a None or NaN row are refused naming the argument and the row; a context that is a
+    list of passages is joined with blank lines."""
+    from bertscore_plugins.inputs import InputError, check_pairs
 
-    if isinstance(outputs, (str, bytes)) or isinstance(contexts, (str, bytes)):
-        raise InputError("outputs and contexts must be sequences of texts (one per row), not one string")
-    outputs, contexts = list(outputs), list(contexts)
-    if len(outputs) != len(contexts):
-        raise InputError(f"{len(outputs)} outputs but {len(contexts)} contexts")
-    for row, (output, context) in enumerate(zip(outputs, contexts, strict=True)):
-        problem = text_problem(output)
-        if problem:
-            raise InputError(f"row {row}: output {problem}")
-        passages = list(context) if isinstance(context, (list, tuple)) else [context]
-        if not passages:
-            raise InputError(f"row {row}: context is an empty list of passages")
-        for passage in passages:
-            problem = text_problem(passage)
-            if problem:
-                raise InputError(f"row {row}: context {problem}")
-    return outputs, [_joined(context) for context in contexts]
+    try:
+        outputs, groups = check_pairs(outputs, contexts)
+    except InputError as error:
+        message = str(error).replace("candidates", "outputs").replace("references", "contexts")
+        message = message.replace(
+            "each candidate needs at least one reference", "each output needs a context"
+        )
+        raise InputError(message) from None
+    return outputs, [CONTEXT_SEPARATOR.join(group) for group in groups]
 
 
 def check_facts(
@@ -104,7 +166,8 @@ def check_facts(
     Args:
         outputs: one generated text per row.
         contexts: the source of each row (a text, or a list of passages joined with blank lines).
-        scorer: the core ``BERTScorer`` whose alignment guides the check (default: ``get_scorer()``).
+        scorer: the core ``BERTScorer`` whose alignment guides the check (default: the default model
+            reading long sources whole, ``get_scorer(long_text="window")``).
         explanations: the rows' ``Explanation`` objects when already computed
             (``scorer.score(outputs, contexts, explain=True)``); then no model runs here.
 
@@ -129,25 +192,30 @@ def offline_faithfulness(
     outputs: Sequence[str],
     contexts: Sequence[str | Sequence[str]],
     scorer: Any = None,
-    threshold: float = DEFAULT_GROUNDEDNESS_THRESHOLD,
+    threshold: float = FAITHFULNESS_THRESHOLD,
     progress: bool | None = None,
 ) -> list[OfflineFaithfulness]:
-    """Groundedness and the fact check from ONE core call (the fact check reads its alignment).
+    """The offline faithfulness of each row from ONE core call (every part reads its alignment).
 
     Returns one :class:`OfflineFaithfulness` per row, in input order. Raises ``InputError`` on bad rows.
     """
     outputs, joined = _checked(outputs, contexts)
     result = _scorer(scorer).score(outputs, joined, progress=progress, explain=True)
-    checks = check_facts(outputs, joined, explanations=result.explanations)
     return [
-        OfflineFaithfulness(float(precision), check, threshold)
-        for precision, check in zip(result.precision, checks, strict=True)
+        evaluate_pair(output, context, explanation, float(precision), threshold)
+        for output, context, precision, explanation in zip(
+            outputs, joined, result.precision, result.explanations, strict=True
+        )
     ]
 
 
 def _scorer(scorer: Any) -> Any:
     from bertscore_plugins.scorer import resolve_scorer
 
+    if scorer is None:
+        # the whole source is read (overlapping windows), as the combination was fitted: a truncated
+        # source would leave the end of a long article unable to support anything
+        return resolve_scorer(None, {"long_text": "window"})
     return resolve_scorer(scorer, {})
 
 
@@ -155,6 +223,8 @@ __all__ = [
     "CONTEXT_SEPARATOR",
     "DEFAULT_GROUNDEDNESS_THRESHOLD",
     "FAITHFUL",
+    "FAITHFULNESS_THRESHOLD",
+    "NOT_CHECKED",
     "SUPPORTED",
     "UNFAITHFUL",
     "UNSUPPORTED",
@@ -162,9 +232,11 @@ __all__ = [
     "FactCheck",
     "Finding",
     "OfflineFaithfulness",
+    "Parts",
     "check_explanation",
     "check_facts",
     "check_pair",
+    "evaluate_pair",
     "extract",
     "offline_faithfulness",
 ]

@@ -13,11 +13,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from bertscore_plugins.facts import lexicon as lx
 
-# "didn't" -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators.
+# "didn't" (also "didn ’ t" in tokenised text) -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s"; numbers keep their separators, and a
+# unit written onto a number is its own word ("1,640ft", "6.15pm", "$4.2bn"), but an ordinal's ending is not.
 _TOKEN = re.compile(
-    r"n['’]t\b|['’][a-z]{1,2}\b|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+|[^\W\d_]+(?=n['’]t\b)|[^\W\d_]+|\S",
+    r"n ?['’] ?t\b|['’][a-z]{1,2}\b|\d+(?:[.,:]\d+)*(?=(?!(?:st|nd|rd|th)\b)[^\W\d_])"
+    r"|\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?(?![\w])|\d+"
+    r"|[^\W\d_]+(?=n ?['’] ?t\b)|[^\W\d_]+|\S",
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$|^\d+(?:\.\d+)?$")
@@ -27,6 +32,7 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DMY_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2}|\d{4})\b")
 _SENTENCE_END = {".", "!", "?"}
+_MINUS = {"-", "\u2212", "\u2013"}
 #: units after which a number from 1800 to 2100 is a quantity, not a year
 _MEASURES = {
     "metre",
@@ -100,6 +106,7 @@ _CURRENCY = {
     "gbp": "pound",
 }
 _UNIT_ALIASES = {
+    "m": "metre",
     "meter": "metre",
     "kilometer": "kilometre",
     "centimeter": "centimetre",
@@ -161,6 +168,7 @@ class Fact:
     words: tuple[int, ...]
     unit: str | None = None
     unit_window: frozenset[str] = frozenset()
+    approx: str | None = None  # "about" / "over" / "under": "just over 500", "nearly 40", "up to 3"
 
     @property
     def head(self) -> int:
@@ -182,6 +190,43 @@ class TextFacts:
     starts: list[int] = field(default_factory=list)  # word start offsets, for mapping model tokens
     positions: dict[str, list[int]] = field(default_factory=dict)  # lower-cased word -> where it occurs
 
+    def clause_words(self, clause: int) -> list[int]:
+        """The indexes of the words of one clause (an index built once: scanning every word per clause
+        would make the fact check quadratic in the text's length)."""
+        return self._grouped("clause").get(clause, [])
+
+    def sentence_words(self, sentence: int) -> list[int]:
+        """The indexes of the words of one sentence (an index built once, as for clauses)."""
+        return self._grouped("sentence").get(sentence, [])
+
+    def derived(self, name: str, make: Any) -> Any:
+        """``make(self)``, computed once per text: a source shared by many rows (one article, many
+        summaries) is read into words once by ``extract``'s cache, and so are its stems and indexes."""
+        cache = self.__dict__.setdefault("_derived", {})
+        if name not in cache:
+            cache[name] = make(self)
+        return cache[name]
+
+    def _grouped(self, attribute: str) -> dict[int, list[int]]:
+        def build(facts: TextFacts) -> dict[int, list[int]]:
+            index: dict[int, list[int]] = {}
+            for k, w in enumerate(facts.words):
+                index.setdefault(getattr(w, attribute), []).append(k)
+            return index
+
+        return self.derived(attribute, build)
+
+    def word_indexes(self, spans: list[tuple[int, int]]) -> np.ndarray:
+        """:meth:`word_index_at` of each span's start at once (-1 where it starts no word)."""
+        if not spans or not self.words:
+            return np.full(len(spans), -1, dtype=np.int64)
+        offsets = np.fromiter((start for start, _ in spans), dtype=np.int64, count=len(spans))
+        ends = self.derived("ends", lambda f: np.array([w.end for w in f.words], dtype=np.int64))
+        starts = self.derived("start_array", lambda f: np.array(f.starts, dtype=np.int64))
+        i = np.searchsorted(starts, offsets, side="right") - 1
+        inside = (i >= 0) & (offsets < ends[np.clip(i, 0, None)])
+        return np.where(inside, i, -1)
+
     def word_index_at(self, offset: int) -> int | None:
         """The index of the word containing character ``offset`` (None between words)."""
         import bisect
@@ -192,6 +237,7 @@ class TextFacts:
         return None
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem, enough to match "collected"/"collects"/"collect" and plurals."""
     w = word.lower().strip("'’")
@@ -241,6 +287,8 @@ def tokenize(text: str) -> list[Word]:
         if words and "\n\n" in text[previous_end : match.start()] and not new_sentence:
             sentence, clause, new_sentence, fresh_clause = sentence + 1, clause + 1, True, True
         lower = token.lower()
+        if lower.replace(" ", "").replace("’", "'") == "n't":  # "didn ’ t" (tokenised text), "didn’t"
+            lower = "n't"
         if lower in lx.CLAUSE_WORDS and not fresh_clause:
             clause += 1
         fresh_clause = False
@@ -347,11 +395,17 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         return None
     unit, window, unit_words = _unit_after(words, last)
     before = words[i - 1].lower if i > 0 else ""
-    if before in _CURRENCY:
-        unit, window = _CURRENCY[before], window | {_CURRENCY[before]}
+    if before in _CURRENCY:  # "$4.2bn": the symbol is the unit, the next word is not
+        unit, window, unit_words = _CURRENCY[before], window | {_CURRENCY[before]}, 0
     if lower == "one" and unit is None:  # "rent one at the desk": a pronoun, not a count
         return None
-    span = tuple(range(i, last + 1 + unit_words))
+    first = i
+    if _negative_sign(words, i):  # "-5 degrees", U+2212 "5": a sign, not a hyphen or a range
+        value, first = -value, i - 1
+    if before in _CURRENCY:
+        first = i - 1
+    approx = _approximator(words, first)
+    span = tuple(range(first, last + 1 + unit_words))
     text = _joined(words, span[0], span[-1])
     if (
         not ordinal
@@ -361,7 +415,23 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         and (unit is None or unit not in _MEASURES)
     ):
         return Fact("year", word.text, float(value), (i,))  # "in 2019", "the 2013 bombings"
-    return Fact("number", text, float(value), span, unit, window)
+    return Fact("number", text, float(value), span, unit, window, approx)
+
+
+def _negative_sign(words: list[Word], i: int) -> bool:
+    """A minus sign touching the digits, not joining two words ("covid-19") or numbers ("2-5")."""
+    if i == 0 or words[i - 1].text not in _MINUS or words[i - 1].end != words[i].start:
+        return False
+    return i == 1 or words[i - 2].end < words[i - 1].start
+
+
+def _approximator(words: list[Word], first: int) -> str | None:
+    """ "about", "over" or "under" when the words before ``first`` hedge the number ("just over 500")."""
+    before = " ".join(w.lower for w in words[max(0, first - 3) : first])
+    for phrase, kind in lx.APPROXIMATORS:
+        if before == phrase or before.endswith(" " + phrase):
+            return kind
+    return None
 
 
 def _month_at(words: list[Word], i: int) -> int | None:
@@ -484,8 +554,13 @@ def _number_at(words: list[Word], i: int) -> tuple[float, int, bool] | None:
     if _DIGITS.match(lower):
         value = float(lower.replace(",", ""))
         last = i
-        if i + 1 < len(words) and words[i + 1].lower in lx.SCALES and words[i + 1].lower not in ("m", "k"):
-            value *= lx.SCALES[words[i + 1].lower]
+        after = words[i + 1].lower if i + 1 < len(words) else ""
+        # "1.5 million", "4.2bn"; "m" and "k" scale only money ("£5m": 5 million, "a 5m wall": metres)
+        money = (
+            bool(after) and i > 0 and words[i - 1].lower in _CURRENCY and words[i + 1].start == words[i].end
+        )
+        if after in lx.SCALES and (after not in ("m", "k") or money):
+            value *= lx.SCALES[after]
             last = i + 1
         return value, last, False
     if lower in lx.ORDINALS:
@@ -555,7 +630,7 @@ def _unit_after(words: list[Word], last: int) -> tuple[str | None, frozenset[str
         w = words[j]
         if not w.text[:1].isalnum() or _number_like(w.lower):
             break
-        if w.lower not in lx.STOPWORDS:
+        if w.lower not in lx.STOPWORDS or w.lower in _UNIT_ALIASES:  # "503 m"
             window.append(unit_of(w.lower))
             if first_gap is None:
                 first_gap = j

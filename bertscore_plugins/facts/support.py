@@ -28,7 +28,7 @@ CLAUSE_ALIGNMENT = 0.55
 ANTONYM_ALIGNMENT = 0.4
 #: a row with any unsupported fact scores at most this (so it falls below any "faithful" cut)
 UNSUPPORTED_CAP = 0.5
-SUPPORTED, UNSUPPORTED = "supported", "unsupported"
+SUPPORTED, UNSUPPORTED, NOT_CHECKED = "supported", "unsupported", "not checked"
 
 _ANTONYMS = {frozenset((stem(a), stem(b))) for a, b in lx.ANTONYM_PAIRS}
 _BE = {"is", "was", "were", "are", "be", "been", "being", "'s", "'re"}
@@ -62,6 +62,7 @@ class FactCheck:
     """
 
     findings: tuple[Finding, ...]
+    checked: bool = True  # False: a text is not English, so nothing was checked (and nothing passed)
 
     @property
     def unsupported(self) -> list[Finding]:
@@ -78,10 +79,14 @@ class FactCheck:
 
     @property
     def label(self) -> str:
+        if not self.checked:
+            return NOT_CHECKED
         return UNSUPPORTED if self.unsupported else SUPPORTED
 
     @property
     def explanation(self) -> str:
+        if not self.checked:
+            return "facts not checked: the fact check reads English text only"
         if not self.findings:
             return "no checkable facts (numbers, dates, names, negations)"
         if not self.unsupported:
@@ -92,6 +97,7 @@ class FactCheck:
         return {
             "score": self.score,
             "label": self.label,
+            "checked": self.checked,
             "explanation": self.explanation,
             "facts": [
                 {"kind": f.kind, "text": f.text, "supported": f.supported, "context_says": f.context_says}
@@ -116,6 +122,7 @@ class Alignment:
         self._output_pieces: dict[int, list[int]] = {}
         self._content: set[int] = set()
         self._context_pieces: dict[int, list[int]] = {}
+        self._piece_word = np.zeros(0, dtype=np.int64)
         if output is None or context is None or explanation is None:
             return
         if not getattr(explanation, "candidate_spans", None) or explanation.similarity.numel() == 0:
@@ -125,23 +132,24 @@ class Alignment:
         }
         matrix = explanation.similarity.numpy()
         self._matrix = matrix
-        for piece, (start, _) in enumerate(explanation.candidate_spans):
-            word = output.word_index_at(start)
-            if word is not None:
+        for piece, word in enumerate(output.word_indexes(explanation.candidate_spans).tolist()):
+            if word >= 0:
                 self._output_pieces.setdefault(word, []).append(piece)
-        for piece, (start, _) in enumerate(explanation.reference_spans):
-            word = context.word_index_at(start)
-            if word is not None:
-                self._context_pieces.setdefault(word, []).append(piece)
-        piece_word = {piece: word for word, pieces in self._context_pieces.items() for piece in pieces}
+        # context word of each context piece; the reverse (pieces of a word) only where closest() asks
+        self._piece_word = context.word_indexes(explanation.reference_spans)
         best_index = matrix.argmax(axis=1)
         best = matrix[np.arange(matrix.shape[0]), best_index]
         for word, pieces in self._output_pieces.items():
             top = max(pieces, key=lambda piece: best[piece])
-            target = piece_word.get(int(best_index[top]))
-            if target is not None:
+            target = int(self._piece_word[best_index[top]])
+            if target >= 0:
                 self.context_word[word] = target
                 self.similarity[word] = float(best[top])
+
+    def _pieces_of(self, context_word: int) -> list[int]:
+        if context_word not in self._context_pieces:
+            self._context_pieces[context_word] = np.flatnonzero(self._piece_word == context_word).tolist()
+        return self._context_pieces[context_word]
 
     def closest(self, output_word: int, context_words: list[int], reach: int = 4) -> int | None:
         """Of ``context_words``, the one standing in for ``output_word`` (None without an alignment).
@@ -161,9 +169,10 @@ class Alignment:
         ]
         scored = []
         for w in context_words:
-            if w not in self._context_pieces:
+            pieces = self._pieces_of(w)
+            if not pieces:
                 continue
-            similarity = float(self._matrix[np.ix_(rows, self._context_pieces[w])].max())
+            similarity = float(self._matrix[np.ix_(rows, pieces)].max())
             # nearer neighbours weigh more ("Anna Varga": the surname right after the first name)
             kept = sum(
                 max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours
@@ -185,7 +194,13 @@ def check_pair(output: str, context: str, explanation: Any = None) -> FactCheck:
     Returns:
         A :class:`FactCheck`.
     """
-    out, ctx = extract(output.strip()), extract(context.strip())
+    return check_extracted(extract(output.strip()), extract(context.strip()), explanation)
+
+
+def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> FactCheck:
+    """:func:`check_pair` on texts already run through ``extract`` (the signal's other parts read them too)."""
+    if not (is_english(out) and is_english(ctx)):
+        return FactCheck((), checked=False)
     alignment = Alignment(out, ctx, explanation)
     findings: list[Finding] = []
     taken: set[int] = set()
@@ -195,10 +210,25 @@ def check_pair(output: str, context: str, explanation: Any = None) -> FactCheck:
             continue  # judged per clause below
         findings.append(_check_value(fact, ctx, alignment))
     entities = _entities(out, ctx, taken)
-    findings += [_check_entity(words, out, ctx, alignment) for words in entities]
+    rivals: list[int] = []  # the context's names the output does not write, built on first need
+    findings += [_check_entity(words, out, ctx, alignment, rivals) for words in entities]
     findings += _check_polarity(out, ctx, alignment)
     findings += _check_order(out, ctx, entities)
     return FactCheck(tuple(findings))
+
+
+def is_english(facts: TextFacts) -> bool:
+    """Does this text read as English? (Mostly Latin letters, and no more function words of other
+    languages than of English.)"""
+    return facts.derived("english", _reads_english)
+
+
+def _reads_english(facts: TextFacts) -> bool:
+    letters = [c for w in facts.words for c in w.text if c.isalpha()]
+    if letters and sum(c.isascii() or "\u00c0" <= c <= "\u024f" for c in letters) < 0.7 * len(letters):
+        return False
+    words = [w.lower for w in facts.words if w.text[:1].isalpha()]
+    return sum(w in lx.OTHER_LANGUAGE_WORDS for w in words) <= sum(w in lx.ENGLISH_WORDS for w in words)
 
 
 def check_explanation(explanation: Any) -> FactCheck:
@@ -209,8 +239,17 @@ def check_explanation(explanation: Any) -> FactCheck:
 # -- numbers, dates, calendar words ----------------------------------------------------------------------
 
 
-def _same_number(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+def _same_number(a: float, b: float, approx: str | None = None) -> bool:
+    """Is context value ``b`` what output value ``a`` says (hedged by ``approx``: "just over 500" is 503)?"""
+    if abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b)):
+        return True
+    if approx == "about":
+        return abs(a - b) <= 0.1 * abs(b)
+    if approx == "over":
+        return a <= b <= a + 0.25 * abs(a)
+    if approx == "under":
+        return a - 0.25 * abs(a) <= b <= a
+    return False
 
 
 def _units_agree(output: Fact, context: Fact) -> bool:
@@ -225,7 +264,7 @@ def _carries(output: Fact, context: Fact) -> bool:
     if kind == "number":
         return (
             context.kind in ("number", "year")
-            and _same_number(output.value, context.value)
+            and _same_number(output.value, context.value, output.approx)
             and (context.kind == "year" or _units_agree(output, context))
         )
     if kind == "year":
@@ -324,23 +363,29 @@ def _one_edit_apart(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
-def _check_entity(words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment) -> Finding:
+def _check_entity(
+    words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment, rivals: list[int]
+) -> Finding:
     text = " ".join(out.words[k].text for k in words)
     missing = [k for k in words if not _name_in(out.words[k].lower, ctx)]
     if not missing:
         return Finding("entity", text, True)
     named = " ".join(out.words[k].text for k in missing)
     # what the context says in its place: the context name most similar to the missing one
-    # (a capitalised word at a sentence start counts here too: "Ilse Varga won ...")
-    names = [
-        j
-        for j, w in enumerate(ctx.words)
-        if w.text[:1].isupper()
-        and w.text[:1].isalpha()
-        and w.lower not in lx.STOPWORDS
-        and w.lower not in _CALENDAR
-        and not _name_in(w.lower, out)
-    ]
+    # (a capitalised word at a sentence start counts here too: "Ilse Varga won ..."); the candidates are
+    # the same for every name of the row, so they are listed once (``rivals``, filled on first need)
+    if not rivals:
+        rivals.extend(
+            j
+            for j, w in enumerate(ctx.words)
+            if w.text[:1].isupper()
+            and w.text[:1].isalpha()
+            and w.lower not in lx.STOPWORDS
+            and w.lower not in _CALENDAR
+            and not _name_in(w.lower, out)
+        )
+        rivals.append(-1)  # marks the list as built, even when empty
+    names = [j for j in rivals if j >= 0]
     closest = alignment.closest(missing[0], names) if names else None
     return Finding("entity", named, False, ctx.words[closest].text if closest is not None else None)
 
@@ -353,10 +398,9 @@ def _predicate_words(out: TextFacts, ctx: TextFacts, clause: int, after: int = -
     a name, and a name recurs all over a long context."""
     return [
         k
-        for k, w in enumerate(out.words)
+        for k in out.clause_words(clause)
         if k > after
-        and w.clause == clause
-        and w.text[:1].isalpha()
+        and (w := out.words[k]).text[:1].isalpha()
         and w.lower not in lx.STOPWORDS
         and w.lower not in lx.NEGATION_CUES
         and w.lower.strip("'’") not in out.proper
@@ -409,7 +453,7 @@ def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_out
 
 
 def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
-    words = [w for w in facts.words if w.clause == clause]
+    words = [facts.words[k] for k in facts.clause_words(clause)]
     text = facts.text[words[0].start : words[-1].end].strip(" ,;:") if words else ""
     return "'" + (text if len(text) <= limit else text[: limit - 3].rstrip() + "...") + "'"
 
@@ -450,6 +494,33 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
             text = " ".join(out.words[k].text for k in words[:4])
             findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
     findings += _antonyms(out, ctx, alignment)
+    findings += _permissive(out, ctx)
+    return findings
+
+
+def _permissive(out: TextFacts, ctx: TextFacts) -> list[Finding]:
+    """ "Aspirin is safe for children" against "should not be given to children": a plain clause that
+    calls something safe or allowed, where a context clause about the same things is negated."""
+    findings = []
+    for clause, positive in out.clause_polarity.items():
+        words = [out.words[k] for k in out.clause_words(clause)]
+        cue = next((w for w in words if w.lower in lx.PERMISSIVE), None)
+        if cue is None or not positive:
+            continue
+        stems = {stem(w.lower) for w in words if w.text[:1].isalpha() and w.lower not in lx.STOPWORDS} - {
+            stem(cue.lower)
+        }
+        shared: dict[int, set[str]] = {}
+        for w in ctx.words:
+            if stem(w.lower) in stems:
+                shared.setdefault(w.clause, set()).add(stem(w.lower))
+        negated = [
+            c
+            for c, found in shared.items()
+            if len(found) >= min(2, len(stems)) and not ctx.clause_polarity.get(c, True)
+        ]
+        if negated:
+            findings.append(Finding("negation", cue.text, False, _clause_text(ctx, negated[0])))
     return findings
 
 
@@ -484,9 +555,38 @@ def _passive(words: list, relation: int, second: int) -> bool:
     return before in _BE and any(w.lower == "by" for w in words[relation + 1 : second])
 
 
+def _objects(
+    ctx: TextFacts, subjects: list[int], relations: list[int], names: set[str]
+) -> list[tuple[str, int]]:
+    """For each tight "subject relation object" in the context (the relation at most two words after the
+    subject, the object at most two after the relation) whose object is one of ``names``: (object, its
+    position). Looser phrasing is left alone: a name a few words on is often not the object."""
+    found = []
+    for ia in subjects:
+        ir = next((r for r in relations if ia < r <= ia + 2), None)
+        if ir is None:
+            continue
+        k = next((k for k in range(ir + 1, min(ir + 3, len(ctx.words))) if ctx.words[k].lower in names), None)
+        if k is not None:
+            found.append((ctx.words[k].lower, k))
+    return found
+
+
+def _subjects(ctx: TextFacts, objects: list[int], relations: list[int], names: set[str]) -> bool:
+    """Is one of ``names`` the tight subject of a relation whose object is at one of ``objects``?"""
+    for k in objects:
+        ir = next((r for r in relations if k - 2 <= r < k), None)
+        if ir is not None and any(ctx.words[j].lower in names for j in range(max(0, ir - 2), ir)):
+            return True
+    return False
+
+
 def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]) -> list[Finding]:
     """ "Brazil defeated Germany" against "Germany defeated Brazil": same names and relation, swapped."""
     findings = []
+    others = {out.words[run[0]].lower for run in entities}
+    # a capitalised word opening the sentence ("Maria teaches ...") may be a subject too
+    subjects = others | {w.lower for w in out.words if w.text[:1].isupper() and w.lower not in lx.STOPWORDS}
     for first, second in itertools.pairwise(entities):
         a, b = first[-1], second[0]
         if out.words[a].sentence != out.words[b].sentence:
@@ -507,14 +607,27 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
         rel_stem = stem(out.words[relation].lower)
         out_passive = _passive(out.words, relation, b)
         verdict = None
-        for sentence in sorted({w.sentence for w in ctx.words}):
-            positions = [k for k, w in enumerate(ctx.words) if w.sentence == sentence]
+        for sentence in sorted({ctx.words[k].sentence for k in ctx.positions.get(name_a, [])}):
+            positions = ctx.sentence_words(sentence)
             pa = [k for k in positions if ctx.words[k].lower == name_a]
             pb = [k for k in positions if ctx.words[k].lower == name_b]
             pr = [k for k in positions if stem(ctx.words[k].lower) == rel_stem]
             if not (pa and pb and pr):
                 continue
             ia, ib, ir = pa[0], pb[0], pr[0]
+            tight = b - a <= 3  # "Tom teaches Chemistry": subject, relation, object and nothing more
+            objects = _objects(ctx, pa, pr, others) if tight and not out_passive else []
+            if (
+                objects
+                and name_b not in [name for name, _ in objects]
+                and _subjects(ctx, pb, pr, subjects - {name_a, name_b})
+            ):
+                # "Tom teaches Chemistry" against "Maria teaches Chemistry and Tom teaches Physics": the
+                # context relates each of the two names to another of the output's names
+                verdict = False
+                k, end = objects[0][1], pa[0]
+                snippet = ctx.text[ctx.words[min(end, k)].start : ctx.words[max(end, k)].end]
+                break
             flipped = out_passive != _passive(ctx.words, ir, max(ia, ib))
             if (ia < ir < ib) != flipped and (ia < ir < ib or ib < ir < ia):
                 verdict = True
@@ -529,4 +642,12 @@ def _check_order(out: TextFacts, ctx: TextFacts, entities: list[tuple[int, ...]]
     return findings
 
 
-__all__ = ["Alignment", "FactCheck", "Finding", "check_explanation", "check_pair", "tokenize"]
+__all__ = [
+    "Alignment",
+    "FactCheck",
+    "Finding",
+    "check_explanation",
+    "check_extracted",
+    "check_pair",
+    "tokenize",
+]

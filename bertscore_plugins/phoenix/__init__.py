@@ -6,7 +6,7 @@ its public names, what it is for; each function's docstring is the reference)::
     names             SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT  (every name we write)
     evaluators        BERTScoreEvaluator, score_dataframe  (one core call for a whole frame)
     groundedness      GroundednessEvaluator  (precision of the output against its context)
-    offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check, no LLM)
+    offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness, lexical support, fact check; no LLM)
     judge             faithfulness_evaluator, run_judge, judge_llm_from_env, JUDGE_SETUP_HINT
     disagreement      Thresholds, add_disagreement, disagreement_label, DisagreementEvaluator
     evaluation_config EvaluationConfig  (thresholds, judge and its rows, names, identifier, reference)

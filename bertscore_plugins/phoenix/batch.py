@@ -200,9 +200,12 @@ class _Batch:
         positions = sorted(set(self.wanted(config.groundedness_name)) | set(self.wanted(config.offline_name)))
         if not positions:
             return
-        cut = config.groundedness_threshold
-        groundedness = GroundednessEvaluator(cut, name=config.groundedness_name, scorer=self.scorer)
-        offline = OfflineFaithfulnessEvaluator(cut, name=config.offline_name, scorer=self.scorer)
+        groundedness = GroundednessEvaluator(
+            config.groundedness_threshold, name=config.groundedness_name, scorer=self.scorer
+        )
+        offline = OfflineFaithfulnessEvaluator(
+            config.offline_threshold, name=config.offline_name, scorer=self.scorer
+        )
         frame = score_offline(
             self._frame(positions, "context"),
             offline,

@@ -7,7 +7,7 @@ validated once and signed: the signature names every setting that changes a resu
 
     >>> config = EvaluationConfig(similarity_threshold=0.85, judge_rows="unsettled")
     >>> config.faithfulness_cut  # no judge: the offline faithfulness' cut
-    0.8
+    0.5
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bertscore_plugins.config import ScoreConfig, SettingError, whole_number
-from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD
+from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFULNESS_THRESHOLD
 from bertscore_plugins.settings import document, names_of, setting, settings_of, signed_names
 
 from .names import (
@@ -48,13 +48,16 @@ class EvaluationConfig:
     )
     groundedness_threshold: float = setting(
         DEFAULT_GROUNDEDNESS_THRESHOLD,
-        "precision against the context at or above which an answer is 'grounded'; also the offline "
-        "faithfulness cut",
+        "precision against the context at or above which an answer is 'grounded'",
+    )
+    offline_threshold: float = setting(
+        FAITHFULNESS_THRESHOLD,
+        "offline faithfulness at or above which an answer with no unsupported fact is 'faithful'",
     )
     faithfulness_threshold: float | None = setting(
         None,
         "the disagreement's faithfulness cut; None = 0.5 with a judge (it scores 0 or 1), else the "
-        "groundedness threshold",
+        "offline threshold",
     )
     thresholds_from_data: bool = setting(
         False, "set the disagreement's cuts at the medians of this batch (not for spans: pages differ)"
@@ -106,7 +109,7 @@ class EvaluationConfig:
     def faithfulness_cut(self) -> float:
         if self.faithfulness_threshold is not None:
             return self.faithfulness_threshold
-        return FAITHFUL_CUT if self.judge is not None else self.groundedness_threshold
+        return FAITHFUL_CUT if self.judge is not None else self.offline_threshold
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -167,7 +170,7 @@ def _check(config: EvaluationConfig) -> None:
     """Check every setting once; raise SettingError naming the bad one."""
     from .evaluators import check_cut
 
-    for name in ("similarity_threshold", "groundedness_threshold"):
+    for name in ("similarity_threshold", "groundedness_threshold", "offline_threshold"):
         object.__setattr__(config, name, check_cut(name, getattr(config, name)))
     if config.faithfulness_threshold is not None:
         cut = check_cut("faithfulness_threshold", config.faithfulness_threshold)

@@ -22,7 +22,7 @@ FAITHFULNESS = "faithfulness"
 DISAGREEMENT = "sim_faith_disagreement"
 """Where similarity and faithfulness disagree."""
 OFFLINE_FAITHFULNESS = "offline_faithfulness"
-"""Groundedness x the fact check (numbers, dates, names, negations carried by the context)."""
+"""Offline faithfulness: groundedness, lexical support and the fact check combined (no LLM)."""
 
 # -- labels ------------------------------------------------------------------------------------------
 SIMILAR, DISSIMILAR = "similar", "dissimilar"

@@ -15,10 +15,10 @@ import pandas as pd
 from phoenix.evals import Score
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.facts import FAITHFUL, UNFAITHFUL, OfflineFaithfulness, check_explanation
+from bertscore_plugins.facts import FAITHFUL, FAITHFULNESS_THRESHOLD, UNFAITHFUL, evaluate_pair
 
 from .evaluators import score_dataframe
-from .groundedness import DEFAULT_GROUNDEDNESS_THRESHOLD, GroundednessEvaluator
+from .groundedness import GroundednessEvaluator
 from .names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 
 #: groundedness at or above which a row whose facts are all carried needs no judge
@@ -27,17 +27,18 @@ _GROUNDEDNESS_CELL = "_groundedness_cell"
 
 
 class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
-    """Groundedness x fact check of the output against the context, as a Phoenix ``code`` evaluator.
+    """The offline faithfulness of the output against the context, as a Phoenix ``code`` evaluator.
 
     Inputs: ``output`` (str) and ``context`` (str, or a list of passages joined with blank lines).
 
-    Returns one ``Score``: ``score`` = groundedness (BERTScore precision against the context) x fact
-    score (1.0 when every number, date, weekday, name and polarity of the output is carried by the
-    context, at most 0.5 otherwise); ``label`` "faithful" when groundedness >= ``threshold`` and every
-    fact is carried, else "unfaithful" (equivalently score >= threshold); ``explanation`` names each
-    unsupported fact and what the context says ("Thursday: context says Tuesday"); ``metadata`` =
-    groundedness, fact_score, fact_label, unsupported_facts, facts, precision, recall, f1, threshold,
-    signature, worst_matches.
+    Returns one ``Score``: ``score`` in [0, 1] = ``bertscore_plugins.facts``'s offline faithfulness (a
+    small logistic combination of groundedness, the weakest sentence against its best source window,
+    lexical support and the fact check; halved when a fact is unsupported); ``label`` "faithful" when
+    score >= ``threshold`` and every fact is carried, else "unfaithful"; ``explanation`` names the weakest
+    sentence and each unsupported fact with what the context says ("Thursday: context says Tuesday");
+    ``metadata`` = groundedness and every part (weakest_sentence, weakest_sentence_text, lcs,
+    weakest_lexical, lexical), fact_score, fact_label, unsupported_facts, facts, precision, recall, f1,
+    threshold, signature, worst_matches.
 
     Args: as :class:`~bertscore_plugins.phoenix.groundedness.GroundednessEvaluator`, whose inputs and
     precision it shares; the fact check is what it adds.
@@ -47,7 +48,7 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
 
     def __init__(
         self,
-        threshold: float = DEFAULT_GROUNDEDNESS_THRESHOLD,
+        threshold: float = FAITHFULNESS_THRESHOLD,
         *,
         name: str = OFFLINE_FAITHFULNESS,
         scorer: Any = None,
@@ -67,13 +68,13 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
             raise ArgumentError(
                 "the offline faithfulness needs the core's alignment: score with explain=True"
             )
-        signal = OfflineFaithfulness(precision, check_explanation(explanation), self.threshold)
+        signal = evaluate_pair(
+            explanation.candidate_text, explanation.reference_text, explanation, precision, self.threshold
+        )
+        details = signal.to_dict()
         metadata = {
             **grounded.metadata,
-            "groundedness": precision,
-            "fact_score": signal.facts.score,
-            "fact_label": signal.facts.label,
-            "unsupported_facts": [str(finding) for finding in signal.facts.unsupported],
+            **{key: details[key] for key in details if key not in ("score", "label", "explanation")},
             "facts": signal.facts.to_dict()["facts"],
         }
         if self.companion is not None:
@@ -128,7 +129,8 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     """ "faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
 
     Settled unfaithful: a fact (number, date, name, polarity) the context contradicts or lacks: concrete
-    evidence. Low groundedness alone settles nothing: a faithful answer wrapped in polite padding
+    evidence. A row whose facts were not checked (not English) is never settled. Low groundedness alone
+    settles nothing: a faithful answer wrapped in polite padding
     scores as low as an off-topic one. Settled faithful: every fact carried and groundedness at least
     ``SETTLED_FAITHFUL``. Everything else is for the judge.
     """
@@ -140,6 +142,8 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
         return None
     if meta.get("fact_label") == "unsupported":
         return "unfaithful"
+    if meta.get("fact_checked") is False:
+        return None  # not English: the fact check read nothing, so the judge must see the row
     if groundedness >= SETTLED_FAITHFUL:
         return "faithful"
     return None

@@ -37,10 +37,11 @@ def evaluate_rows(
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
 
     Similarity (BERTScore F1 of output vs reference), groundedness (BERTScore precision of output vs
-    context) and the offline faithfulness (groundedness x the fact check) take one core call each;
-    Phoenix's ``FaithfulnessEvaluator`` judges with ``llm`` (or ``judge``), on every row or, with
-    ``judge_rows="unsettled"``, on the rows the offline signals cannot settle. Without a judge, the
-    offline faithfulness is the faithfulness signal. See :func:`.batch.evaluate_batch`.
+    context) and the offline faithfulness (groundedness, lexical support and the fact check, read from the
+    groundedness call's alignment) take one core call each; Phoenix's ``FaithfulnessEvaluator`` judges
+    with ``llm`` (or ``judge``), on every row or, with ``judge_rows="unsettled"``, on the rows the offline
+    signals cannot settle. Without a judge, the offline faithfulness is the faithfulness signal. See
+    :func:`.batch.evaluate_batch`.
 
     Args:
         dataframe: one row per example, any index (keep a ``context.span_id`` index to log annotations).

@@ -65,7 +65,7 @@ def annotation_configs(
             "name": offline_faithfulness,
             "type": "CONTINUOUS",
             "optimization_direction": "MAXIMIZE",
-            "description": "Groundedness x fact check: every number, date, name and negation carried by the context",
+            "description": "Offline faithfulness: groundedness, lexical support and the fact check combined",
         },
         {
             "name": faithfulness,

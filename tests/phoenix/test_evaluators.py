@@ -399,12 +399,12 @@ def test_evaluate_rows_without_a_judge_uses_groundedness(scorer):
     results = evaluate_rows(ROWS, scorer=scorer)
     assert "faithfulness_score" not in results.columns
     meta = results["sim_faith_disagreement_score"].iloc[0]["metadata"]
-    # the offline signal is groundedness x the fact check (both from one core call)
+    # the offline signal reads groundedness and the fact check from one core call
     assert meta["faithfulness_signal"] == "offline_faithfulness"
     assert meta["faithfulness"] == results["offline_faithfulness_score"].iloc[0]["score"]
     offline_meta = results["offline_faithfulness_score"].iloc[0]["metadata"]
     assert offline_meta["groundedness"] == results["groundedness_score"].iloc[0]["score"]
-    assert meta["faithfulness_threshold"] == 0.8
+    assert meta["faithfulness_threshold"] == 0.5  # the offline faithfulness label cut (facts)
     quantiles = evaluate_rows(ROWS, scorer=scorer, thresholds="quantile")
     qmeta = quantiles["sim_faith_disagreement_score"].iloc[0]["metadata"]
     sims = [c["score"] for c in quantiles["bertscore_score"]]

@@ -97,7 +97,7 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
     outputs = tmp_path / "outputs.txt"
     sources = tmp_path / "sources.txt"
     outputs.write_text(
-        "The patient was discharged on Thursday.\nThe hotel has 84 rooms.\n"
+        "The patient was discharged on Thursday.\nThe Caldera Hotel opened in 2019 with 84 rooms.\n"
         "The drug didn't reduce the risk.\n",
         encoding="utf-8",
     )
@@ -125,12 +125,14 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
         check=True,
     )
     lines = done.stdout.splitlines()
-    assert lines[0] == "row\tscore\tlabel\tunsupported_facts"
+    assert lines[0] == "row\tscore\tlabel\tgroundedness\tlexical\tweakest_sentence\tunsupported_facts"
     rows = [line.split("\t") for line in lines[1:]]
     assert [(r[0], r[2]) for r in rows] == [("0", "unfaithful"), ("1", "faithful"), ("2", "unfaithful")]
-    assert rows[0][3] == "Thursday: context says Tuesday"
-    assert rows[1][3] == ""
-    assert rows[2][3].startswith("didn't reduce the risk: context says")
+    assert all(0.0 <= float(r[3]) <= 1.0 and 0.0 <= float(r[4]) <= 1.0 for r in rows)
+    assert rows[0][5] == "The patient was discharged on Thursday."  # one sentence: the weakest
+    assert rows[0][6] == "Thursday: context says Tuesday"
+    assert rows[1][6] == ""
+    assert rows[2][6].startswith("didn't reduce the risk: context says")
     summary = json.loads(done.stderr[done.stderr.index("{") :])
     assert summary["rows"] == 3 and summary["faithful"] == 1 and "layer:4" in summary["signature"]
 
@@ -190,4 +192,19 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     assert result["rows"] == "recipes/demo_data.jsonl (44 rows)"
-    assert set(result["best_seconds"]) == {"groundedness", "groundedness+alignment", "offline faithfulness"}
+    assert set(result["best_seconds"]) == {
+        "groundedness",
+        "groundedness+alignment",
+        "offline faithfulness",
+        "parts on the alignment",
+    }
+    assert 0.0 < result["parts_over_groundedness"] < 1.0  # the parts cost less than the model call
+
+
+def test_triage_never_settles_a_row_whose_facts_were_not_checked():
+    from bertscore_plugins.phoenix.offline_faithfulness import settled_label
+
+    english = {"metadata": {"groundedness": 0.95, "fact_label": "supported", "fact_checked": True}}
+    german = {"metadata": {"groundedness": 0.95, "fact_label": "not checked", "fact_checked": False}}
+    assert settled_label(english) == "faithful"
+    assert settled_label(german) is None  # the judge must see it

@@ -199,7 +199,7 @@ def test_results_and_judge_paths(logged):
     assert "rejected_response_format" in modes  # json_schema refused with HTTP 400 ...
     assert modes.count("tool_calling") == len(ROWS) - 1  # ... so every answered row came by tool calling
     assert modes.count("failed") >= 1 and "json_schema" not in modes
-    # 6 similarity + 6 groundedness + 6 offline faithfulness (groundedness x fact check, computed for
+    # 6 similarity + 6 groundedness + 6 offline faithfulness (groundedness, lexical and fact check, computed for
     # every row even with a judge) + 5 faithfulness + 5 disagreement (the failed row has none)
     assert logged.written == 28
 

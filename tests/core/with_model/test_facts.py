@@ -254,9 +254,9 @@ def default_scorer():
 def test_bad_rows_are_refused_naming_the_row():
     from bertscore_plugins import InputError
 
-    with pytest.raises(InputError, match="row 1: context is None"):
+    with pytest.raises(InputError, match=r"contexts\[1\] is None"):
         check_facts(["a", "b"], ["c", None])
-    with pytest.raises(InputError, match="row 0: context is an empty list of passages"):
+    with pytest.raises(InputError, match=r"contexts\[0\] is an empty list: each output needs a context"):
         check_facts(["a"], [[]])
-    with pytest.raises(InputError, match="2 outputs but 1 contexts"):
+    with pytest.raises(InputError, match="2 outputs, 1 contexts"):
         check_facts(["a", "b"], ["c"])

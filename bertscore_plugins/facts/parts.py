@@ -1,0 +1,167 @@
+"""The parts of the offline faithfulness signal that read the alignment and the words, sentence by sentence.
+
+Faithfulness fails locally: one invented clause in an otherwise copied summary barely moves the mean
+similarity (groundedness), so the parts look at the weakest place as well as the average:
+
+- ``weakest_sentence``: each output sentence against its best source window (``WINDOW_SENTENCES``
+  consecutive source sentences), the mean of its tokens' best similarity there; the lowest sentence.
+- ``weakest_lexical``: each output sentence (of three words or more) against the whole source by ROUGE-L
+  precision (the longest common word subsequence over its length); the lowest sentence.
+- ``lcs``: the same for the whole output (ROUGE-L precision against the source).
+- ``lexical``: the share of output content words (stemmed) that the source writes. Summaries that copy
+  are faithful more often; a similar embedding is not the same word (it scores best on XSum-style
+  summaries, whose invented facts are words the article never uses).
+
+Every part is in [0, 1], higher = more faithful. Also measured and left out (no gain on the development
+sets once these are in): the share of poorly matched content tokens, the share of novel word pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bertscore_plugins.facts import lexicon as lx
+from bertscore_plugins.facts.extract import TextFacts, stem
+
+#: source sentences in one window that an output sentence is compared with (a summary sentence often
+#: fuses two or three adjacent source sentences)
+WINDOW_SENTENCES = 3
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The signal's parts of one row (see the module docstring)."""
+
+    weakest_sentence: float
+    weakest_sentence_text: str
+    lexical: float
+    lcs: float
+    weakest_lexical: float
+
+
+def _content(word: Any) -> bool:
+    return word.text[:1].isalnum() and word.lower not in lx.STOPWORDS
+
+
+def _piece_words(spans: list[tuple[int, int]], facts: TextFacts) -> np.ndarray:
+    """The word index of each model token (-1 when it starts no word of ours)."""
+    return facts.word_indexes(spans)
+
+
+def _sentence_of(words: np.ndarray, facts: TextFacts) -> np.ndarray:
+    sentences = np.array([w.sentence for w in facts.words] or [0], dtype=np.int64)
+    return np.where(words >= 0, sentences[np.clip(words, 0, None)], -1)
+
+
+def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[float, int]:
+    """(weakest sentence score, its sentence index) from the core's similarity matrix.
+
+    Linear in the output's length: one pass over the matrix for the per-token best similarity, and per
+    output sentence one reduction over source sentences (windows slide over those, not over tokens).
+    """
+    similarity = getattr(explanation, "similarity", None)
+    if similarity is None or similarity.numel() == 0 or not explanation.candidate_spans:
+        return 1.0, -1
+    matrix = (
+        similarity.float().numpy() if hasattr(similarity, "float") else np.asarray(similarity, dtype=float)
+    )
+    out_words = _piece_words(explanation.candidate_spans, out)
+    out_sentence = _sentence_of(out_words, out)
+    ctx_sentence = _sentence_of(_piece_words(explanation.reference_spans, ctx), ctx)
+    # best similarity of each output token within each source sentence, then within windows of them
+    kept = ctx_sentence >= 0
+    order = np.argsort(ctx_sentence[kept], kind="stable")
+    columns, labels = matrix[:, kept][:, order], ctx_sentence[kept][order]
+    if columns.shape[1] == 0:
+        return float(matrix.max(axis=1).mean()), -1
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    per_sentence = np.maximum.reduceat(columns, starts, axis=1)  # output tokens x source sentences
+    span = min(WINDOW_SENTENCES, per_sentence.shape[1])
+    windows = np.stack(
+        [per_sentence[:, i : per_sentence.shape[1] - span + 1 + i] for i in range(span)], axis=0
+    ).max(axis=0)  # output tokens x windows
+    # per output sentence, the mean over its tokens in each window (one pass: tokens sorted by sentence)
+    kept = out_sentence >= 0
+    if not kept.any():
+        return float(windows.mean(axis=0).max()), -1
+    order = np.argsort(out_sentence[kept], kind="stable")
+    labels = out_sentence[kept][order]
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    sums = np.add.reduceat(windows[kept][order], starts, axis=0)
+    counts = np.diff(np.r_[starts, len(labels)])[:, None]
+    scores = (sums / counts).max(axis=1)
+    lowest = int(scores.argmin())
+    return float(scores[lowest]), int(labels[starts[lowest]])
+
+
+def lexical_support(out: TextFacts, ctx: TextFacts) -> float:
+    """The share of the output's content words (stemmed) that the source writes (1.0 without any)."""
+    content = [w for w in out.words if _content(w)]
+    if not content:
+        return 1.0
+    source_stems = ctx.derived("stem_set", lambda f: {stem(w.lower) for w in f.words})
+    return sum(stem(w.lower) in source_stems for w in content) / len(content)
+
+
+def _stems(facts: TextFacts) -> list[tuple[int, str]]:
+    return facts.derived(
+        "stems", lambda f: [(w.sentence, stem(w.lower)) for w in f.words if w.text[:1].isalnum()]
+    )
+
+
+def _masks(facts: TextFacts) -> tuple[dict[str, int], int]:
+    """Per stem, the bit mask of where the source writes it (for the bit-parallel LCS), and its length."""
+
+    def build(f: TextFacts) -> tuple[dict[str, int], int]:
+        masks: dict[str, int] = {}
+        tokens = [token for _, token in _stems(f)]
+        for j, token in enumerate(tokens):
+            masks[token] = masks.get(token, 0) | (1 << j)
+        return masks, len(tokens)
+
+    return facts.derived("lcs_masks", build)
+
+
+def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
+    """Longest common subsequence of ``a`` and the source whose per-word bit masks are ``masks``
+    (bit-parallel, Hyyro 2004: one big-integer pass per output word)."""
+    full = (1 << length) - 1
+    v = full
+    for token in a:
+        u = v & masks.get(token, 0)
+        v = ((v + u) | (v - u)) & full
+    return length - bin(v).count("1")
+
+
+def lexical_sequence_parts(out: TextFacts, ctx: TextFacts) -> tuple[float, float]:
+    """(ROUGE-L precision of the whole output, of its weakest sentence of three words or more), both
+    against the whole source, on stemmed words. Linear in the output's length."""
+    a, (masks, length) = _stems(out), _masks(ctx)
+    if not a or not length:
+        return (0.0, 0.0) if a else (1.0, 1.0)
+    whole = _lcs_length([token for _, token in a], masks, length) / len(a)
+    sentences: dict[int, list[str]] = {}
+    for sentence, token in a:
+        sentences.setdefault(sentence, []).append(token)
+    weakest = [
+        _lcs_length(tokens, masks, length) / len(tokens) for tokens in sentences.values() if len(tokens) >= 3
+    ]
+    return whole, min(weakest, default=whole)
+
+
+def sentence_text(facts: TextFacts, sentence: int, limit: int = 120) -> str:
+    words = [w for w in facts.words if w.sentence == sentence]
+    if not words:
+        return ""
+    text = facts.text[words[0].start : words[-1].end].strip()
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> Parts:
+    weakest, index = alignment_parts(out, ctx, explanation)
+    text = sentence_text(out, index) if index >= 0 else ""
+    lcs, weakest_lexical = lexical_sequence_parts(out, ctx)
+    return Parts(weakest, text, lexical_support(out, ctx), lcs, weakest_lexical)
