@@ -181,7 +181,7 @@ class OutputFolder:
         try:
             text = read_text(self.state_path, "state file")
             if json_too_deep(text):
-                raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+                raise ArgumentError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
             return RunState.from_json(json.loads(text))
         except json.JSONDecodeError as error:
             raise DamagedRunFolder(self.state_path, f"not valid JSON: {error.msg}", error.lineno) from None
@@ -283,7 +283,7 @@ class OutputFolder:
             )
             table = arrow.to_pandas()
             if not isinstance(nested, list) or not all(column in table.columns for column in nested):
-                raise ValueError(f"its list of JSON columns ({nested!r:.80}) does not match its columns")
+                raise ArgumentError(f"its list of JSON columns ({nested!r:.80}) does not match its columns")
             for column in nested:
                 table[column] = [None if v is None else _json_cell(v) for v in table[column]]
         except (ValueError, TypeError, pa.ArrowException) as error:
@@ -295,9 +295,9 @@ def _json_cell(value: str | bytes) -> Any:
     """One JSON cell of a parquet table; ValueError (never RecursionError) when it cannot be read."""
     text = value.decode("utf-8") if isinstance(value, bytes) else value
     if not isinstance(text, str):
-        raise TypeError(f"a JSON cell holds {type(text).__name__}, expected text")
+        raise ArgumentTypeError(f"a JSON cell holds {type(text).__name__}, expected text")
     if json_too_deep(text):
-        raise ValueError(f"a JSON cell nests deeper than {MAX_JSON_DEPTH} levels")
+        raise ArgumentError(f"a JSON cell nests deeper than {MAX_JSON_DEPTH} levels")
     return json.loads(text)  # JSONDecodeError is a ValueError
 
 

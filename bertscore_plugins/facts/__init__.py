@@ -133,7 +133,7 @@ def evaluate_pair(
     facts = check_extracted(out, ctx, explanation)
     if groundedness is None:
         if explanation is None or explanation.similarity.numel() == 0:
-            raise ValueError("evaluate_pair needs the pair's groundedness or its explanation")
+            raise ArgumentError("evaluate_pair needs the pair's groundedness or its explanation")
         groundedness = float(explanation.similarity.max(dim=1).values.mean())
     return OfflineFaithfulness(float(groundedness), facts, threshold, parts(out, ctx, explanation))
 

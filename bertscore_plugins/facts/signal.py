@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from bertscore_plugins.errors import FileFormatError
+
 WEIGHTS = Path(__file__).resolve().parent / "weights.json"
 #: the parts the combination reads, in the order weights.json lists them
 #: what a row with an unsupported fact keeps of its combined score (below 1, so it falls under 0.5)
@@ -35,7 +37,7 @@ def weights() -> dict[str, Any]:
     table = json.loads(WEIGHTS.read_text(encoding="utf-8"))
     missing = set(FEATURES) - set(table["weights"])
     if missing:
-        raise ValueError(f"{WEIGHTS} lacks weights for {sorted(missing)}")
+        raise FileFormatError(WEIGHTS, f"lacks weights for {sorted(missing)}")
     return table
 
 

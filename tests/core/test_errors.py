@@ -28,11 +28,13 @@ def test_the_public_names_of_the_tree_are_pinned() -> None:
         "ColumnNotFoundError",
         "FileFormatError",
         "FolderGivenError",
+        "IdfWeightError",
         "InputError",
         "MissingFileError",
         "ModelLoadError",
         "NotPermittedError",
         "NumericalError",
+        "OutputPathError",
         "PhoenixServerError",
         "PresetIntegrityError",
         "PresetNotInstalledError",
@@ -41,6 +43,8 @@ def test_the_public_names_of_the_tree_are_pinned() -> None:
         "SettingError",
         "SignatureMismatch",
         "TraceEvaluationError",
+        "UnreadableInputError",
+        "UnwritableOutputError",
         "UsageError",
     ]
 

@@ -66,7 +66,7 @@ def test_a_bad_setting_is_refused_once_by_name(setting, value):
 
 def test_the_configuration_is_frozen_and_takes_the_core_settings_by_name():
     config = EvaluationConfig.from_kwargs(model="default", layer=3, judge_rows="unsettled")
-    assert (config.score.layer, config.judge_rows, config.faithfulness_cut) == (3, "unsettled", 0.8)
+    assert (config.score.layer, config.judge_rows, config.faithfulness_cut) == (3, "unsettled", 0.5)
     with pytest.raises(AttributeError):
         config.judge_rows = "all"
     with pytest.raises(TypeError, match=r"unknown argument.*similarity_treshold.*similarity_threshold"):
