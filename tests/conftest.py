@@ -1,4 +1,6 @@
-"""Shared fixtures: a real Phoenix server (once per test session) and the stub LLM judge.
+"""Shared fixtures: what is expensive and read-only is made once per test session (per xdist worker):
+a real Phoenix server (tests take a `fresh_project` name on it, not a server of their own), a tiny
+model folder; plus the stub LLM judge.
 
 Other test modules add their own fixtures in their own files (or a conftest in a subfolder).
 """
@@ -11,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.projects import unique_project
 from tests.support.stub_judge import StubJudge
 
 
@@ -33,6 +36,21 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def fresh_project(request: pytest.FixtureRequest) -> str:
+    """A project name on the session's Phoenix server that no other test uses: it starts empty."""
+    return unique_project(request.node.name)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny random BERT folder (tests/support/tiny_models.py, seed 0), made once; read-only for tests
+    (a test that rewrites a model folder makes its own)."""
+    from tests.support.tiny_models import tiny_bert
+
+    return tiny_bert(tmp_path_factory.mktemp("tiny-model"))
 
 
 @pytest.fixture
