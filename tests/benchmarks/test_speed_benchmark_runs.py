@@ -36,6 +36,7 @@ def rows_by_contender(report: dict) -> dict[str, dict]:
     return {row["contender"]: row for row in report["rows"]}
 
 
+@pytest.mark.slow
 def test_cold_scoring_in_fresh_processes_beside_an_earlier_commit(tmp_path: Path) -> None:
     """The cold scenario through the real harness: one fresh process per contender, RSS read from each;
     `--before HEAD` runs the committed package beside the working tree's, from its own unpacked copy."""
@@ -82,6 +83,7 @@ def test_before_names_a_revision_that_does_not_exist(tmp_path: Path) -> None:
     assert "--before no-such-revision: not a commit of" in completed.stderr
 
 
+@pytest.mark.slow
 def test_every_other_scenario_in_one_process(tmp_path: Path) -> None:
     """The other scenarios on tiny inputs, contenders in-process (fast); figures present and in range.
 

@@ -290,6 +290,7 @@ def judged_demo(tmp_path_factory):
     return out, buffer.getvalue(), code
 
 
+@pytest.mark.slow
 def test_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo):
     out, stdout, code = judged_demo
     assert code == disagreement.EXIT_OK
@@ -331,6 +332,7 @@ def test_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo)
     assert "annotations['sim_faith_disagreement'].label == 'high_sim_unfaithful'" in stdout
 
 
+@pytest.mark.slow
 def test_the_report_is_self_contained_and_lists_the_top_disagreements(judged_demo):
     out, _, _ = judged_demo
     page = (out / "report" / disagreement.HTML_NAME).read_text(encoding="utf-8")

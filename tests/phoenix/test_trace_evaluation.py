@@ -25,6 +25,7 @@ from phoenix.client.types.spans import SpanQuery
 from bertscore_plugins.phoenix import disagreement_filters
 from bertscore_plugins.phoenix.names import DISAGREEMENT, FAITHFULNESS, GROUNDEDNESS, SIMILARITY
 from tests.support.browser import rendered_dom, screenshot
+from tests.support.projects import unique_project
 from tests.support.rag_app import RagStub, Request, send
 
 pytestmark = pytest.mark.slow
@@ -158,7 +159,7 @@ def evaluate_cli(app, *extra: str) -> dict:
 @pytest.fixture(scope="module")
 def app(phoenix_server, tmp_path_factory):
     """30 traces of the instrumented app in a fresh project; the stub stays up for the module."""
-    project = f"rag-app-{os.getpid()}"
+    project = unique_project("rag-app")
     with RagStub() as stub:
         first = requests("first", 5, no_reference=3, no_retrieval=2)
         assert len(first) == 30
@@ -390,10 +391,10 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
     assert (last["evaluated"], last["logged"], last["already_done"]) == (0, 0, len(sent))
 
 
-def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, tmp_path):
+def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, fresh_project, tmp_path):
     from bertscore_plugins.phoenix import evaluate_project
 
-    project = f"rag-judge-outage-{os.getpid()}"
+    project = fresh_project
     client = Client(base_url=phoenix_server.base_url)
     _, question, documents, answer, reference, _ = TEMPLATES[1]
     batch = [

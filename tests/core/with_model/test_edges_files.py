@@ -400,6 +400,7 @@ WEIGHT = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=F
 BASELINE = st.floats(min_value=-1, max_value=1 - 1e-6, allow_nan=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(TEXTS, TEXTS), min_size=1, max_size=4),

@@ -36,6 +36,7 @@ def test_shuffling_rows_keeps_each_rows_score(baseline_scores, order):
     )
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.integers(min_value=1, max_value=64), st.integers(min_value=1, max_value=30))
 def test_batch_sizes_and_chunks_do_not_matter(baseline_scores, texts_per_batch, chunk_pairs):
@@ -46,6 +47,7 @@ def test_batch_sizes_and_chunks_do_not_matter(baseline_scores, texts_per_batch, 
     np.testing.assert_allclose(scores.recall, baseline_scores.recall, atol=TOLERANCE, rtol=0)
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.lists(st.integers(min_value=0, max_value=len(CANDIDATES) - 1), min_size=1, max_size=40))
 def test_duplicated_and_added_rows_change_nothing(baseline_scores, extra_rows):
