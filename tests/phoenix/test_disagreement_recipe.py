@@ -350,6 +350,7 @@ def test_the_report_is_self_contained_and_lists_the_top_disagreements(judged_dem
     assert state["thresholds"] == {"similarity": 0.9, "faithfulness": 0.5, "source": "fixed"}
 
 
+@pytest.mark.slow
 def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_failed_rows(
     tmp_path, monkeypatch, make_stub_judge, capsys
 ):
@@ -380,6 +381,7 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert json.loads(table_path.with_name("state.json").read_text())["judge_failed_rows"] == []
 
 
+@pytest.mark.slow
 def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_path, monkeypatch, capsys):
     no_judge(monkeypatch)
     out = tmp_path / "out"

@@ -107,6 +107,7 @@ def test_state_writes_leave_no_temporary_files(scored):
     RunState.from_json(json.loads((out / "state.json").read_text()))  # a valid state
 
 
+@pytest.mark.slow
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):

@@ -147,6 +147,7 @@ def test_sanity_shows_the_fact_check_catching_each_blind_spot():
         assert statuses[f"fact check: {name}"] == "pass"
 
 
+@pytest.mark.slow
 def test_triage_makes_no_call_when_every_row_is_settled(demo_rows, make_stub_judge):
     from bertscore_plugins.phoenix import evaluate_rows
 

@@ -247,6 +247,7 @@ def test_damaged_cache_entries_are_re_encoded_with_one_warning(tmp_path, expecte
     assert len([w for w in caught if issubclass(w.category, CacheEntryWarning)]) == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_any_damage_to_a_cache_entry_never_changes_a_score(expected, data):

@@ -26,6 +26,7 @@ def baseline_scores():
 SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.permutations(range(len(CANDIDATES))))
 def test_shuffling_rows_keeps_each_rows_score(baseline_scores, order):
@@ -71,6 +72,7 @@ def test_output_order_equals_input_order_with_three_items():
     assert together.f1[0] < 1.0 and together.f1[1] < 1.0
 
 
+@pytest.mark.slow
 def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
     # peak memory is one chunk's embeddings: a budget of ~100 tokens per chunk must split these 24
     # rows into many chunks, none over the budget unless it is a single row, and change no score
