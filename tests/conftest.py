@@ -7,7 +7,9 @@ Other test modules add their own fixtures in their own files (or a conftest in a
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,6 +17,22 @@ import pytest
 
 from tests.support.projects import unique_project
 from tests.support.stub_judge import StubJudge
+
+
+def _share_the_cores_between_workers() -> None:
+    """Under xdist (`make test`) each worker's torch, and the subprocesses it starts, get the worker's
+    share of the cores: a thread per core in every worker would oversubscribe them (OpenMP spin-waits)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers <= 1:
+        return
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, str(threads))
+    if "torch" in sys.modules:  # already imported (a plugin): its pool is sized, resize it
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
+_share_the_cores_between_workers()
 
 
 @pytest.fixture(scope="session")
