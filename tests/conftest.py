@@ -1,17 +1,38 @@
-"""Shared fixtures: a real Phoenix server (once per test session) and the stub LLM judge.
+"""Shared fixtures: what is expensive and read-only is made once per test session (per xdist worker):
+a real Phoenix server (tests take a `fresh_project` name on it, not a server of their own), a tiny
+model folder; plus the stub LLM judge.
 
 Other test modules add their own fixtures in their own files (or a conftest in a subfolder).
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from tests.support.projects import unique_project
 from tests.support.stub_judge import StubJudge
+
+
+def _share_the_cores_between_workers() -> None:
+    """Under xdist (`make test`) each worker's torch, and the subprocesses it starts, get the worker's
+    share of the cores: a thread per core in every worker would oversubscribe them (OpenMP spin-waits)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers <= 1:
+        return
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, str(threads))
+    if "torch" in sys.modules:  # already imported (a plugin): its pool is sized, resize it
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
+_share_the_cores_between_workers()
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +54,21 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def fresh_project(request: pytest.FixtureRequest) -> str:
+    """A project name on the session's Phoenix server that no other test uses: it starts empty."""
+    return unique_project(request.node.name)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny random BERT folder (tests/support/tiny_models.py, seed 0), made once; read-only for tests
+    (a test that rewrites a model folder makes its own)."""
+    from tests.support.tiny_models import tiny_bert
+
+    return tiny_bert(tmp_path_factory.mktemp("tiny-model"))
 
 
 @pytest.fixture

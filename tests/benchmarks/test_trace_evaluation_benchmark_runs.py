@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_trace_benchmark_reports_memory_and_time_shares_per_project_size(phoenix_server) -> None:
     command = [
         sys.executable, str(REPO / "benchmarks" / "trace_evaluation.py"), "--spans", "4", "8",

@@ -53,6 +53,7 @@ def test_comparing_scores_made_with_different_settings_is_refused_with_the_diffe
         compare_systems(CANDIDATES, CANDIDATES, REFERENCES, _TwoSignatures())
 
 
+@pytest.mark.slow
 @pytest.mark.model
 def test_a_library_upgrade_re_encodes_cached_references(tmp_path, monkeypatch, capsys):
     from recipes import regression
@@ -87,6 +88,7 @@ def test_a_library_upgrade_re_encodes_cached_references(tmp_path, monkeypatch, c
     assert f"other settings (transformers {old_version} -> 99.0.0)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.model
 def test_resuming_a_run_made_with_another_library_is_refused_with_the_difference(
     tmp_path, monkeypatch, capsys

@@ -244,6 +244,7 @@ def _run(*argv: str, **env_changes: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_mistake_in_a_real_process_is_exit_2_and_one_line_and_debug_shows_the_traceback(tmp_path):
     missing = tmp_path / "none.txt"
     result = _run("score", "-c", str(missing), "-r", str(missing))
@@ -255,6 +256,7 @@ def test_a_mistake_in_a_real_process_is_exit_2_and_one_line_and_debug_shows_the_
     assert debug.stderr.rstrip().endswith(f"MissingFileError: -c/--candidates file {missing} does not exist")
 
 
+@pytest.mark.slow
 def test_cuda_on_a_machine_without_cuda_is_one_line(tmp_path):
     # CUDA hidden from the process: the same answer on a CPU machine and on a GPU machine
     c, r = _files(tmp_path, "a\n", "a\n")

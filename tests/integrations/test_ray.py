@@ -288,6 +288,7 @@ def test_bad_rows_are_named():
         udf(pd.DataFrame({"candidate": ["a"], "ref": ["a"]}))
 
 
+@pytest.mark.slow
 def test_udf_scores_a_pandas_batch_like_the_core():
     pytest.importorskip("ray")
     from bertscore_plugins.ray import BERTScoreRayUDF

@@ -291,6 +291,7 @@ def judged_demo(tmp_path_factory):
     return out, buffer.getvalue(), code
 
 
+@pytest.mark.slow
 def test_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo):
     out, stdout, code = judged_demo
     assert code == disagreement.EXIT_OK
@@ -332,6 +333,7 @@ def test_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo)
     assert "annotations['sim_faith_disagreement'].label == 'high_sim_unfaithful'" in stdout
 
 
+@pytest.mark.slow
 def test_the_report_is_self_contained_and_lists_the_top_disagreements(judged_demo):
     out, _, _ = judged_demo
     page = (out / "report" / disagreement.HTML_NAME).read_text(encoding="utf-8")
@@ -349,6 +351,7 @@ def test_the_report_is_self_contained_and_lists_the_top_disagreements(judged_dem
     assert state["thresholds"] == {"similarity": 0.9, "faithfulness": 0.5, "source": "fixed"}
 
 
+@pytest.mark.slow
 def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_failed_rows(
     tmp_path, monkeypatch, make_stub_judge, capsys
 ):
@@ -379,6 +382,7 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert json.loads(table_path.with_name("state.json").read_text())["judge_failed_rows"] == []
 
 
+@pytest.mark.slow
 def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_path, monkeypatch, capsys):
     no_judge(monkeypatch)
     out = tmp_path / "out"

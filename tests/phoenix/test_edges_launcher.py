@@ -242,6 +242,7 @@ def prometheus_env(monkeypatch, tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_the_launched_server_tree_listens_on_loopback_only_with_prometheus_asked_for(prometheus_env):
     _phoenix_python()
     server = PhoenixServer(workdir=prometheus_env / "work", startup_timeout=240)
@@ -331,6 +332,7 @@ def test_the_wrapper_stops_once_its_owner_is_killed(tmp_path):
             os.kill(child, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(tmp_path):
     """A script holding a PhoenixServer dies by SIGKILL (no cleanup runs): the server goes too, pid and
     ports freed, instead of running on as an orphan."""

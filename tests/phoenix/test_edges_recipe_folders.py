@@ -3,7 +3,10 @@ similarity and groundedness are on disk before the judge starts, and re-runs nev
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import shutil
 
 import pytest
 
@@ -12,15 +15,28 @@ from recipes.run_state import RESCORE_HINT, DamagedRunFolder, OutputFolder, RunS
 from tests.phoenix.test_disagreement_recipe import DEMO, ScoringCalls, no_judge, use_judge
 
 
+def _arguments(out) -> list[str]:
+    return [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "4"]
+
+
+@pytest.fixture(scope="module")
+def scored_once(tmp_path_factory):
+    """The 4 demo rows scored without a judge once per module; tests damage copies of the folder."""
+    out = tmp_path_factory.mktemp("scored-once") / "out"
+    with pytest.MonkeyPatch.context() as patch:
+        no_judge(patch)
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert disagreement.main(_arguments(out)) == disagreement.EXIT_OK
+    return out
+
+
 @pytest.fixture()
-def scored(tmp_path, monkeypatch, capsys):
-    """A folder scored without a judge (4 demo rows): (folder, arguments)."""
+def scored(scored_once, tmp_path, monkeypatch):
+    """A folder scored without a judge (4 demo rows), the test's own copy: (folder, arguments)."""
     no_judge(monkeypatch)
     out = tmp_path / "out"
-    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "4"]
-    assert disagreement.main(args) == disagreement.EXIT_OK
-    capsys.readouterr()
-    return out, args
+    shutil.copytree(scored_once, out)
+    return out, _arguments(out)
 
 
 def _error(capsys) -> str:
@@ -29,6 +45,7 @@ def _error(capsys) -> str:
     return err[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "problem"),
     [
@@ -90,6 +107,7 @@ def test_state_writes_leave_no_temporary_files(scored):
     RunState.from_json(json.loads((out / "state.json").read_text()))  # a valid state
 
 
+@pytest.mark.slow
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):
@@ -131,7 +149,7 @@ def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
 
 
 def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experiment(
-    tmp_path, monkeypatch, capsys, phoenix_server
+    tmp_path, monkeypatch, capsys, phoenix_server, fresh_project
 ):
     from phoenix.client import Client
 
@@ -148,7 +166,7 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
         "--phoenix-url",
         phoenix_server.base_url,
         "--project",
-        "edges-no-duplicates",
+        fresh_project,
     ]
     original = integration.log_experiment
 

@@ -201,6 +201,7 @@ def test_bertscore_evaluator_rejects_bad_settings():
         BERTScoreEvaluator(0.9, no_such_setting=1)
 
 
+@pytest.mark.slow
 def test_batch_cells_equal_evaluate_dataframe_cells(similarity):
     per_row = evaluate_dataframe(dataframe=ROWS, evaluators=[similarity], hide_tqdm_bar=True)
     batch = score_dataframe(ROWS, similarity)
@@ -227,6 +228,7 @@ def test_async_evaluate_dataframe_gives_the_same_cells(similarity):
         assert_same_cell(fast, slow)
 
 
+@pytest.mark.slow
 def test_batch_path_honours_bound_mapping_and_multiple_references(similarity, scorer):
     frame = pd.DataFrame(
         {
@@ -366,6 +368,7 @@ def test_thresholds_from_quantiles():
         Thresholds.from_quantiles([0.5], [1.0], similarity_quantile=2)
 
 
+@pytest.mark.slow
 def test_evaluate_rows_with_a_judge(scorer):
     fake = FakeJudgeLLM(VERDICTS)
     results = evaluate_rows(
@@ -395,6 +398,7 @@ def test_evaluate_rows_with_a_judge(scorer):
     }
 
 
+@pytest.mark.slow
 def test_evaluate_rows_without_a_judge_uses_groundedness(scorer):
     results = evaluate_rows(ROWS, scorer=scorer)
     assert "faithfulness_score" not in results.columns
@@ -417,6 +421,7 @@ def test_evaluate_rows_names_missing_columns(scorer):
         evaluate_rows(ROWS.drop(columns="reference"), scorer=scorer)
 
 
+@pytest.mark.slow
 def test_failed_judge_row_gets_no_disagreement(scorer):
     results = evaluate_rows(
         ROWS,
@@ -511,6 +516,7 @@ def test_stub_judge_structured_output(stub_judge):
     assert stub_judge.log.bodies[0]["response_format"]["type"] == "json_schema"
 
 
+@pytest.mark.slow
 def test_stub_judge_tool_calling_fallback_and_failing_row(make_stub_judge):
     stub = make_stub_judge(reject_response_format=True, fail_when=["48 rooms"])
     judged = run_judge(ROWS, stub.llm(), concurrency=1, max_retries=0)

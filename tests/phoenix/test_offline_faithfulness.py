@@ -31,6 +31,7 @@ def offline_demo(demo_rows):
     return evaluate_rows(demo_rows)
 
 
+@pytest.mark.slow
 def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offline_demo, demo_rows):
     labels = [cell["label"] for cell in offline_demo["sim_faith_disagreement_score"]]
     offline = list(offline_demo["offline_faithfulness_score"])
@@ -66,6 +67,7 @@ def test_the_evaluator_one_row_at_a_time_equals_the_batch_path(offline_demo, dem
         assert score.score == pytest.approx(batch["score"], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_rows, make_stub_judge):
     from bertscore_plugins.phoenix import evaluate_rows
 
@@ -93,6 +95,7 @@ def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_r
     assert settled[0]["explanation"].startswith("settled offline, judge not asked:")
 
 
+@pytest.mark.slow
 def test_faithfulness_command_prints_one_row_per_line(tmp_path):
     outputs = tmp_path / "outputs.txt"
     sources = tmp_path / "sources.txt"
@@ -146,6 +149,7 @@ def test_sanity_shows_the_fact_check_catching_each_blind_spot():
         assert statuses[f"fact check: {name}"] == "pass"
 
 
+@pytest.mark.slow
 def test_triage_makes_no_call_when_every_row_is_settled(demo_rows, make_stub_judge):
     from bertscore_plugins.phoenix import evaluate_rows
 
@@ -172,6 +176,7 @@ def test_the_benchmark_statistics_on_hand_computed_values():
     )
 
 
+@pytest.mark.slow
 def test_the_cost_benchmark_runs_on_the_demo_rows():
     done = subprocess.run(
         [

@@ -31,6 +31,7 @@ from bertscore_plugins.phoenix.names import (
     SIMILARITY,
 )
 from tests.support.browser import rendered_dom, screenshot
+from tests.support.projects import unique_project
 from tests.support.rag_app import RagStub, Request, send
 
 pytestmark = pytest.mark.slow
@@ -163,27 +164,47 @@ def evaluate_cli(app, *extra: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def traced_app(phoenix_server, stub: RagStub, store: Path) -> SimpleNamespace:
+    """30 traces of the instrumented app in a fresh project, evaluated into ``store``."""
+    project = unique_project("rag-app")
+    first = requests("first", 5, no_reference=3, no_retrieval=2)
+    assert len(first) == 30
+    spans = send(phoenix_server.otlp_http_endpoint, project, stub, first)
+    client = Client(base_url=phoenix_server.base_url)
+    wait_for_roots(client, project, len(first))
+    by_key = {r.key: r for r in first}
+    return SimpleNamespace(
+        project=project,
+        base_url=phoenix_server.base_url,
+        endpoint=phoenix_server.otlp_http_endpoint,
+        client=client,
+        stub=stub,
+        store=store,
+        expected={span: by_key[key].expected for span, key in spans.items()},
+        runs={},
+    )
+
+
 @pytest.fixture(scope="module")
 def app(phoenix_server, tmp_path_factory):
     """30 traces of the instrumented app in a fresh project; the stub stays up for the module."""
-    project = f"rag-app-{os.getpid()}"
     with RagStub() as stub:
-        first = requests("first", 5, no_reference=3, no_retrieval=2)
-        assert len(first) == 30
-        spans = send(phoenix_server.otlp_http_endpoint, project, stub, first)
-        client = Client(base_url=phoenix_server.base_url)
-        wait_for_roots(client, project, len(first))
-        by_key = {r.key: r for r in first}
-        yield SimpleNamespace(
-            project=project,
-            base_url=phoenix_server.base_url,
-            endpoint=phoenix_server.otlp_http_endpoint,
-            client=client,
-            stub=stub,
-            store=tmp_path_factory.mktemp("trace-store") / "results.sqlite",
-            expected={span: by_key[key].expected for span, key in spans.items()},
-            runs={},
-        )
+        yield traced_app(phoenix_server, stub, tmp_path_factory.mktemp("trace-store") / "results.sqlite")
+
+
+@pytest.fixture(scope="module")
+def first_run(app) -> dict:
+    """The first evaluation of the module's project (by the CLI), made once whichever test asks first."""
+    app.runs["first"] = evaluate_cli(app)
+    return app.runs["first"]
+
+
+@pytest.fixture
+def evaluated_app(app, phoenix_server, tmp_path):
+    """A project of its own, its 30 traces evaluated once already: for tests that add traces to it."""
+    own = traced_app(phoenix_server, app.stub, tmp_path / "results.sqlite")
+    own.runs["first"] = evaluate_cli(own)
+    return own
 
 
 def test_application_spans_carry_what_the_evaluation_reads(app):
@@ -208,9 +229,8 @@ def test_application_spans_carry_what_the_evaluation_reads(app):
     assert TEMPLATES[1][2][0] in llm.context[0]
 
 
-def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app):
-    report = evaluate_cli(app)
-    app.runs["first"] = report
+def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app, first_run):
+    report = first_run
     assert report["spans_read"] == 30 and report["evaluated"] == 30 and report["already_done"] == 0
     assert report["results"] == {
         GROUNDEDNESS: 28,
@@ -240,7 +260,7 @@ def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app):
     assert labels == {span: label for span, label in app.expected.items() if label is not None}
 
 
-def test_a_second_run_evaluates_nothing_and_logs_nothing(app):
+def test_a_second_run_evaluates_nothing_and_logs_nothing(app, first_run):
     assert "first" in app.runs, "runs after the first evaluation"
     report = evaluate_cli(app)
     assert (report["evaluated"], report["logged"], report["already_done"]) == (0, 0, 30)
@@ -249,7 +269,8 @@ def test_a_second_run_evaluates_nothing_and_logs_nothing(app):
     assert max(kinds.values()) == 1 and len(kinds) == 136  # no duplicate annotation
 
 
-def test_ten_new_traces_are_exactly_the_ten_evaluated(app):
+def test_ten_new_traces_are_exactly_the_ten_evaluated(evaluated_app):
+    app = evaluated_app
     new = send(app.endpoint, app.project, app.stub, requests("second", 2))
     wait_for_roots(app.client, app.project, 40)
     report = evaluate_cli(app)
@@ -265,7 +286,8 @@ def test_ten_new_traces_are_exactly_the_ten_evaluated(app):
 
 
 @pytest.mark.parametrize("project_exists", [True, False], ids=["project-exists", "project-comes-later"])
-def test_follow_picks_up_traces_sent_after_it_started(app, project_exists):
+def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
+    app = request.getfixturevalue("evaluated_app" if project_exists else "app")
     # an evaluator started before the application's first trace waits for the project to appear
     project = app.project if project_exists else f"{app.project}-later"
     command = evaluate_command(
@@ -323,7 +345,7 @@ def test_a_project_that_does_not_exist_is_named_with_those_that_do(app):
     assert repr(app.project) in line
 
 
-def test_annotated_spans_page_renders_in_headless_chromium(app, tmp_path):
+def test_annotated_spans_page_renders_in_headless_chromium(app, first_run, tmp_path):
     from bertscore_plugins.phoenix import project_id, project_url
 
     assert "first" in app.runs, "runs after the first evaluation"
@@ -425,10 +447,10 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
     assert (last["evaluated"], last["logged"], last["already_done"]) == (0, 0, len(sent))
 
 
-def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, tmp_path):
+def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, fresh_project, tmp_path):
     from bertscore_plugins.phoenix import evaluate_project
 
-    project = f"rag-judge-outage-{os.getpid()}"
+    project = fresh_project
     client = Client(base_url=phoenix_server.base_url)
     _, question, documents, answer, reference, _ = TEMPLATES[1]
     batch = [

@@ -207,6 +207,7 @@ def test_a_store_below_a_file_is_refused_naming_the_folder(tmp_path):
         ResultStore(tmp_path / "plain" / "store.sqlite")
 
 
+@pytest.mark.slow
 def test_concurrent_writers_to_one_store_lose_nothing(tmp_path):
     path = tmp_path / "store.sqlite"
     writer = textwrap.dedent(

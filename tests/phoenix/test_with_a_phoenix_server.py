@@ -42,6 +42,7 @@ from bertscore_plugins.phoenix import (
     project_id,
     project_url,
 )
+from tests.support.projects import unique_project
 from tests.support.stub_judge import StubJudge
 
 pytestmark = pytest.mark.slow
@@ -161,7 +162,7 @@ def _compare(client: Client, experiment_id: str, condition: str) -> list[str]:
 @pytest.fixture(scope="module")
 def logged(phoenix_server):
     """Traces sent, rows evaluated with the stub judge, annotations logged; the stub stays up meanwhile."""
-    project = f"bertscore-it-{os.getpid()}"
+    project = unique_project("bertscore-it")
     stub = StubJudge(reject_response_format=True, fail_when=[FAIL_MARKER]).start()
     provider = None
     try:
@@ -348,8 +349,8 @@ def test_nothing_of_ours_listens_beyond_loopback(logged, phoenix_server):
     assert logged.stub.port in own_ports
 
 
-def test_otlp_grpc_on_loopback_accepts_traces(phoenix_server):
-    project = f"bertscore-grpc-{os.getpid()}"
+def test_otlp_grpc_on_loopback_accepts_traces(phoenix_server, fresh_project):
+    project = fresh_project
     provider, span_keys = _send_traces(phoenix_server.grpc_endpoint, project, protocol="grpc")
     try:
         rows = _wait_for_rows(Client(base_url=phoenix_server.base_url), project, len(ROWS))

@@ -109,6 +109,7 @@ def test_long_text_truncate_counts_and_warns(scorer):
         scorer.score([LONG], ["A short reference."])
 
 
+@pytest.mark.slow
 def test_long_text_window_uses_every_token():
     window = get_scorer(ScoreConfig(long_text="window"))
     with warnings.catch_warnings():

@@ -248,6 +248,7 @@ def test_damaged_cache_entries_are_re_encoded_with_one_warning(tmp_path, expecte
     assert len([w for w in caught if issubclass(w.category, CacheEntryWarning)]) == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_any_damage_to_a_cache_entry_never_changes_a_score(expected, data):
@@ -401,6 +402,7 @@ WEIGHT = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=F
 BASELINE = st.floats(min_value=-1, max_value=1 - 1e-6, allow_nan=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(TEXTS, TEXTS), min_size=1, max_size=4),

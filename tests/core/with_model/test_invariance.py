@@ -26,6 +26,7 @@ def baseline_scores():
 SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.permutations(range(len(CANDIDATES))))
 def test_shuffling_rows_keeps_each_rows_score(baseline_scores, order):
@@ -36,6 +37,7 @@ def test_shuffling_rows_keeps_each_rows_score(baseline_scores, order):
     )
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.integers(min_value=1, max_value=64), st.integers(min_value=1, max_value=30))
 def test_batch_sizes_and_chunks_do_not_matter(baseline_scores, texts_per_batch, chunk_pairs):
@@ -46,6 +48,7 @@ def test_batch_sizes_and_chunks_do_not_matter(baseline_scores, texts_per_batch, 
     np.testing.assert_allclose(scores.recall, baseline_scores.recall, atol=TOLERANCE, rtol=0)
 
 
+@pytest.mark.slow
 @SLOW
 @given(st.lists(st.integers(min_value=0, max_value=len(CANDIDATES) - 1), min_size=1, max_size=40))
 def test_duplicated_and_added_rows_change_nothing(baseline_scores, extra_rows):
@@ -69,6 +72,7 @@ def test_output_order_equals_input_order_with_three_items():
     assert together.f1[0] < 1.0 and together.f1[1] < 1.0
 
 
+@pytest.mark.slow
 def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
     # peak memory is one chunk's embeddings: a budget of ~100 tokens per chunk must split these 24
     # rows into many chunks, none over the budget unless it is a single row, and change no score

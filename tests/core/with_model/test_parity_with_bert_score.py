@@ -40,6 +40,7 @@ def _max_delta(ours, theirs) -> float:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", [2, 4, 6])
 @pytest.mark.parametrize("idf", [False, True])
 def test_single_reference_parity(pairs, layer, idf):
@@ -49,6 +50,7 @@ def test_single_reference_parity(pairs, layer, idf):
     assert _max_delta(ours, theirs) <= TOLERANCE
 
 
+@pytest.mark.slow
 def test_rescaled_parity_with_the_same_baseline_file(pairs, tmp_path):
     candidates, references = pairs
     baseline = tmp_path / "baseline.tsv"
@@ -71,6 +73,7 @@ def test_rescaled_parity_with_the_same_baseline_file(pairs, tmp_path):
     assert _max_delta(ours, theirs) <= TOLERANCE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("idf", [False, True])
 def test_multi_reference_parity(pairs, idf):
     candidates, references = pairs

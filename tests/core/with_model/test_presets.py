@@ -256,6 +256,7 @@ def quality_cache(real_parts, tmp_path_factory) -> Path:
         yield root
 
 
+@pytest.mark.slow
 def test_quality_preset_assembles_and_verifies(quality_cache):
     info = presets.resolve_preset("quality", full_check=True)  # re-hashes every pinned file
     spec = presets.load_spec("quality")

@@ -9,7 +9,6 @@ import pytest
 from bertscore_plugins import ScoreConfig, get_scorer
 from bertscore_plugins.cli import main
 from bertscore_plugins.sanity import BLIND_SPOTS, FAIL, PASS, WARN, SanityReport, run_sanity
-from tests.support.tiny_models import tiny_bert
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -83,11 +82,9 @@ def test_run_sanity_api_accepts_config_scorer_or_settings() -> None:
         run_sanity("default")
 
 
-def test_sanity_runs_on_a_users_own_model_and_reports_what_fails(tmp_path, capsys) -> None:
+def test_sanity_runs_on_a_users_own_model_and_reports_what_fails(tiny_model, capsys) -> None:
     """A random 2-layer BERT: exactness checks still pass; the table shows whether meaning is captured."""
-    tiny_bert(tmp_path)
-
-    code = main(["sanity", "--model", str(tmp_path), "--layer", "2"])
+    code = main(["sanity", "--model", tiny_model, "--layer", "2"])
     rows = table_rows(capsys.readouterr().out)
     for check in (
         "exact copy scores 1",
