@@ -28,9 +28,15 @@ def test_trace_benchmark_reports_memory_and_time_shares_per_project_size(phoenix
         assert report["evaluated"] == run["spans"] and not report["failed"] and not report["skipped"]
         assert report["results"] == {
             name: run["spans"]
-            for name in ("groundedness", "bertscore", "faithfulness", "sim_faith_disagreement")
+            for name in (
+                "groundedness",
+                "bertscore",
+                "offline_faithfulness",
+                "faithfulness",
+                "sim_faith_disagreement",
+            )
         }
-        assert report["logged"] == 4 * run["spans"]
+        assert report["logged"] == 5 * run["spans"]
         assert set(run["shares"]) == {"read", "score", "judge", "store", "write"}
         assert abs(sum(run["shares"].values()) - 1) < 0.01 and run["shares"]["judge"] > 0
         assert run["peak_rss_mb"] >= run["rss_after_model_mb"] > 100
