@@ -16,6 +16,7 @@ import numpy as np
 
 from bertscore_plugins.errors import ArgumentTypeError, SettingError
 from bertscore_plugins.idf import IdfTable
+from bertscore_plugins.model_names import refuse_a_misspelt_name
 from bertscore_plugins.settings import document, names_of, setting, upstream_renames
 
 #: the name users type for the embedded, offline default model
@@ -175,6 +176,7 @@ def check_config(config: ScoreConfig) -> None:
     _flag(config, "rescale")
     _flag(config, "allow_pickle_weights")
     _text(config, "model")
+    refuse_a_misspelt_name(config.model)  # before any download is tried ("qualty" -> did you mean?)
     _text(config, "lang")
     if not isinstance(config.idf, (bool, IdfTable)):
         raise SettingError(

@@ -6,7 +6,6 @@ Only the layers up to the chosen one are kept, so the forward pass does no unuse
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
 import re
@@ -14,7 +13,6 @@ import threading
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +22,12 @@ from bertscore_plugins import presets
 from bertscore_plugins.config import SettingError
 from bertscore_plugins.errors import ArgumentError, ModelLoadError
 from bertscore_plugins.model_identity import file_sha256, weights_digest, with_files
+from bertscore_plugins.model_names import (
+    DEFAULT_MODEL_LAYER,
+    DEFAULT_MODEL_NAMES,
+    DEFAULT_MODEL_REPO,
+    default_layer_table,
+)
 
 if TYPE_CHECKING:
     from bertscore_plugins import model_checks
@@ -31,12 +35,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MODEL_REPO = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
 DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-#: chosen on WMT16 to-English DA (mean Pearson, same protocol as bert_score): layer 4 = 0.6355
-DEFAULT_MODEL_LAYER = 4
-DEFAULT_MODEL_NAMES = ("default", "all-MiniLM-L6-v2", DEFAULT_MODEL_REPO)
 #: bert_score 0.3.13's lang -> model table (utils.lang2model); any other language gets its default,
 #: the multilingual BERT. Used when `lang` is not English and no model was chosen: the packaged default
 #: is English-only and would score other languages with a meaningless vocabulary.
@@ -61,14 +61,6 @@ class ModelSource:
     default_layer: int | None
     baseline_file: str | None = None  # a preset's own English baseline, if any
     chosen_for_lang: str | None = None  # set when `lang` picked this model (upstream's table)
-
-
-def default_layer_table() -> dict[str, int]:
-    """bert_score's default-layer table (140 models) plus the packaged default."""
-    text = resources.files("bertscore_plugins").joinpath("data/default_layers.json").read_text()
-    table = dict(json.loads(text)["layers"])
-    table[DEFAULT_MODEL_REPO] = DEFAULT_MODEL_LAYER
-    return table
 
 
 def model_for_lang(lang: str) -> str:
@@ -157,7 +149,7 @@ def resolve_model(model: str, lang: str = "en") -> ModelSource:
             f"model {model!r} is neither a preset ({', '.join(_preset_names())}), an existing local folder, "
             "nor a valid Hugging Face hub id (owner/name)"
         )
-    _refuse_a_misspelt_name(model)
+    # (a misspelt preset or model name was refused with "did you mean" when the ScoreConfig was built)
     # a hub id: transformers downloads it when the user is online (never in this project's tests)
     return ModelSource(model.split("/")[-1], model, model, default_layer_table().get(model))
 
@@ -172,23 +164,6 @@ def _looks_like_a_path(model: str) -> bool:
         return True
     # "models/m": when ./models exists here, the user means a folder inside it
     return "/" in model and Path(model).expanduser().parent.is_dir()
-
-
-def _refuse_a_misspelt_name(model: str) -> None:
-    """A name without an owner that is one typo away from a preset or a known model ("qualty") is a
-    mistake, refused here before any network call: the hub would retry for 40 s online, and offline
-    answer with a connection error that never says "did you mean quality?". Real hub ids (owner/name,
-    or bert_score's table names such as roberta-large) pass."""
-    known_ids = default_layer_table()
-    if "/" in model or model in known_ids:
-        return
-    names = [*_preset_names(), *DEFAULT_MODEL_NAMES, *(name for name in known_ids if "/" not in name)]
-    close = difflib.get_close_matches(model, names, n=1, cutoff=0.75)
-    if close:
-        raise ModelLoadError(
-            f"model {model!r} is neither a local folder, a preset ({', '.join(_preset_names())}) nor a "
-            f"known model; did you mean {close[0]!r}? (a Hugging Face hub id is usually owner/name)"
-        )
 
 
 def _preset_names() -> tuple[str, ...]:

@@ -129,7 +129,6 @@ def layer_list(text: str) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins import get_scorer
 
     provenance_to = args.summary or (
         None
@@ -152,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
             f"--corpus gives no sentence pairs: {len(sentences)} lines hold {len(usable_sentences(sentences))} "
             "distinct sentence(s) of 1-31 words; a baseline needs at least 2 (thousands for a stable one)"
         )
+    from bertscore_plugins.scorer import get_scorer  # torch: loaded only once the flags hold
+
     scorer = get_scorer(config)
     by_layer = scorer.score_layers(candidates, references, layers=args.layers)  # one encoder pass
     rows = []

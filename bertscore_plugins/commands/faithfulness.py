@@ -57,7 +57,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins import get_scorer
     from bertscore_plugins.facts import FAITHFUL, FAITHFULNESS_THRESHOLD, offline_faithfulness
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
@@ -70,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     threshold = FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold
     if not 0.0 <= threshold <= 1.0:  # also refuses NaN
         raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold!r}")
+    from bertscore_plugins.scorer import get_scorer  # torch: loaded only once the flags hold
+
     scorer = get_scorer(config)
     rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
 

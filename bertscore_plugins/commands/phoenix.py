@@ -125,7 +125,6 @@ def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable
 
 @_sigterm_as_ctrl_c
 def run_evaluate(args: argparse.Namespace) -> int:
-    from bertscore_plugins import get_scorer
     from bertscore_plugins.cli import describe
     from bertscore_plugins.phoenix.judge import NO_JUDGE_LINE, judge_llm_from_env
     from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project
@@ -139,6 +138,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     config = EvaluationConfig(
         score=config_from_args(args), judge=llm, **values_from_args(args, EvaluationConfig)
     )
+    from bertscore_plugins.scorer import get_scorer  # torch: loaded only once the settings hold
+
     latest: list = []
 
     def on_poll(report) -> None:

@@ -36,11 +36,13 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins import get_scorer
     from bertscore_plugins.sanity import run_sanity
 
     check_outputs({"-o/--output": args.output})
-    report = run_sanity(get_scorer(config_from_args(args)))
+    config = config_from_args(args)
+    from bertscore_plugins.scorer import get_scorer  # torch: loaded only once the flags hold
+
+    report = run_sanity(get_scorer(config))
     if args.format == "table":
         text = report.table() + "\n"
     else:

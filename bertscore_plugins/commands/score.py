@@ -53,7 +53,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins import get_scorer
 
     if [args.candidates, *args.references].count(STDIN) > 1:
         raise UsageError("only one of -c/--candidates and -r/--references can read standard input ('-')")
@@ -67,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         ("-c/--candidates", args.candidates), [("-r/--references", path) for path in args.references]
     )
     references = references_by_row(columns)
+    from bertscore_plugins.scorer import get_scorer  # torch: loaded only once the flags hold
+
     scorer = get_scorer(config)
     progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)

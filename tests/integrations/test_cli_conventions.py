@@ -339,3 +339,22 @@ def test_a_reader_that_closes_stdout_early_ends_the_command_quietly(files, capsy
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
     assert main(["score", "-c", files["c"], "-r", files["r"]]) == 141
     assert capsys.readouterr().err == ""
+
+
+def test_a_misspelt_model_is_refused_before_torch_is_loaded(files):
+    """The refusal comes from the flags alone: torch and transformers (about 2 s) are never imported."""
+    program = (
+        "import sys\n"
+        "from bertscore_plugins.cli import main\n"
+        f"code = main(['score', '-c', {files['c']!r}, '-r', {files['r']!r}, '--model', 'qualty'])\n"
+        "print(code, 'torch' in sys.modules, 'transformers' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
+    )
+    assert result.stdout.split() == ["2", "False", "False"]
+    assert "did you mean 'quality'?" in result.stderr
