@@ -32,6 +32,7 @@ def assert_same(ours, theirs) -> None:
         assert float((mine - upstream).abs().max()) <= TOLERANCE
 
 
+@pytest.mark.slow
 def test_score_returns_upstreams_tensors_and_numbers():
     theirs = bert_score.score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4)
     ours = compat_score(
@@ -52,6 +53,7 @@ def test_score_returns_upstreams_tensors_and_numbers():
     assert signature.startswith("bertscore_plugins:") and "layer:4" in signature
 
 
+@pytest.mark.slow
 def test_idf_true_and_idf_dict_as_upstream():
     assert_same(
         compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, idf=True),
@@ -70,6 +72,7 @@ def test_idf_true_and_idf_dict_as_upstream():
     )
 
 
+@pytest.mark.slow
 def test_all_layers_and_rescaling_as_upstream(tmp_path):
     theirs = bert_score.score(
         CANDIDATES[:8], REFERENCES[:8], model_type=MODEL_DIR, num_layers=6, all_layers=True
@@ -93,6 +96,7 @@ def test_all_layers_and_rescaling_as_upstream(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_bertscorer_has_upstreams_constructor_methods_and_properties():
     ours = BERTScorer(model_type=MODEL_DIR, num_layers=4, idf=True, idf_sents=REFERENCES, batch_size=8)
     theirs = bert_score.BERTScorer(
@@ -148,6 +152,7 @@ def test_a_non_english_lang_never_scores_with_the_english_default(monkeypatch):
     assert "huggingface-cli download bert-base-multilingual-cased" in message and "model=" in message
 
 
+@pytest.mark.slow
 def test_a_model_object_scores_as_its_folder_and_says_so():
     from transformers import AutoModel, AutoTokenizer
 
@@ -160,6 +165,7 @@ def test_a_model_object_scores_as_its_folder_and_says_so():
     assert get_scorer(ScoreConfig(model=(model, tokenizer), layer=4)) is scorer  # same object, same key
 
 
+@pytest.mark.slow
 def test_a_sentence_transformer_object_and_the_old_folder_layout(tmp_path):
     sentence_transformers = pytest.importorskip("sentence_transformers")
     st = sentence_transformers.SentenceTransformer(MODEL_DIR, device="cpu")

@@ -56,6 +56,7 @@ def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offlin
     ]
 
 
+@pytest.mark.slow
 def test_the_evaluator_one_row_at_a_time_equals_the_batch_path(offline_demo, demo_rows):
     from bertscore_plugins.phoenix import OfflineFaithfulnessEvaluator
 

@@ -319,6 +319,7 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
         first_poll = process.stdout.readline()
         assert first_poll.startswith("poll 1:"), first_poll + process.stderr.read()[-3000:]
         later = send(app.endpoint, project, app.stub, requests(f"followed-{project_exists}", 1))
+        wait_for_roots(app.client, project, len(later))  # the server makes a new project asynchronously
         deadline = time.monotonic() + 300
         while (
             len(

@@ -71,6 +71,7 @@ def test_sanity_json_and_other_settings_share_the_loaded_model(capsys) -> None:
     assert all(statuses[check] == PASS for check in MUST_PASS)
 
 
+@pytest.mark.slow
 def test_run_sanity_api_accepts_config_scorer_or_settings() -> None:
     by_settings = run_sanity(layer=4)
     by_config = run_sanity(ScoreConfig(layer=4))
