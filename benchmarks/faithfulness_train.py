@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.faithfulness_cache import CACHE
-from benchmarks.quality_facts import roc_auc, spearman
+from benchmarks.quality_facts import facts_cost, roc_auc, spearman
 
 QUALITY_MD = Path(__file__).resolve().parent / "QUALITY.md"
 RESULTS = Path(__file__).resolve().parent / "results" / "faithfulness_signal.json"
@@ -228,10 +228,9 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...]) -> str:
 
 def _cost_lines() -> list[str]:
     """benchmarks/facts_cost.py's ratio, when it has been run."""
-    path = RESULTS.with_name("facts_cost.json")
-    if not path.exists():
+    cost = facts_cost()
+    if cost is None:
         return []
-    cost = json.loads(path.read_text(encoding="utf-8"))
     best = cost["best_seconds"]
     return [
         "",

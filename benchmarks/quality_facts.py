@@ -219,12 +219,17 @@ def section(result: dict, docs: int | None) -> str:
     return "\n".join(lines)
 
 
+def facts_cost() -> dict | None:
+    """benchmarks/facts_cost.py's interleaved measurement (results/facts_cost.json), when it has been run."""
+    path = RESULTS.with_name("facts_cost.json")
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
 def _cost_lines() -> list[str]:
     """The interleaved cost measurement of benchmarks/facts_cost.py, when it has been run."""
-    path = RESULTS.with_name("facts_cost.json")
-    if not path.exists():
+    cost = facts_cost()
+    if cost is None:
         return []
-    cost = json.loads(path.read_text(encoding="utf-8"))
     best = cost["best_seconds"]
     return [
         (

@@ -13,21 +13,13 @@ import bertscore_plugins
 from bertscore_plugins import IdfTable, InputError, ScoreConfig, get_scorer
 from bertscore_plugins.cli import main
 from bertscore_plugins.errors import BertScorePluginsError
+from tests.support.cli import one_error_line
 
 pytestmark = pytest.mark.model
 
 NO_ROWS = (
     "candidates and references are empty: no rows to score (pass at least one candidate and its reference)"
 )
-
-
-def _error(capsys, argv: list[str]) -> str:
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    assert captured.out == "" and "Traceback" not in captured.err
-    lines = captured.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
-    return lines[0]
 
 
 @pytest.mark.parametrize("empty", [[], (), "generator"])
@@ -50,15 +42,15 @@ def test_an_empty_file_is_named_in_every_command(tmp_path, capsys):
     empty, lines = tmp_path / "empty.txt", tmp_path / "lines.txt"
     empty.write_text("")
     lines.write_text("a cat\n")
-    error = _error(capsys, ["score", "-c", str(empty), "-r", str(empty)])
+    error = one_error_line(capsys, ["score", "-c", str(empty), "-r", str(empty)])
     assert error == f"error: -c/--candidates file {empty} is empty: no rows to score"
-    error = _error(capsys, ["faithfulness", "-c", str(empty), "-s", str(empty)])
+    error = one_error_line(capsys, ["faithfulness", "-c", str(empty), "-s", str(empty)])
     assert error == f"error: -c/--candidates file {empty} is empty: no rows to score"
-    error = _error(capsys, ["compare", "-a", str(empty), "-b", str(empty), "-r", str(empty)])
+    error = one_error_line(capsys, ["compare", "-a", str(empty), "-b", str(empty), "-r", str(empty)])
     assert error == f"error: -a/--system-a file {empty} is empty: no rows to score"
-    error = _error(capsys, ["score", "-c", str(lines), "-r", str(empty)])
+    error = one_error_line(capsys, ["score", "-c", str(lines), "-r", str(empty)])
     assert error == f"error: {empty} has 0 lines but {lines} has 1"
-    error = _error(capsys, ["baseline", "--corpus", str(empty), "-o", str(tmp_path / "b.csv")])
+    error = one_error_line(capsys, ["baseline", "--corpus", str(empty), "-o", str(tmp_path / "b.csv")])
     assert error == (
         "error: --corpus gives no sentence pairs: 0 lines hold 0 distinct sentence(s) of 1-31 words; "
         "a baseline needs at least 2 (thousands for a stable one)"
@@ -69,7 +61,7 @@ def test_an_empty_file_is_named_in_every_command(tmp_path, capsys):
 def test_lines_that_dedupe_to_no_pair_are_named(tmp_path, capsys):
     corpus = tmp_path / "same.txt"
     corpus.write_text("the same line\nthe same line\nthe same line\n")
-    error = _error(capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "b.csv")])
+    error = one_error_line(capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "b.csv")])
     assert error == (
         "error: --corpus gives no sentence pairs: 3 lines hold 1 distinct sentence(s) of 1-31 words; "
         "a baseline needs at least 2 (thousands for a stable one)"
@@ -81,7 +73,7 @@ def test_lines_that_dedupe_to_no_pair_are_named(tmp_path, capsys):
 def test_zero_pairs_is_named_by_its_flag(tmp_path, capsys, pairs):
     corpus = tmp_path / "c.txt"
     corpus.write_text("one cat\ntwo dogs\n")
-    error = _error(
+    error = one_error_line(
         capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "b.csv"), "--pairs", pairs]
     )
     assert error.startswith("error: ") and f"argument --pairs: must be at least 1, got {pairs}" in error
@@ -127,7 +119,7 @@ def test_the_largest_allowed_weights_still_score_identical_texts_one():
 def test_a_device_given_as_input_is_named_not_read_forever(tmp_path, capsys, device):
     references = tmp_path / "r.txt"
     references.write_text("a cat\n")
-    error = _error(capsys, ["score", "-c", device, "-r", str(references)])
+    error = one_error_line(capsys, ["score", "-c", device, "-r", str(references)])
     assert error == f"error: -c/--candidates file {device} is a device, not a file"
 
 
@@ -154,7 +146,7 @@ def test_a_pipe_is_read_as_a_file(tmp_path, capsys):
 def test_bad_corpus_columns_are_named(tmp_path, capsys, spec, problem):
     corpus = tmp_path / "c.tsv"
     corpus.write_text("one cat\ttwo dogs\n")
-    error = _error(capsys, ["baseline", "--corpus", f"{corpus}{spec}", "-o", str(tmp_path / "b.csv")])
+    error = one_error_line(capsys, ["baseline", "--corpus", f"{corpus}{spec}", "-o", str(tmp_path / "b.csv")])
     assert (
         error
         == f"error: --corpus {corpus}{spec}: columns must be 0-based column numbers (0,2), got {problem}"

@@ -20,6 +20,7 @@ import pytest
 
 from bertscore_plugins.cli import main
 from bertscore_plugins.files import OutputPathError, UnwritableOutputError, check_outputs, write_output
+from tests.support.cli import one_error_line
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES, REFERENCES = "a cat\nthe dog\n", "a cat\na dog\n"
@@ -31,15 +32,6 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
     c.write_text(CANDIDATES)
     r.write_text(REFERENCES)
     return c, r
-
-
-def _error(capsys, argv: list[str]) -> str:
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    assert captured.out == "" and "Traceback" not in captured.err
-    lines = captured.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
-    return lines[0]
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -141,7 +133,7 @@ def test_stdout_as_a_path_is_written_in_place(files):
 
 def test_an_output_that_is_an_input_is_refused_and_the_input_kept(files, capsys):
     c, r = files
-    error = _error(capsys, ["score", "-c", str(c), "-r", str(r), "-o", str(c)])
+    error = one_error_line(capsys, ["score", "-c", str(c), "-r", str(r), "-o", str(c)])
     assert error == (
         f"error: -o/--output {c} is the -c/--candidates file {c}: writing it would destroy the input; "
         "choose another output file"
@@ -154,7 +146,9 @@ def test_a_symlink_or_hard_link_to_an_input_is_the_input(files, tmp_path, capsys
     (tmp_path / "link.txt").symlink_to(r)
     os.link(r, tmp_path / "hard.txt")
     for name in ("link.txt", "hard.txt"):
-        error = _error(capsys, ["score", "-c", str(c), "-r", str(r), "--summary", str(tmp_path / name)])
+        error = one_error_line(
+            capsys, ["score", "-c", str(c), "-r", str(r), "--summary", str(tmp_path / name)]
+        )
         assert error.startswith(f"error: --summary {tmp_path / name} is the -r/--references file {r}: ")
     assert r.read_text() == REFERENCES
 
@@ -162,7 +156,7 @@ def test_a_symlink_or_hard_link_to_an_input_is_the_input(files, tmp_path, capsys
 def test_rows_and_summary_in_one_file_are_refused(files, tmp_path, capsys):
     c, r = files
     out = tmp_path / "out.txt"
-    error = _error(
+    error = one_error_line(
         capsys, ["score", "-c", str(c), "-r", str(r), "-o", str(out), "--summary", f"{tmp_path}/./out.txt"]
     )
     assert error == (
@@ -174,15 +168,15 @@ def test_rows_and_summary_in_one_file_are_refused(files, tmp_path, capsys):
 
 def test_every_writing_command_checks_its_outputs_against_its_inputs(files, tmp_path, capsys):
     c, r = files
-    error = _error(capsys, ["faithfulness", "-c", str(c), "-s", str(r), "-o", str(r)])
+    error = one_error_line(capsys, ["faithfulness", "-c", str(c), "-s", str(r), "-o", str(r)])
     assert error.startswith(f"error: -o/--output {r} is the -s/--sources file {r}: ")
-    error = _error(capsys, ["compare", "-a", str(c), "-b", str(c), "-r", str(r), "-o", str(r)])
+    error = one_error_line(capsys, ["compare", "-a", str(c), "-b", str(c), "-r", str(r), "-o", str(r)])
     assert error.startswith(f"error: -o/--output {r} is the -r/--references file {r}: ")
-    error = _error(capsys, ["baseline", "--corpus", str(c), "-o", str(c)])
+    error = one_error_line(capsys, ["baseline", "--corpus", str(c), "-o", str(c)])
     assert error.startswith(f"error: -o/--output {c} is the --corpus file {c}: ")
     corpus = tmp_path / "corpus.provenance.json"
     corpus.write_text("one two\nthree four\n")
-    error = _error(capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "corpus.tsv")])
+    error = one_error_line(capsys, ["baseline", "--corpus", str(corpus), "-o", str(tmp_path / "corpus.tsv")])
     assert error.startswith(f"error: provenance file {corpus} is the --corpus file {corpus}: ")
     assert (c.read_text(), r.read_text()) == (CANDIDATES, REFERENCES)
 
