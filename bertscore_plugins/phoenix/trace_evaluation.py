@@ -431,8 +431,9 @@ def _poll(run: _Run, on_poll: Callable[[EvaluationReport], None] | None) -> Eval
     poll_since = settings.since
     while True:
         poll_started = datetime.now(timezone.utc)
-        _one_poll(run, poll_since, state)
+        # counted when it starts: a report taken at Ctrl-C mid-poll already holds that poll's annotations
         job.report.polls += 1
+        _one_poll(run, poll_since, state)
         if on_poll is not None:
             on_poll(job.report)
         if not settings.follow or (settings.max_polls is not None and job.report.polls >= settings.max_polls):
@@ -482,7 +483,7 @@ def _prepare_project(job: _Job, state: dict[str, bool]) -> bool:
             "project",
             f"Phoenix at {_base_url(job.client)} has no project {job.project!r} (it has {_project_names(job.client)})",
         )
-    if job.report.polls == 0:
+    if job.report.polls == 1:  # the first poll (counted when it starts)
         logger.warning("no project %r yet; waiting for its first traces", job.project)
     return False
 
