@@ -216,10 +216,13 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...]) -> str:
         "Parts: groundedness = BERTScore precision against the whole source; weakest sentence = each output "
         "sentence against its best window of three source sentences, the lowest; ROUGE-L precision (ours) = "
         "the longest common stemmed-word subsequence with the source over the output's length (rouge-score's "
-        "figure beside it for reference); its weakest sentence = the same per sentence of three words or "
-        "more, the lowest; content words the source writes = stemmed non-function words. Measured and left "
-        "out (no gain once these are in): the share of poorly matched tokens, the share of novel word pairs, "
-        "fact counts by kind.",
+        "figure beside it for reference); its weakest sentence = each output sentence of three words or "
+        "more against its best passage of two consecutive source sentences, the lowest; content words the "
+        "source writes = stemmed non-function words. Placeholders for unknown words (UNK) count in no part. "
+        "Measured and left out (no gain once these are in): the share of poorly matched tokens, the share "
+        "of novel word pairs, the share of names and numbers the source writes, the output's length, fact "
+        "counts by kind; the lexical weakest sentence against the whole source or against passages of 1, "
+        "3 or 5 sentences (each ranked below passages of 2 on the development sets).",
         *_cost_lines(),
         END,
     ]

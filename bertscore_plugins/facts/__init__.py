@@ -50,7 +50,7 @@ class OfflineFaithfulness:
 
     ``score`` in [0, 1]: the logistic combination (signal.py, weights.json) of groundedness (BERTScore
     precision against the context), the weakest output sentence against its best source window, ROUGE-L
-    precision of the output and of its weakest sentence against the source, the share of content words
+    precision of the output against the source and of its weakest sentence against its best passage, the share of content words
     the source writes, and whether the fact check found an unsupported fact (which also halves the score,
     as does a row whose facts could not be checked because it is not English). ``label`` "faithful" when
     ``score >= threshold``, the facts were checked and none is unsupported, else "unfaithful".

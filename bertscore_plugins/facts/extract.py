@@ -183,8 +183,8 @@ class TextFacts:
     text: str
     words: list[Word]
     facts: list[Fact]
-    clause_polarity: dict[int, bool]  # True = positive (an even number of negation cues)
-    negated: list[bool]  # per word: inside the scope of a negation (odd cues before it in its clause)
+    clause_polarity: dict[int, bool]  # True = positive (no negation cue)
+    negated: list[bool]  # per word: after a negation cue in its clause
     proper: set[str]  # lower-cased words written capitalised away from a sentence start
     forms: set[str]  # every lower-cased word (and its stem): what an entity or antonym is looked up in
     starts: list[int] = field(default_factory=list)  # word start offsets, for mapping model tokens
@@ -348,7 +348,9 @@ def extract(text: str) -> TextFacts:
         polarity.setdefault(word.clause, True)
         negated.append(not polarity[word.clause])
         if _is_cue(words, word_index):
-            polarity[word.clause] = not polarity[word.clause]
+            # a second cue in one clause coordinates ("hasn't been seen and isn't answering", "neither
+            # ... nor"), it does not cancel the first: real double negation is rare in the texts we read
+            polarity[word.clause] = False
     proper = {w.lower.strip("'’") for k, w in enumerate(words) if _capitalised_name(words, k)}
     forms = {w.lower for w in words} | {stem(w.lower) for w in words if w.text[:1].isalpha()}
     positions: dict[str, list[int]] = {}

@@ -151,6 +151,10 @@ AMBIGUOUS_MONTHS = {
     "feb",
 }
 
+#: what sequence models write for a word outside their vocabulary ("UNK", "<unk>", "[UNK]"): a gap in
+#: the output, not a claim, so neither a name to check nor a word the source must write
+PLACEHOLDERS = {"unk"}
+
 #: verbal negation. "no" and "without" are left out: "at no cost" and "without a deposit" are
 #: paraphrases of positive statements far more often than they negate a claim.
 NEGATION_CUES = {"not", "n't", "never", "cannot", "neither", "nor", "nobody", "nothing", "none", "nowhere"}

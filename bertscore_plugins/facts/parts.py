@@ -5,15 +5,21 @@ similarity (groundedness), so the parts look at the weakest place as well as the
 
 - ``weakest_sentence``: each output sentence against its best source window (``WINDOW_SENTENCES``
   consecutive source sentences), the mean of its tokens' best similarity there; the lowest sentence.
-- ``weakest_lexical``: each output sentence (of three words or more) against the whole source by ROUGE-L
-  precision (the longest common word subsequence over its length); the lowest sentence.
-- ``lcs``: the same for the whole output (ROUGE-L precision against the source).
+- ``weakest_lexical``: each output sentence (of three words or more) against its best passage of
+  ``LEXICAL_WINDOW_SENTENCES`` consecutive source sentences by ROUGE-L precision (the longest common word
+  subsequence over its length); the lowest sentence. Against a passage, not the whole source: a sentence
+  that stitches a name from one paragraph to an event from another is how extractive summaries go wrong,
+  and in a long article every word is written somewhere; only a local comparison sees the stitch.
+- ``lcs``: ROUGE-L precision of the whole output against the whole source.
 - ``lexical``: the share of output content words (stemmed) that the source writes. Summaries that copy
   are faithful more often; a similar embedding is not the same word (it scores best on XSum-style
   summaries, whose invented facts are words the article never uses).
 
-Every part is in [0, 1], higher = more faithful. Also measured and left out (no gain on the development
-sets once these are in): the share of poorly matched content tokens, the share of novel word pairs.
+Every part is in [0, 1], higher = more faithful. Placeholders for unknown words ("UNK") are gaps, not
+words: no part counts them. Also measured and left out (no gain on the development sets once these are
+in): the share of poorly matched content tokens, the share of novel word pairs, the share of names and
+numbers the source writes, the output's length; the weakest sentence against the whole source (the
+passage ranks better on every set) or against passages of 1, 3 or 5 sentences.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from bertscore_plugins.facts.extract import TextFacts, stem
 #: source sentences in one window that an output sentence is compared with (a summary sentence often
 #: fuses two or three adjacent source sentences)
 WINDOW_SENTENCES = 3
+#: source sentences in one passage for the lexical weakest sentence (benchmarks/QUALITY.md section 7)
+LEXICAL_WINDOW_SENTENCES = 2
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,7 @@ class Parts:
 
 
 def _content(word: Any) -> bool:
-    return word.text[:1].isalnum() and word.lower not in lx.STOPWORDS
+    return word.text[:1].isalnum() and word.lower not in lx.STOPWORDS and word.lower not in lx.PLACEHOLDERS
 
 
 def _piece_words(spans: list[tuple[int, int]], facts: TextFacts) -> np.ndarray:
@@ -108,21 +116,43 @@ def lexical_support(out: TextFacts, ctx: TextFacts) -> float:
 
 def _stems(facts: TextFacts) -> list[tuple[int, str]]:
     return facts.derived(
-        "stems", lambda f: [(w.sentence, stem(w.lower)) for w in f.words if w.text[:1].isalnum()]
+        "stems",
+        lambda f: [
+            (w.sentence, stem(w.lower))
+            for w in f.words
+            if w.text[:1].isalnum() and w.lower not in lx.PLACEHOLDERS
+        ],
     )
 
 
+def _bit_masks(tokens: list[str]) -> tuple[dict[str, int], int]:
+    """Per stem, the bit mask of where ``tokens`` has it (for the bit-parallel LCS), and their number."""
+    masks: dict[str, int] = {}
+    for j, token in enumerate(tokens):
+        masks[token] = masks.get(token, 0) | (1 << j)
+    return masks, len(tokens)
+
+
 def _masks(facts: TextFacts) -> tuple[dict[str, int], int]:
-    """Per stem, the bit mask of where the source writes it (for the bit-parallel LCS), and its length."""
+    """The whole source's bit masks."""
+    return facts.derived("lcs_masks", lambda f: _bit_masks([token for _, token in _stems(f)]))
 
-    def build(f: TextFacts) -> tuple[dict[str, int], int]:
-        masks: dict[str, int] = {}
-        tokens = [token for _, token in _stems(f)]
-        for j, token in enumerate(tokens):
-            masks[token] = masks.get(token, 0) | (1 << j)
-        return masks, len(tokens)
 
-    return facts.derived("lcs_masks", build)
+def _passage_masks(facts: TextFacts) -> list[tuple[dict[str, int], int]]:
+    """The bit masks of each passage of ``LEXICAL_WINDOW_SENTENCES`` consecutive source sentences."""
+
+    def build(f: TextFacts) -> list[tuple[dict[str, int], int]]:
+        sentences: dict[int, list[str]] = {}
+        for sentence, token in _stems(f):
+            sentences.setdefault(sentence, []).append(token)
+        ordered = [sentences[key] for key in sorted(sentences)]
+        span = min(LEXICAL_WINDOW_SENTENCES, len(ordered))
+        return [
+            _bit_masks([token for sentence in ordered[i : i + span] for token in sentence])
+            for i in range(len(ordered) - span + 1)
+        ]
+
+    return facts.derived("passage_masks", build)
 
 
 def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
@@ -137,8 +167,8 @@ def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
 
 
 def lexical_sequence_parts(out: TextFacts, ctx: TextFacts) -> tuple[float, float]:
-    """(ROUGE-L precision of the whole output, of its weakest sentence of three words or more), both
-    against the whole source, on stemmed words. Linear in the output's length."""
+    """(ROUGE-L precision of the whole output against the whole source, that of its weakest sentence of
+    three words or more against its best source passage), on stemmed words."""
     a, (masks, length) = _stems(out), _masks(ctx)
     if not a or not length:
         return (0.0, 0.0) if a else (1.0, 1.0)
@@ -146,8 +176,11 @@ def lexical_sequence_parts(out: TextFacts, ctx: TextFacts) -> tuple[float, float
     sentences: dict[int, list[str]] = {}
     for sentence, token in a:
         sentences.setdefault(sentence, []).append(token)
+    passages = _passage_masks(ctx)
     weakest = [
-        _lcs_length(tokens, masks, length) / len(tokens) for tokens in sentences.values() if len(tokens) >= 3
+        max(_lcs_length(tokens, m, n) for m, n in passages) / len(tokens)
+        for tokens in sentences.values()
+        if len(tokens) >= 3
     ]
     return whole, min(weakest, default=whole)
 

@@ -315,6 +315,8 @@ def _is_entity_word(out: TextFacts, k: int, ctx: TextFacts) -> bool:
     text, lower = word.text, word.lower.strip("'’")
     if not text[:1].isalpha() or lower in lx.STOPWORDS or lower in _CALENDAR or lower in lx.TITLES:
         return False
+    if lower in lx.PLACEHOLDERS:
+        return False
     if text.isupper() and (len(text) <= 2 or len(text) > 5):  # "ID", "TV"; "TIMELINE" is a shouted word
         return False
     if lower in ctx.proper:  # written as a name in the context: robust to a lower-cased output
@@ -452,6 +454,39 @@ def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_out
     return votes > 0
 
 
+def _negated_heads(ctx: TextFacts) -> set[str]:
+    """The words a negation cue of the context negates first ("not *connected* with the deal")."""
+
+    def build(f: TextFacts) -> set[str]:
+        heads = set()
+        for k, w in enumerate(f.words):
+            if not f.negated[k] or (k and f.negated[k - 1] and f.words[k - 1].clause == w.clause):
+                continue
+            head = next(
+                (
+                    j
+                    for j in f.clause_words(w.clause)
+                    if j >= k
+                    and f.words[j].text[:1].isalpha()
+                    and f.words[j].lower not in lx.STOPWORDS
+                    and f.words[j].lower not in lx.NEGATION_CUES
+                ),
+                None,
+            )
+            if head is not None:
+                heads.add(f.words[head].lower)
+        return heads
+
+    return ctx.derived("negated_heads", build)
+
+
+def _restates_negated_head(ctx: TextFacts, pairs: list[tuple[int, float]]) -> bool:
+    """A plain clause contradicts a negated one only when it restates what the negation negates: "signed
+    a sponsorship deal" restates no negated head of "interest in Muto is not connected with the deal"."""
+    heads = _negated_heads(ctx)
+    return any(ctx.words[j].lower in heads for j, _ in pairs)
+
+
 def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
     words = [facts.words[k] for k in facts.clause_words(clause)]
     text = facts.text[words[0].start : words[-1].end].strip(" ,;:") if words else ""
@@ -489,7 +524,7 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
             continue
         words = _predicate_words(out, ctx, clause)
         pairs = _counterparts(out, ctx, words, alignment)
-        if pairs is not None and _context_negated(ctx, pairs, False):
+        if pairs is not None and _restates_negated_head(ctx, pairs) and _context_negated(ctx, pairs, False):
             strongest = max(pairs, key=lambda pair: pair[1])[0]
             text = " ".join(out.words[k].text for k in words[:4])
             findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))

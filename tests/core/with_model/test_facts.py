@@ -244,6 +244,45 @@ def test_the_alignment_decides_polarity_antonyms_and_what_the_context_says(defau
     assert [check.label for check in checks[6:]] == ["supported"] * 3
 
 
+def test_coordinated_negations_and_unrelated_negated_clauses_are_not_contradictions(default_scorer):
+    """Read on real news summaries: two cues in one clause coordinate (they do not cancel), and a plain
+    clause contradicts a negated one only when it restates what is negated, not a word after it."""
+    rows = [
+        (  # "hasn't ... and isn't": both negated, as the context says (tokenised "has n't" too)
+            "since then billy has n't been seen and he is n't returning any phone calls .",
+            "Billy was last seen at the house. Since then Billy hasn't been seen and he isn't returning any "
+            "phone calls or texts.",
+        ),
+        (  # the deal is not what the context negates: the connection is
+            "Chelsea have signed a sponsorship deal with the Japanese firm.",
+            "Ogane claims that Chelsea's interest in Muto is not connected with the sponsorship deal that "
+            "Chelsea signed with the Japanese firm.",
+        ),
+        (  # its twin restates the negated head ("connected"): flagged
+            "Chelsea's interest in Muto is connected with the sponsorship deal.",
+            "Ogane claims that Chelsea's interest in Muto is not connected with the sponsorship deal that "
+            "Chelsea signed with the Japanese firm.",
+        ),
+        (  # and a coordinated negation still contradicts a plain context
+            "Billy has not called and he is not answering his phone.",
+            "Billy called on Sunday and he is answering his phone again.",
+        ),
+    ]
+    checks = check_facts([o for o, _ in rows], [c for _, c in rows], scorer=default_scorer)
+    assert [check.label for check in checks] == ["supported", "supported", "unsupported", "unsupported"]
+    assert all(finding.kind == "negation" for check in checks[2:] for finding in check.unsupported)
+
+
+def test_an_unknown_word_placeholder_is_a_gap_not_a_name():
+    """Sequence models write UNK for a word outside their vocabulary: nothing to check, nothing invented."""
+    context = "Gaioz Nigalidze was expelled from the Dubai Open chess tournament."
+    assert unsupported("UNK UNK was expelled from the dubai open chess tournament .", context) == []
+    assert unsupported("[UNK] was expelled from the Dubai Open.", context) == []
+    assert unsupported("Officials say Magnus Carlsen was expelled from the Dubai Open.", context) == [
+        "Magnus Carlsen: not in the context"
+    ]
+
+
 @pytest.fixture(scope="module")
 def default_scorer():
     from bertscore_plugins import get_scorer

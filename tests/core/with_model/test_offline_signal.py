@@ -160,6 +160,36 @@ def test_the_parts_are_visible_and_the_score_is_a_probability():
     assert row.label == "unfaithful" and row.score < FAITHFULNESS_THRESHOLD
 
 
+def test_a_sentence_stitched_from_far_apart_paragraphs_is_the_weakest_lexically():
+    """Every word of the stitched sentence is in the article, so against the whole source it looks copied;
+    against its best passage of two sentences it does not."""
+    from bertscore_plugins.facts.extract import extract
+    from bertscore_plugins.facts.parts import lexical_sequence_parts
+
+    article = (
+        "The mayor opened the new bridge on Monday. Crowds lined the river to watch. "
+        "Traffic was diverted for the day. The old ferry will keep running at weekends. "
+        "Local shops reported a busy afternoon. The bridge cost the city four million pounds."
+    )
+    copied = "The mayor opened the new bridge on Monday. Crowds lined the river to watch."
+    stitched = "The mayor opened the old ferry. Local shops reported a busy afternoon."
+    whole, passage = lexical_sequence_parts(extract(copied), extract(article))
+    assert (whole, passage) == (1.0, 1.0)
+    whole, passage = lexical_sequence_parts(extract(stitched), extract(article))
+    assert whole == 1.0  # every word, in order, somewhere in the article
+    assert passage < 0.7
+
+
+def test_unknown_word_placeholders_count_in_no_part():
+    from bertscore_plugins.facts.extract import extract
+    from bertscore_plugins.facts.parts import lexical_sequence_parts, lexical_support
+
+    article = extract("Gaioz Nigalidze was expelled from the Dubai Open chess tournament on Sunday.")
+    with_gap = extract("UNK UNK was expelled from the dubai open chess tournament .")
+    assert lexical_support(with_gap, article) == 1.0
+    assert lexical_sequence_parts(with_gap, article) == (1.0, 1.0)
+
+
 def test_the_weights_file_is_readable_and_names_its_training_data():
     from bertscore_plugins.facts import signal
 
