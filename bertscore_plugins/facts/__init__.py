@@ -144,7 +144,8 @@ def evaluate_pair(
         if explanation is None or explanation.similarity.numel() == 0:
             raise ArgumentError("evaluate_pair needs the pair's groundedness or its explanation")
         groundedness = float(explanation.similarity.max(dim=1).values.mean())
-    return OfflineFaithfulness(float(groundedness), facts, threshold, parts(out, ctx, explanation))
+    signal_parts = parts(out, ctx, explanation, facts.supported_words)
+    return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts)
 
 
 def _checked(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:

@@ -136,6 +136,7 @@ _UNIT_ALIASES = {
     "feet": "foot",
     "teeth": "tooth",
     "mice": "mouse",
+    "am": "am",  # "9 am": a time of day, not the verb (after a number only: units are read there)
 }
 
 
@@ -169,6 +170,7 @@ class Fact:
     unit: str | None = None
     unit_window: frozenset[str] = frozenset()
     approx: str | None = None  # "about" / "over" / "under": "just over 500", "nearly 40", "up to 3"
+    hedge: int = 0  # the number of words of that hedge, just before ``words``
 
     @property
     def head(self) -> int:
@@ -406,7 +408,7 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         value, first = -value, i - 1
     if before in _CURRENCY:
         first = i - 1
-    approx = _approximator(words, first)
+    approx, hedge = _approximator(words, first)
     span = tuple(range(first, last + 1 + unit_words))
     text = _joined(words, span[0], span[-1])
     if (
@@ -417,7 +419,7 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
         and (unit is None or unit not in _MEASURES)
     ):
         return Fact("year", word.text, float(value), (i,))  # "in 2019", "the 2013 bombings"
-    return Fact("number", text, float(value), span, unit, window, approx)
+    return Fact("number", text, float(value), span, unit, window, approx, hedge)
 
 
 def _negative_sign(words: list[Word], i: int) -> bool:
@@ -427,13 +429,14 @@ def _negative_sign(words: list[Word], i: int) -> bool:
     return i == 1 or words[i - 2].end < words[i - 1].start
 
 
-def _approximator(words: list[Word], first: int) -> str | None:
-    """ "about", "over" or "under" when the words before ``first`` hedge the number ("just over 500")."""
+def _approximator(words: list[Word], first: int) -> tuple[str | None, int]:
+    """ "about", "over" or "under" when the words before ``first`` hedge the number ("just over 500"),
+    and how many words the hedge has."""
     before = " ".join(w.lower for w in words[max(0, first - 3) : first])
     for phrase, kind in lx.APPROXIMATORS:
         if before == phrase or before.endswith(" " + phrase):
-            return kind
-    return None
+            return kind, len(phrase.split())
+    return None, 0
 
 
 def _month_at(words: list[Word], i: int) -> int | None:

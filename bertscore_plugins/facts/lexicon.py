@@ -155,6 +155,26 @@ AMBIGUOUS_MONTHS = {
 #: the output, not a claim, so neither a name to check nor a word the source must write
 PLACEHOLDERS = {"unk"}
 
+#: how many of the second unit make one of the first: a number the context gives in another unit of the
+#: same measure is carried when it converts ("1.2 kilometres" for "1,190 metres", "four weeks" for "28 days")
+CONVERSIONS = {
+    ("kilometre", "metre"): 1000.0,
+    ("metre", "centimetre"): 100.0,
+    ("centimetre", "millimetre"): 10.0,
+    ("metre", "millimetre"): 1000.0,
+    ("mile", "yard"): 1760.0,
+    ("foot", "inch"): 12.0,
+    ("yard", "foot"): 3.0,
+    ("kilogram", "gram"): 1000.0,
+    ("tonne", "kilogram"): 1000.0,
+    ("litre", "millilitre"): 1000.0,
+    ("week", "day"): 7.0,
+    ("day", "hour"): 24.0,
+    ("hour", "minute"): 60.0,
+    ("minute", "second"): 60.0,
+    ("year", "month"): 12.0,
+}
+
 #: verbal negation. "no" and "without" are left out: "at no cost" and "without a deposit" are
 #: paraphrases of positive statements far more often than they negate a claim.
 NEGATION_CUES = {"not", "n't", "never", "cannot", "neither", "nor", "nobody", "nothing", "none", "nowhere"}
@@ -193,7 +213,7 @@ APPROXIMATORS = (
 #: words that say something is allowed or harmless: restating a context clause that forbids it ("should
 #: not be given") is a polarity error even without a negation in the output
 PERMISSIVE = frozenset(
-    {"safe", "harmless", "allowed", "permitted", "recommended", "suitable", "fine", "ok", "okay"}
+    {"safe", "safely", "harmless", "allowed", "permitted", "recommended", "suitable", "fine", "ok", "okay"}
 )
 ANTONYM_PAIRS = (
     # event status: the same event cannot be both
@@ -213,6 +233,11 @@ ANTONYM_PAIRS = (
     ("increase", "decrease"),
     ("increase", "reduce"),
     ("rise", "fall"),
+    ("rose", "fell"),
+    ("grew", "fell"),
+    ("grow", "shrink"),
+    ("grew", "shrank"),
+    ("profit", "loss"),
     ("raise", "lower"),
     ("win", "lose"),
     ("won", "lost"),

@@ -105,21 +105,23 @@ def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[f
     return float(scores[lowest]), int(labels[starts[lowest]])
 
 
-def lexical_support(out: TextFacts, ctx: TextFacts) -> float:
-    """The share of the output's content words (stemmed) that the source writes (1.0 without any)."""
-    content = [w for w in out.words if _content(w)]
+def lexical_support(out: TextFacts, ctx: TextFacts, carried: frozenset[int] = frozenset()) -> float:
+    """The share of the output's content words (stemmed) that the source writes, or that state a fact the
+    source carries (``carried``: "just over 500 metres" for "503 m"); 1.0 without any content word."""
+    content = [k for k, w in enumerate(out.words) if _content(w)]
     if not content:
         return 1.0
     source_stems = ctx.derived("stem_set", lambda f: {stem(w.lower) for w in f.words})
-    return sum(stem(w.lower) in source_stems for w in content) / len(content)
+    return sum(k in carried or stem(out.words[k].lower) in source_stems for k in content) / len(content)
 
 
-def _stems(facts: TextFacts) -> list[tuple[int, str]]:
+def _stems(facts: TextFacts) -> list[tuple[int, int, str]]:
+    """(word index, sentence, stem) of each word (placeholders left out)."""
     return facts.derived(
         "stems",
         lambda f: [
-            (w.sentence, stem(w.lower))
-            for w in f.words
+            (k, w.sentence, stem(w.lower))
+            for k, w in enumerate(f.words)
             if w.text[:1].isalnum() and w.lower not in lx.PLACEHOLDERS
         ],
     )
@@ -135,7 +137,7 @@ def _bit_masks(tokens: list[str]) -> tuple[dict[str, int], int]:
 
 def _masks(facts: TextFacts) -> tuple[dict[str, int], int]:
     """The whole source's bit masks."""
-    return facts.derived("lcs_masks", lambda f: _bit_masks([token for _, token in _stems(f)]))
+    return facts.derived("lcs_masks", lambda f: _bit_masks([token for _, _, token in _stems(f)]))
 
 
 def _passage_masks(facts: TextFacts) -> list[tuple[dict[str, int], int]]:
@@ -143,7 +145,7 @@ def _passage_masks(facts: TextFacts) -> list[tuple[dict[str, int], int]]:
 
     def build(f: TextFacts) -> list[tuple[dict[str, int], int]]:
         sentences: dict[int, list[str]] = {}
-        for sentence, token in _stems(f):
+        for _, sentence, token in _stems(f):
             sentences.setdefault(sentence, []).append(token)
         ordered = [sentences[key] for key in sorted(sentences)]
         span = min(LEXICAL_WINDOW_SENTENCES, len(ordered))
@@ -166,19 +168,27 @@ def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
     return length - bin(v).count("1")
 
 
-def lexical_sequence_parts(out: TextFacts, ctx: TextFacts) -> tuple[float, float]:
+def lexical_sequence_parts(
+    out: TextFacts, ctx: TextFacts, carried: frozenset[int] = frozenset()
+) -> tuple[float, float]:
     """(ROUGE-L precision of the whole output against the whole source, that of its weakest sentence of
-    three words or more against its best source passage), on stemmed words."""
+    three words or more against its best source passage), on stemmed words. A word that states a fact the
+    source carries (``carried``) counts as matched wherever it stands: the source wrote the fact its way."""
     a, (masks, length) = _stems(out), _masks(ctx)
     if not a or not length:
         return (0.0, 0.0) if a else (1.0, 1.0)
-    whole = _lcs_length([token for _, token in a], masks, length) / len(a)
-    sentences: dict[int, list[str]] = {}
-    for sentence, token in a:
-        sentences.setdefault(sentence, []).append(token)
+
+    def precision(tokens: list[tuple[int, int, str]], masks: dict[str, int], length: int) -> int:
+        rest = [token for k, _, token in tokens if k not in carried]
+        return _lcs_length(rest, masks, length) + len(tokens) - len(rest)
+
+    whole = precision(a, masks, length) / len(a)
+    sentences: dict[int, list[tuple[int, int, str]]] = {}
+    for token in a:
+        sentences.setdefault(token[1], []).append(token)
     passages = _passage_masks(ctx)
     weakest = [
-        max(_lcs_length(tokens, m, n) for m, n in passages) / len(tokens)
+        max(precision(tokens, m, n) for m, n in passages) / len(tokens)
         for tokens in sentences.values()
         if len(tokens) >= 3
     ]
@@ -193,8 +203,10 @@ def sentence_text(facts: TextFacts, sentence: int, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
-def parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> Parts:
+def parts(out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()) -> Parts:
+    """The row's parts; ``carried``: the output's words that state a fact the source carries (the fact
+    check's ``supported_words``), which the lexical parts count as the source's."""
     weakest, index = alignment_parts(out, ctx, explanation)
     text = sentence_text(out, index) if index >= 0 else ""
-    lcs, weakest_lexical = lexical_sequence_parts(out, ctx)
-    return Parts(weakest, text, lexical_support(out, ctx), lcs, weakest_lexical)
+    lcs, weakest_lexical = lexical_sequence_parts(out, ctx, carried)
+    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical)

@@ -43,6 +43,7 @@ class Finding:
     text: str
     supported: bool
     context_says: str | None = None
+    words: tuple[int, ...] = ()  # the output's words that state it (numbers, dates, names)
 
     def __str__(self) -> str:
         if self.supported:
@@ -67,6 +68,11 @@ class FactCheck:
     @property
     def unsupported(self) -> list[Finding]:
         return [finding for finding in self.findings if not finding.supported]
+
+    @property
+    def supported_words(self) -> frozenset[int]:
+        """The output's words that state a fact the context carries ("just over 500 metres" for "503 m")."""
+        return frozenset(k for finding in self.findings if finding.supported for k in finding.words)
 
     @property
     def score(self) -> float:
@@ -258,15 +264,25 @@ def _units_agree(output: Fact, context: Fact) -> bool:
     return output.unit in context.unit_window or context.unit in output.unit_window
 
 
+def _conversion(unit: str | None, other: str | None) -> float | None:
+    """How many ``other`` make one ``unit`` (kilometre -> metre: 1000), when they measure the same thing."""
+    if (unit, other) in lx.CONVERSIONS:
+        return lx.CONVERSIONS[(unit, other)]
+    if (other, unit) in lx.CONVERSIONS:
+        return 1.0 / lx.CONVERSIONS[(other, unit)]
+    return None
+
+
 def _carries(output: Fact, context: Fact) -> bool:
     """Does this context fact carry this output fact?"""
     kind = output.kind
     if kind == "number":
-        return (
-            context.kind in ("number", "year")
-            and _same_number(output.value, context.value, output.approx)
-            and (context.kind == "year" or _units_agree(output, context))
-        )
+        if context.kind not in ("number", "year"):
+            return False
+        if context.kind == "year" or _units_agree(output, context):
+            return _same_number(output.value, context.value, output.approx)
+        factor = _conversion(output.unit, context.unit)
+        return factor is not None and _same_number(output.value * factor, context.value, output.approx)
     if kind == "year":
         if context.kind in ("year", "number"):
             return _same_number(output.value, context.value)
@@ -284,6 +300,11 @@ def _carries(output: Fact, context: Fact) -> bool:
     return context.kind == kind and context.value == output.value
 
 
+def _hedged(fact: Fact) -> tuple[int, ...]:
+    """The fact's words, with the hedge before a hedged number ("just over" of "just over 500")."""
+    return tuple(range(fact.words[0] - fact.hedge, fact.words[0])) + fact.words
+
+
 def _comparable(output: Fact, context: Fact) -> bool:
     """Context facts worth naming in place of an unsupported output fact."""
     if output.kind in ("date", "month", "year"):
@@ -295,11 +316,16 @@ def _comparable(output: Fact, context: Fact) -> bool:
 
 def _check_value(fact: Fact, ctx: TextFacts, alignment: Alignment) -> Finding:
     if any(_carries(fact, other) for other in ctx.facts):
-        return Finding(fact.kind, fact.text, True)
+        return Finding(fact.kind, fact.text, True, words=_hedged(fact))
     rivals = [other for other in ctx.facts if _comparable(fact, other)]
     if fact.kind == "number" and fact.unit is not None:
         # "3-year warranty" against a context with no durations: nothing to name in its place
-        rivals = [other for other in rivals if other.unit is not None and _units_agree(fact, other)]
+        rivals = [
+            other
+            for other in rivals
+            if other.unit is not None
+            and (_units_agree(fact, other) or _conversion(fact.unit, other.unit) is not None)
+        ]
     if not rivals:
         return Finding(fact.kind, fact.text, False)
     closest = alignment.closest(fact.head, [other.head for other in rivals])
@@ -445,22 +471,37 @@ def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_out
     is in a negation's scope, and "plain" for a plain output when any occurrence is plain.
     """
 
-    def negated(j: int) -> bool:
-        occurrences = ctx.positions.get(ctx.words[j].lower, [j])
-        flags = [ctx.negated[i] for i in occurrences]
-        return any(flags) if negated_output else all(flags)
+    def vote(j: int) -> int:
+        if negated_output:
+            occurrences = ctx.positions.get(ctx.words[j].lower, [j])
+            return 1 if any(ctx.negated[i] for i in occurrences) else -1
+        # a plain output: a word the context writes both ways ("covers defects", "does not cover
+        # damage") abstains, in any of its forms; the words only the negated clause writes decide
+        flags = {ctx.negated[i] for i in _stem_positions(ctx).get(stem(ctx.words[j].lower), [j])}
+        return 0 if len(flags) > 1 else (1 if flags == {True} else -1)
 
-    votes = sum(similarity if negated(j) else -similarity for j, similarity in pairs)
+    votes = sum(vote(j) * similarity for j, similarity in pairs)
     return votes > 0
 
 
-def _negated_heads(ctx: TextFacts) -> set[str]:
-    """The words a negation cue of the context negates first ("not *connected* with the deal")."""
-
-    def build(f: TextFacts) -> set[str]:
-        heads = set()
+def _stem_positions(ctx: TextFacts) -> dict[str, list[int]]:
+    def build(f: TextFacts) -> dict[str, list[int]]:
+        positions: dict[str, list[int]] = {}
         for k, w in enumerate(f.words):
-            if not f.negated[k] or (k and f.negated[k - 1] and f.words[k - 1].clause == w.clause):
+            positions.setdefault(stem(w.lower), []).append(k)
+        return positions
+
+    return ctx.derived("stem_positions", build)
+
+
+def _negated_heads(ctx: TextFacts) -> dict[int, str]:
+    """Per negated context clause, the stem of the word its negation negates first ("not *connected*
+    with the deal")."""
+
+    def build(f: TextFacts) -> dict[int, str]:
+        heads: dict[int, str] = {}
+        for k, w in enumerate(f.words):
+            if not f.negated[k] or w.clause in heads:
                 continue
             head = next(
                 (
@@ -474,17 +515,22 @@ def _negated_heads(ctx: TextFacts) -> set[str]:
                 None,
             )
             if head is not None:
-                heads.add(f.words[head].lower)
+                heads[w.clause] = stem(f.words[head].lower)
         return heads
 
     return ctx.derived("negated_heads", build)
 
 
-def _restates_negated_head(ctx: TextFacts, pairs: list[tuple[int, float]]) -> bool:
+def _restates_negated_head(
+    out: TextFacts, ctx: TextFacts, words: list[int], pairs: list[tuple[int, float]]
+) -> bool:
     """A plain clause contradicts a negated one only when it restates what the negation negates: "signed
-    a sponsorship deal" restates no negated head of "interest in Muto is not connected with the deal"."""
+    a sponsorship deal" restates no negated head of "interest in Muto is not connected with the deal";
+    "covers accidental damage" restates "does not cover accidental damage" (its head, "cover", may be
+    aligned to another clause's "covers": the output's own words are compared, stemmed)."""
     heads = _negated_heads(ctx)
-    return any(ctx.words[j].lower in heads for j, _ in pairs)
+    said = {stem(out.words[k].lower) for k in words}
+    return any(heads.get(ctx.words[j].clause) in said for j, _ in pairs)
 
 
 def _clause_text(facts: TextFacts, clause: int, limit: int = 60) -> str:
@@ -524,8 +570,13 @@ def _check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> lis
             continue
         words = _predicate_words(out, ctx, clause)
         pairs = _counterparts(out, ctx, words, alignment)
-        if pairs is not None and _restates_negated_head(ctx, pairs) and _context_negated(ctx, pairs, False):
-            strongest = max(pairs, key=lambda pair: pair[1])[0]
+        if (
+            pairs is not None
+            and _restates_negated_head(out, ctx, words, pairs)
+            and _context_negated(ctx, pairs, False)
+        ):
+            negated = [pair for pair in pairs if ctx.negated[pair[0]]] or pairs  # name the negated clause
+            strongest = max(negated, key=lambda pair: pair[1])[0]
             text = " ".join(out.words[k].text for k in words[:4])
             findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
     findings += _antonyms(out, ctx, alignment)

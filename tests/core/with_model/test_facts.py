@@ -273,6 +273,60 @@ def test_coordinated_negations_and_unrelated_negated_clauses_are_not_contradicti
     assert all(finding.kind == "negation" for check in checks[2:] for finding in check.unsupported)
 
 
+@pytest.mark.parametrize(
+    ("output", "context", "expected"),
+    [
+        ("The bridge is about 1.2 kilometres long.", "The bridge spans 1,190 metres.", []),
+        ("The course takes four weeks.", "The course takes 28 days.", []),
+        ("The bag weighs 2.5 kg.", "The bag weighs 2,500 grams.", []),
+        (
+            "The bridge is 2 kilometres long.",
+            "The bridge spans 1,190 metres.",
+            ["2 kilometres: context says 1,190 metres"],
+        ),
+        ("The course takes five weeks.", "The course takes 28 days.", ["five weeks: context says 28 days"]),
+    ],
+)
+def test_a_quantity_in_another_unit_of_the_same_measure_is_converted(output, context, expected):
+    assert unsupported(output, context) == expected
+
+
+def test_a_time_of_day_keeps_its_am_or_pm():
+    context = "On Thursdays the library opens at 9 am and closes at 8 pm."
+    assert unsupported("The library closes at 8 pm on Thursdays.", context) == []
+    assert unsupported("The library opens at 9 am on Thursdays.", context) == []
+    assert unsupported("The library closes at 9 pm on Thursdays.", context) == ["9 pm: context says 8 pm"]
+
+
+def test_a_plain_clause_restating_what_the_context_negates_is_flagged_naming_that_clause(default_scorer):
+    context = (
+        "The warranty covers manufacturing defects for two years. It does not cover accidental damage "
+        "or water damage."
+    )
+    checks = check_facts(
+        ["The warranty covers accidental damage.", "The warranty covers manufacturing defects."],
+        [context, context],
+        scorer=default_scorer,
+    )
+    assert checks[0].explanation.startswith(
+        "warranty covers accidental damage: context says 'It does not cover accidental damage"
+    )
+    assert checks[1].label == "supported"
+
+
+def test_revenue_that_fell_where_the_context_says_it_grew_is_flagged(default_scorer):
+    context = "Annual revenue grew 12% to $3.1 billion, the company said."
+    checks = check_facts(
+        ["The company's revenue fell to $3.1bn.", "The company's revenue grew to $3.1bn."],
+        [context, context],
+        scorer=default_scorer,
+    )
+    assert [check.explanation for check in checks] == [
+        "fell: context says grew",
+        "all 1 facts supported by the context",
+    ]
+
+
 def test_an_unknown_word_placeholder_is_a_gap_not_a_name():
     """Sequence models write UNK for a word outside their vocabulary: nothing to check, nothing invented."""
     context = "Gaioz Nigalidze was expelled from the Dubai Open chess tournament."

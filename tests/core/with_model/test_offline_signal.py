@@ -87,6 +87,22 @@ def test_the_faithful_twin_is_not_flagged(output, context):
     assert flagged(output, context) == []
 
 
+@pytest.mark.parametrize(
+    ("output", "context", "label"),
+    [
+        ("The tower is just over 500 metres tall.", "The tower is 503 m tall.", "faithful"),
+        ("The tower is just over 500 metres tall.", "The tower is 650 m tall.", "unfaithful"),
+        ("The firm raised $4.2bn last year.", "Last year the firm raised $4.2 billion.", "faithful"),
+        ("The firm raised $4.2bn last year.", "Last year the firm raised $2.4 billion.", "unfaithful"),
+    ],
+)
+def test_a_fact_the_context_writes_its_own_way_counts_as_written(output, context, label):
+    """The lexical parts count the words of a carried fact as the source's: "just over 500 metres" for
+    "503 m" is no unsupported wording, so the label is a reader's, not a string match's."""
+    row = offline_faithfulness([output], [context])[0]
+    assert row.label == label, row.explanation
+
+
 def test_a_currency_magnitude_is_one_fact():
     facts = extract("The firm raised $4.2bn last year.").facts
     assert [(f.text, f.value, f.unit) for f in facts] == [("$4.2bn", 4.2e9, "dollar")]
