@@ -232,3 +232,43 @@ def test_a_full_cache_disk_neither_fails_compare_nor_reads_as_a_regression(tmp_p
         assert error.startswith(f"error: the report cannot be written into {disk / 'out'}: ")
         assert error.endswith("(No space left on device)\n") and error.count("\n") == 1
         assert sorted(p.name for p in disk.rglob("*") if p.is_file()) == ["filler"]
+
+
+def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_path) -> None:
+    """A CI gate must not read our own bug as "significant regression": exit 3 and the traceback."""
+    import subprocess
+    import sys
+
+    refs = write_lines(tmp_path / "refs.txt", REFERENCES)
+    good = write_lines(tmp_path / "good.txt", SYSTEM_B)
+    bad = write_lines(tmp_path / "bad.txt", SYSTEM_A)
+    program = (
+        "import runpy, sys\n"
+        "import bertscore_plugins.comparison as comparison\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise ZeroDivisionError('a bug of ours')\n"
+        "comparison.compare_systems = broken\n"
+        "sys.argv = ['regression', *sys.argv[1:]]\n"
+        "runpy.run_module('recipes.regression', run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            program,
+            "--baseline",
+            good,
+            "--candidate",
+            bad,
+            "--references",
+            refs,
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=300,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" in done.stderr and "ZeroDivisionError: a bug of ours" in done.stderr
