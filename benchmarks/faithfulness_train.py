@@ -149,6 +149,7 @@ def report(rows: list[dict], beta: np.ndarray, names: tuple[str, ...], c: float)
         "lexical: ROUGE-L precision (ours)": x[:, names.index("lcs")],
         "weakest sentence, ROUGE-L precision": x[:, names.index("weakest_lexical")],
         "content words the source writes": x[:, names.index("lexical")],
+        "no rare word the source never writes": 1.0 - x[:, names.index("novel_rare_word")],
         "fact check (no unsupported fact)": 1.0 - x[:, names.index("unsupported_fact")],
         "combination before the fact-check factor": combined,
         "**offline faithfulness (shipped score)**": score,
@@ -241,9 +242,11 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...], c: float, cho
         "the longest common stemmed-word subsequence with the source over the output's length (rouge-score's "
         "figure beside it for reference); its weakest sentence = each output sentence of three words or "
         "more against its best passage of two consecutive source sentences, the lowest; content words the "
-        "source writes = stemmed non-function words. Placeholders for unknown words (UNK) count in no part. "
+        "source writes = stemmed non-function words; a rare word the source never writes = a content word "
+        "with digits or split by the tokenizer into pieces (a name, a number) that the source writes in no "
+        "form. Placeholders for unknown words (UNK) count in no part. "
         "Measured and left out (no gain once these are in): the share of poorly matched tokens, the share "
-        "of novel word pairs, the share of names and numbers the source writes, the output's length, fact "
+        "of novel word pairs, the share of capitalised names the source writes, the output's length, fact "
         "counts by kind; the lexical weakest sentence against the whole source or against passages of 1, "
         "3 or 5 sentences (each ranked below passages of 2 on the development sets).",
         *_cost_lines(),

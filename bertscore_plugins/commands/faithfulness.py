@@ -32,7 +32,8 @@ def register(subparsers) -> None:
         help="offline faithfulness of outputs against their sources: groundedness, lexical support, fact check",
         description="Checks each line of OUTPUTS against the same line of SOURCES without an LLM: BERTScore "
         "precision against the source (groundedness), the weakest sentence against its best source window, "
-        "lexical support (ROUGE-L precision) and a fact check (numbers, dates, weekdays, names and negations "
+        "lexical support (ROUGE-L precision), rare words (names, numbers) the source never writes and a fact "
+        "check (numbers, dates, weekdays, names and negations "
         "must be carried by the source), combined into one score in [0, 1]. Writes row, score, label, "
         "groundedness, lexical, the weakest sentence and the unsupported facts per line, and a JSON summary "
         "with the signature.",

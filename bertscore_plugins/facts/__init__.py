@@ -80,6 +80,7 @@ class OfflineFaithfulness:
             "lcs": lcs,
             "weakest_lexical": weakest_lexical,
             "lexical": parts.lexical,
+            "novel_rare_word": 1.0 if parts.novel_rare else 0.0,
             "unsupported_fact": 1.0 if self.facts.unsupported else 0.0,
         }
 
@@ -99,6 +100,11 @@ class OfflineFaithfulness:
         return self.parts.weakest_sentence_text if self.parts else ""
 
     @property
+    def novel_rare_words(self) -> tuple[str, ...]:
+        """The output's rare words (names, numbers) that the context never writes."""
+        return self.parts.novel_rare if self.parts else ()
+
+    @property
     def explanation(self) -> str:
         parts = self.features
         head = (
@@ -107,7 +113,10 @@ class OfflineFaithfulness:
         )
         if self.weakest_sentence:
             head += f": '{self.weakest_sentence}'"
-        return f"{head}); facts: {self.facts.explanation}"
+        head += ")"
+        if self.novel_rare_words:
+            head += "; never in the context: " + ", ".join(self.novel_rare_words)
+        return f"{head}; facts: {self.facts.explanation}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -121,6 +130,7 @@ class OfflineFaithfulness:
             "fact_label": self.facts.label,
             "fact_checked": self.facts.checked,
             "unsupported_facts": [str(finding) for finding in self.facts.unsupported],
+            "novel_rare_words": list(self.novel_rare_words),
         }
 
 

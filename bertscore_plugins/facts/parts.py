@@ -14,11 +14,17 @@ similarity (groundedness), so the parts look at the weakest place as well as the
 - ``lexical``: the share of output content words (stemmed) that the source writes. Summaries that copy
   are faithful more often; a similar embedding is not the same word (it scores best on XSum-style
   summaries, whose invented facts are words the article never uses).
+- ``novel_rare``: the output's rare words that the source never writes, in any form: a word with digits,
+  or one the model's tokenizer splits into pieces (names, places, technical words; a common word is one
+  piece). An invented name or number is the commonest unfaithful summary on the development sets, and it
+  needs no capital letter to be seen ("torquay", "20,000" in lower-cased output). A fact the source
+  carries in other words ("12" for "twelve") is not novel.
 
-Every part is in [0, 1], higher = more faithful. Placeholders for unknown words ("UNK") are gaps, not
+Every part is in [0, 1], higher = more faithful; the two flags, ``novel_rare_word`` here and the fact
+check's ``unsupported_fact``, are 1 when found. Placeholders for unknown words ("UNK") are gaps, not
 words: no part counts them. Also measured and left out (no gain on the development sets once these are
-in): the share of poorly matched content tokens, the share of novel word pairs, the share of names and
-numbers the source writes, the output's length; the weakest sentence against the whole source (the
+in): the share of poorly matched content tokens, the share of novel word pairs, the share of capitalised
+names the source writes, the output's length; the weakest sentence against the whole source (the
 passage ranks better on every set) or against passages of 1, 3 or 5 sentences.
 """
 
@@ -48,6 +54,7 @@ class Parts:
     lexical: float
     lcs: float
     weakest_lexical: float
+    novel_rare: tuple[str, ...] = ()
 
 
 def _content(word: Any) -> bool:
@@ -203,10 +210,29 @@ def sentence_text(facts: TextFacts, sentence: int, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
+def novel_rare_words(
+    out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()
+) -> tuple[str, ...]:
+    """The output's content words that the source never writes (as they are or stemmed) and that are rare:
+    written with digits, or split by the model's tokenizer into two pieces or more (without an
+    alignment, only the digits are seen)."""
+    spans = getattr(explanation, "candidate_spans", None) or []
+    indexes = _piece_words(spans, out)
+    pieces = np.bincount(indexes[indexes >= 0], minlength=len(out.words)) if spans else None
+    found = []
+    for k, w in enumerate(out.words):
+        if k in carried or not _content(w) or w.lower in ctx.forms or stem(w.lower) in ctx.forms:
+            continue
+        if any(c.isdigit() for c in w.text) or (pieces is not None and pieces[k] >= 2):
+            found.append(w.text)
+    return tuple(dict.fromkeys(found))
+
+
 def parts(out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()) -> Parts:
     """The row's parts; ``carried``: the output's words that state a fact the source carries (the fact
     check's ``supported_words``), which the lexical parts count as the source's."""
     weakest, index = alignment_parts(out, ctx, explanation)
     text = sentence_text(out, index) if index >= 0 else ""
     lcs, weakest_lexical = lexical_sequence_parts(out, ctx, carried)
-    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical)
+    novel = novel_rare_words(out, ctx, explanation, carried)
+    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical, novel)

@@ -5,8 +5,9 @@
 The weights live in ``weights.json`` beside this file, written by ``benchmarks/faithfulness_train.py``
 from the development data only (SummEval and FRANK valid); that file says what it was trained on and
 how well each part and the combination rank faithful summaries there. Every weight is readable: a part
-with a positive weight raises the score, ``unsupported_fact`` (1 when the fact check finds a fact the
-source contradicts or never states) lowers it.
+with a positive weight raises the score; ``unsupported_fact`` (1 when the fact check finds a fact the
+source contradicts or never states) and ``novel_rare_word`` (1 when the output writes a rare word, a name
+or a number, that the source never writes) lower it.
 
 A row with an unsupported fact is then scaled by ``UNSUPPORTED_FACTOR``, so its score stays below the
 "faithful" threshold (0.5) whatever its other parts say: the score and the label tell the same story,
@@ -28,7 +29,15 @@ WEIGHTS = Path(__file__).resolve().parent / "weights.json"
 #: the parts the combination reads, in the order weights.json lists them
 #: what a row with an unsupported fact keeps of its combined score (below 1, so it falls under 0.5)
 UNSUPPORTED_FACTOR = 0.5
-FEATURES = ("groundedness", "weakest_sentence", "lcs", "weakest_lexical", "lexical", "unsupported_fact")
+FEATURES = (
+    "groundedness",
+    "weakest_sentence",
+    "lcs",
+    "weakest_lexical",
+    "lexical",
+    "novel_rare_word",
+    "unsupported_fact",
+)
 
 
 @lru_cache(maxsize=1)

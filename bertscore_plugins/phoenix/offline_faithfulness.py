@@ -37,8 +37,8 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
     score >= ``threshold`` and every fact is carried, else "unfaithful"; ``explanation`` names the weakest
     sentence and each unsupported fact with what the context says ("Thursday: context says Tuesday");
     ``metadata`` = groundedness and every part (weakest_sentence, weakest_sentence_text, lcs,
-    weakest_lexical, lexical), fact_score, fact_label, unsupported_facts, facts, precision, recall, f1,
-    threshold, signature, worst_matches.
+    weakest_lexical, lexical, novel_rare_word, novel_rare_words), fact_score, fact_label,
+    unsupported_facts, facts, precision, recall, f1, threshold, signature, worst_matches.
 
     Args: as :class:`~bertscore_plugins.phoenix.groundedness.GroundednessEvaluator`, whose inputs and
     precision it shares; the fact check is what it adds.

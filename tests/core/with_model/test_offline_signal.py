@@ -196,6 +196,24 @@ def test_a_sentence_stitched_from_far_apart_paragraphs_is_the_weakest_lexically(
     assert passage < 0.7
 
 
+def test_a_rare_word_the_source_never_writes_is_named_even_in_lower_case():
+    """Names and numbers are what summaries invent; lower-cased output has no capitals to show a name,
+    but the tokenizer splits a rare word into pieces. Common words and carried facts are not novel."""
+    source = "The club's new stadium opened on Saturday in front of twelve thousand fans from Exeter."
+    rows = offline_faithfulness(
+        [
+            "the new stadium opened in torquay on saturday .",
+            "the new stadium drew 20,000 fans .",
+            "the new ground opened on saturday in front of 12,000 fans from exeter .",
+        ],
+        [source] * 3,
+    )
+    assert [row.novel_rare_words for row in rows] == [("torquay",), ("20,000",), ()]
+    assert "never in the context: torquay" in rows[0].explanation
+    assert rows[0].to_dict()["novel_rare_word"] == 1.0 and rows[2].to_dict()["novel_rare_word"] == 0.0
+    assert rows[2].score > rows[0].score
+
+
 def test_unknown_word_placeholders_count_in_no_part():
     from bertscore_plugins.facts.extract import extract
     from bertscore_plugins.facts.parts import lexical_sequence_parts, lexical_support
