@@ -36,7 +36,7 @@ from bertscore_plugins.facts.support import (
 #: MiniLM, layer 4, unrescaled); the Phoenix GroundednessEvaluator's default.
 DEFAULT_GROUNDEDNESS_THRESHOLD = 0.8
 #: the offline faithfulness score at or above which a row (with every fact carried) is "faithful": the
-#: combination's probability of a fully faithful summary on the development data (weights.json)
+#: boundary between the halves of signal.score, so at the default a row is faithful when it is vouched for
 FAITHFULNESS_THRESHOLD = 0.5
 CONTEXT_SEPARATOR = "\n\n"
 """Joins a list of context passages into one text, so every passage can support the output."""
@@ -50,10 +50,12 @@ class OfflineFaithfulness:
 
     ``score`` in [0, 1]: the logistic combination (signal.py, weights.json) of groundedness (BERTScore
     precision against the context), the weakest output sentence against its best source window, ROUGE-L
-    precision of the output against the source and of its weakest sentence against its best passage, the share of content words
-    the source writes, and whether the fact check found an unsupported fact (which also halves the score,
-    as does a row whose facts could not be checked because it is not English). ``label`` "faithful" when
-    ``score >= threshold``, the facts were checked and none is unsupported, else "unfaithful".
+    precision of the output against the source and of its weakest sentence against its best passage, the
+    share of content words the source writes, whether it writes a rare word the source never writes and
+    whether the fact check found an unsupported fact; in the upper half of [0, 1] when the row is vouched
+    for (facts checked and all carried, no such rare word, weakest sentence >= signal.SENTENCE_SUPPORT),
+    in the lower half otherwise. ``label`` "faithful" when ``score >= threshold``, the facts were checked
+    and none is unsupported, else "unfaithful".
     """
 
     groundedness: float
@@ -86,9 +88,8 @@ class OfflineFaithfulness:
 
     @property
     def score(self) -> float:
-        combined = signal.score(self.features)
-        # facts that could not be checked (not English) are not vouched for: scaled as an unsupported one
-        return combined if self.facts.checked else combined * signal.UNSUPPORTED_FACTOR
+        # facts that could not be checked (not English) are not vouched for
+        return signal.score(self.features, checked=self.facts.checked)
 
     @property
     def label(self) -> str:

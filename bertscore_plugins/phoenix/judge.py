@@ -133,25 +133,51 @@ class _LogLines(io.TextIOBase):
 
 
 def _run_coroutine(factory: Callable[[], Any]) -> Any:
-    """Run a coroutine to completion, also from inside a running event loop (Jupyter)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(factory())
+    """Run a coroutine to completion on a worker thread's own event loop; Ctrl-C here cancels it.
+
+    Why a thread, also outside Jupyter: Phoenix's executor, run on the main thread, takes SIGINT for itself
+    and returns the rows judged so far as if the run had finished, so a Ctrl-C during the judge was lost
+    (``phoenix evaluate --follow`` kept polling). On a worker thread it leaves SIGINT alone: the
+    KeyboardInterrupt reaches the caller, and the judge's pending requests are cancelled."""
     box: dict[str, Any] = {}
+    started = threading.Event()
 
     def target() -> None:
+        loop = asyncio.new_event_loop()
+        box["loop"] = loop
+        started.set()
         try:
-            box["value"] = asyncio.run(factory())
+            box["value"] = loop.run_until_complete(factory())
         except BaseException as error:
             box["error"] = error
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
 
-    thread = threading.Thread(target=target, name="bertscore-judge")
+    thread = threading.Thread(target=target, name="bertscore-judge", daemon=True)
     thread.start()
-    thread.join()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        started.wait()
+        _cancel(box["loop"])
+        thread.join(10)
+        raise
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _cancel(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel every task of ``loop`` (another thread's) and let it wind down."""
+
+    def cancel_all() -> None:
+        for task in asyncio.all_tasks(loop):
+            task.cancel()
+
+    with contextlib.suppress(RuntimeError):  # the loop already finished
+        loop.call_soon_threadsafe(cancel_all)
 
 
 def run_judge(

@@ -311,6 +311,27 @@ def test_run_judge_marks_a_failing_row_and_finishes_the_rest():
     assert fake.calls == 5  # 4 rows + one retry of the failing row
 
 
+def test_ctrl_c_during_the_judge_reaches_the_caller_and_cancels_the_requests():
+    """Phoenix's executor on the main thread takes SIGINT for itself and returns the rows judged so far as
+    if the run had finished; then `phoenix evaluate --follow` kept polling after Ctrl-C."""
+    import signal
+    import time
+
+    slow = FakeJudgeLLM(VERDICTS, delay=3.0)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_judge(ROWS, slow, concurrency=1, max_retries=0)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 2.5  # not after the 4 x 3 s of judging
+    time.sleep(0.5)
+    assert slow.calls == 0 and slow.in_flight == 0  # the sleeping request was cancelled, none finished
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_run_judge_keeps_the_score_column_when_every_row_fails():
     judged = run_judge(ROWS, FakeJudgeLLM(VERDICTS, fail_on="<query>"), max_retries=0)
     assert "faithfulness_score" in judged.columns
