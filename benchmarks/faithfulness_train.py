@@ -329,8 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.WEIGHTS.write_text(
         json.dumps(
             {
-                "about": "offline faithfulness = logistic(intercept + sum(weights[part] * part)); parts in "
-                "bertscore_plugins/facts/parts.py and facts/__init__.py (OfflineFaithfulness.features)",
+                "about": "combination = logistic(intercept + sum(weights[part] * part)); offline faithfulness = "
+                "0.5 + combination / 2 for a row vouched for (facts/signal.py), combination / 2 otherwise; parts "
+                "in bertscore_plugins/facts/parts.py and facts/__init__.py (OfflineFaithfulness.features)",
                 "trained_by": "benchmarks/faithfulness_train.py (L2 logistic regression, Newton's method, "
                 "each set weighing the same; C chosen by leave-one-set-out AUC)",
                 "regularisation_c": c,
