@@ -35,7 +35,8 @@ def register(subparsers) -> None:
         "lexical support (ROUGE-L precision), rare words (names, numbers) the source never writes and a fact "
         "check (numbers, dates, weekdays, names and negations "
         "must be carried by the source), combined into one score in [0, 1]. Writes row, score, label, "
-        "groundedness, lexical, the weakest sentence and the unsupported facts per line, and a JSON summary "
+        "groundedness, lexical, the weakest sentence, the unsupported facts and the rare words the source never "
+        "writes per line, and a JSON summary "
         "with the signature.",
     )
     add_input(parser, "candidates", old=("--outputs",))
@@ -75,7 +76,16 @@ def run(args: argparse.Namespace) -> int:
     scorer = get_scorer(config)
     rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
 
-    columns = ["row", "score", "label", "groundedness", "lexical", "weakest_sentence", "unsupported_facts"]
+    columns = [
+        "row",
+        "score",
+        "label",
+        "groundedness",
+        "lexical",
+        "weakest_sentence",
+        "unsupported_facts",
+        "never_in_source",
+    ]
     records = []
     for index, row in enumerate(rows):
         details = row.to_dict()
@@ -87,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
                 "lexical": details["lcs"],
                 "weakest_sentence": details["weakest_sentence_text"],
                 "unsupported_facts": unsupported,
+                "never_in_source": details["novel_rare_words"],
                 "fact_checked": row.facts.checked,
             }
         )

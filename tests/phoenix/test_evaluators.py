@@ -319,6 +319,7 @@ def test_ctrl_c_during_the_judge_reaches_the_caller_and_cancels_the_requests():
 
     slow = FakeJudgeLLM(VERDICTS, delay=3.0)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a library's may be left here
     started = time.monotonic()
     timer.start()
     try:
@@ -326,10 +327,11 @@ def test_ctrl_c_during_the_judge_reaches_the_caller_and_cancels_the_requests():
             run_judge(ROWS, slow, concurrency=1, max_retries=0)
     finally:
         timer.cancel()
+        after = signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 2.5  # not after the 4 x 3 s of judging
     time.sleep(0.5)
     assert slow.calls == 0 and slow.in_flight == 0  # the sleeping request was cancelled, none finished
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert after is signal.default_int_handler  # run_judge left no handler of its own
 
 
 def test_run_judge_keeps_the_score_column_when_every_row_fails():

@@ -129,7 +129,9 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
         check=True,
     )
     lines = done.stdout.splitlines()
-    assert lines[0] == "row\tscore\tlabel\tgroundedness\tlexical\tweakest_sentence\tunsupported_facts"
+    assert lines[0] == (
+        "row\tscore\tlabel\tgroundedness\tlexical\tweakest_sentence\tunsupported_facts\tnever_in_source"
+    )
     rows = [line.split("\t") for line in lines[1:]]
     assert [(r[0], r[2]) for r in rows] == [("0", "unfaithful"), ("1", "faithful"), ("2", "unfaithful")]
     assert all(0.0 <= float(r[3]) <= 1.0 and 0.0 <= float(r[4]) <= 1.0 for r in rows)
@@ -137,6 +139,7 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
     assert rows[0][6] == "Thursday: context says Tuesday"
     assert rows[1][6] == ""
     assert rows[2][6].startswith("didn't reduce the risk: context says")
+    assert [r[7] for r in rows] == ["", "", ""]
     summary = json.loads(done.stderr[done.stderr.index("{") :])
     assert summary["rows"] == 3 and summary["faithful"] == 1 and "layer:4" in summary["signature"]
 

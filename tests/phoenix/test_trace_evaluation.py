@@ -313,7 +313,11 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
         "json",
     )
     process = subprocess.Popen(
-        command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        env={**cli_env(app.stub), "PYTHONFAULTHANDLER": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         first_poll = process.stdout.readline()
@@ -335,7 +339,15 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
             assert process.poll() is None, process.stderr.read()[-3000:]
             time.sleep(1)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=120)
+        try:
+            out, err = process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack on stderr
+            out, err = process.communicate(timeout=30)
+            raise AssertionError(
+                f"Ctrl-C did not stop --follow within 120 s (SIGINT here: {signal.getsignal(signal.SIGINT)}); "
+                f"its threads:\n{err[-6000:]}"
+            ) from None
     finally:
         if process.poll() is None:
             process.kill()
