@@ -296,6 +296,10 @@ def test_ten_new_traces_are_exactly_the_ten_evaluated(evaluated_app):
     }
 
 
+def _sigint_as_at_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("project_exists", [True, False], ids=["project-exists", "project-comes-later"])
 def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
     app = request.getfixturevalue("evaluated_app" if project_exists else "app")
@@ -318,6 +322,9 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a person's Ctrl-C: the child must not inherit an ignored SIGINT from this test process (an
+        # earlier test's library can leave it ignored, and Python keeps an ignored SIGINT ignored)
+        preexec_fn=_sigint_as_at_a_terminal,
     )
     try:
         first_poll = process.stdout.readline()
