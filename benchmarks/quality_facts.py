@@ -209,7 +209,9 @@ def section(result: dict, docs: int | None) -> str:
             "`benchmarks/facts_cost.py` interleaves repeats for the ratio.)"
         ),
         "",
-        *_cost_lines(),
+        "The offline faithfulness's own cost, measured interleaved by `benchmarks/facts_cost.py`, is in "
+        "section 7.",
+        "",
         (
             "Rules and thresholds were chosen for their meaning (same normalised value and compatible unit, "
             "polarity of the aligned words in the cue's scope), not tuned on this set."
@@ -223,23 +225,6 @@ def facts_cost() -> dict | None:
     """benchmarks/facts_cost.py's interleaved measurement (results/facts_cost.json), when it has been run."""
     path = RESULTS.with_name("facts_cost.json")
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
-
-def _cost_lines() -> list[str]:
-    """The interleaved cost measurement of benchmarks/facts_cost.py, when it has been run."""
-    cost = facts_cost()
-    if cost is None:
-        return []
-    best = cost["best_seconds"]
-    return [
-        (
-            f"`benchmarks/facts_cost.py` ({cost['rows']}, best of {cost['repeats']} interleaved repeats): "
-            f"groundedness {best['groundedness']:.1f} s, offline faithfulness (groundedness + alignment + fact "
-            f"check, one call) {best['offline faithfulness']:.1f} s: "
-            f"**{cost['added_over_groundedness']:+.1%}** over groundedness."
-        ),
-        "",
-    ]
 
 
 def _fmt(value: float | None) -> str:
