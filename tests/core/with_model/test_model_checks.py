@@ -19,22 +19,11 @@ from safetensors.torch import load_file, save_file
 from bertscore_plugins import BERTScorer, ModelLoadError, ScoreConfig
 from bertscore_plugins.config import SettingError
 from bertscore_plugins.errors import BertScorePluginsError
-from tests.support.tiny_models import tiny_bert
 
 pytestmark = pytest.mark.model  # loads models: outside the fast unit run
 
 CANDIDATES = ["A cat sat on the mat.", "The patient left on Tuesday."]
 REFERENCES = ["The cat was on the mat.", "Stocks fell sharply after the news."]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    return Path(tiny_bert(tmp_path_factory.mktemp("built") / "tiny"))
-
-
-@pytest.fixture
-def folder(built, tmp_path) -> Path:
-    return Path(shutil.copytree(built, tmp_path / "tiny"))
 
 
 def _f1(model: Path, layer: int = 2) -> list[float]:

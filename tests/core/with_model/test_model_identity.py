@@ -22,16 +22,6 @@ pytestmark = pytest.mark.model  # loads models: outside the fast unit run
 CANDIDATES, REFERENCES = CASED_TEXTS
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    return Path(tiny_bert(tmp_path_factory.mktemp("built") / "tiny"))
-
-
-@pytest.fixture
-def folder(built, tmp_path) -> Path:
-    return Path(shutil.copytree(built, tmp_path / "tiny"))
-
-
 def _f1(model: str | Path, **settings) -> list[float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tokenizer_config edit truncates (TruncationWarning)
