@@ -56,7 +56,7 @@ quality: install
 # push build/space to a Space named <org>/bert_score_plugins.
 space: install
 	rm -rf build/space
-	$(PY) -c "from bertscore_plugins.hf_evaluate import build_space; print(build_space('build/space'))"
+	$(PY) -c "from bertscore_plugins.integrations.hf_evaluate import build_space; print(build_space('build/space'))"
 
 # The style gate CI runs before the tests: ruff's rules (pyproject.toml) and its formatter, checking only.
 LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card

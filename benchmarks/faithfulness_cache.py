@@ -64,7 +64,7 @@ def packed(explanation) -> dict:
 
 
 def main(name: str) -> None:
-    from bertscore_plugins.scorer import get_scorer
+    from bertscore_plugins.core.scorer import get_scorer
 
     data = rows(name)
     path = CACHE / f"{name}.pkl"

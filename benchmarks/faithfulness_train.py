@@ -50,7 +50,7 @@ def features() -> list[dict]:
     import torch
     from rouge_score import rouge_scorer
 
-    from bertscore_plugins.explain import Explanation
+    from bertscore_plugins.core.explain import Explanation
     from bertscore_plugins.facts import evaluate_pair
 
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)

@@ -36,8 +36,8 @@ import numpy as np
 import torch
 
 from bertscore_plugins import ScoreConfig, get_scorer
-from bertscore_plugins.hf_datasets import BERTScoreTransform
-from bertscore_plugins.hf_evaluate import metric_card_path
+from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
+from bertscore_plugins.integrations.hf_evaluate import metric_card_path
 
 REPO = Path(__file__).resolve().parents[1]
 TO_ENGLISH = ("cs-en", "de-en", "fi-en", "ro-en", "ru-en", "tr-en")

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from texts import wmt16_pairs
 
 from bertscore_plugins import ScoreConfig, get_scorer
-from bertscore_plugins.phoenix import BERTScoreEvaluator, score_dataframe
+from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, score_dataframe
 
 SCORE_TOLERANCE = 1e-6  # float32 rounding: batched and one-row forward passes use different kernels
 

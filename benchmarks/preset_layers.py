@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     except EvalDataMissing as error:
         print(f"skipped: {error}")
         return 0
-    from bertscore_plugins import presets
+    from bertscore_plugins.models import presets
 
     info = presets.resolve_preset(args.preset)
     import bert_score

@@ -124,8 +124,8 @@ def wait_for_roots(
 def child(args: argparse.Namespace) -> None:
     """Evaluate one project in this (fresh) process; print the report and memory figures."""
     import bertscore_plugins
-    from bertscore_plugins.phoenix import evaluate_project
-    from bertscore_plugins.phoenix.names import SIMILARITY
+    from bertscore_plugins.evaluation.names import SIMILARITY
+    from bertscore_plugins.integrations.phoenix import evaluate_project
 
     # the settings evaluate_project uses by default (long contexts windowed; the benchmark's are short)
     settings = {"long_text": "window", **({"layer": args.layer} if args.layer else {})}
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         child(args)
         return 0
 
-    from bertscore_plugins.phoenix.dev_server import PhoenixServer
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer
 
     # a SIGTERM (kill, a time limit) unwinds like Ctrl-C: the server started here is stopped by its pid
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))

@@ -4,12 +4,18 @@
     >>> scores = score(["The patient left on Tuesday."], ["The patient was discharged on Tuesday."])
     >>> scores.f1, scores.signature
 
-The core (this package's top-level modules) imports only torch, transformers and numpy. Integrations
-live in their own modules and extras: hf_evaluate / hf_datasets ([evaluate]), phoenix ([phoenix]),
-ray ([ray]).
+The folders are the tiers, each built only on the ones before it: errors/settings/files/inputs (shared
+by all), models/ (where the encoder comes from), core/ (text -> tokens -> embeddings -> matches -> scores),
+facts/ (offline faithfulness), analysis/ (statistics, comparison, sanity), evaluation/ (one batch of rows
+through every signal), integrations/ (evaluate, datasets, Ray, bert_score's API, Phoenix), cli/.
+The core imports only torch, transformers and numpy; each integration lives behind its own extra.
 """
 
 from typing import TYPE_CHECKING, Any
+
+from bertscore_plugins import _moved
+
+_moved.install()  # 0.1 module paths (bertscore_plugins.scorer, .phoenix, ...) keep working, with a warning
 
 #: public name -> the module that defines it. Imported on first use (PEP 562), so the command line can
 #: refuse a bad flag or a misspelt model name before torch and transformers are loaded (about 2 s).
@@ -21,27 +27,27 @@ _EXPORTS = {
     "ModelLoadError": "bertscore_plugins.errors",
     "SettingError": "bertscore_plugins.errors",
     "SignatureMismatch": "bertscore_plugins.errors",
-    "compare_systems": "bertscore_plugins.comparison",
-    "DEFAULT_MODEL": "bertscore_plugins.config",
-    "ScoreConfig": "bertscore_plugins.config",
-    "setting_names": "bertscore_plugins.config",
-    "Explanation": "bertscore_plugins.explain",
-    "TokenMatch": "bertscore_plugins.explain",
-    "IdfTable": "bertscore_plugins.idf",
-    "run_sanity": "bertscore_plugins.sanity",
-    "BERTScorer": "bertscore_plugins.scorer",
-    "EmptyTextWarning": "bertscore_plugins.scorer",
-    "IdfFallbackWarning": "bertscore_plugins.scorer",
-    "Scores": "bertscore_plugins.scorer",
-    "TruncationWarning": "bertscore_plugins.scorer",
-    "UnknownTokenWarning": "bertscore_plugins.scorer",
-    "fit_idf": "bertscore_plugins.scorer",
-    "get_scorer": "bertscore_plugins.scorer",
-    "score": "bertscore_plugins.scorer",
-    "Signature": "bertscore_plugins.signature",
-    "bootstrap_interval": "bertscore_plugins.stats",
-    "corpus_intervals": "bertscore_plugins.stats",
-    "paired_test": "bertscore_plugins.stats",
+    "compare_systems": "bertscore_plugins.analysis.comparison",
+    "DEFAULT_MODEL": "bertscore_plugins.core.config",
+    "ScoreConfig": "bertscore_plugins.core.config",
+    "setting_names": "bertscore_plugins.core.config",
+    "Explanation": "bertscore_plugins.core.explain",
+    "TokenMatch": "bertscore_plugins.core.explain",
+    "IdfTable": "bertscore_plugins.core.idf",
+    "run_sanity": "bertscore_plugins.analysis.sanity",
+    "BERTScorer": "bertscore_plugins.core.scorer",
+    "EmptyTextWarning": "bertscore_plugins.core.scorer",
+    "IdfFallbackWarning": "bertscore_plugins.core.scorer",
+    "Scores": "bertscore_plugins.core.scorer",
+    "TruncationWarning": "bertscore_plugins.core.scorer",
+    "UnknownTokenWarning": "bertscore_plugins.core.scorer",
+    "fit_idf": "bertscore_plugins.core.scorer",
+    "get_scorer": "bertscore_plugins.core.scorer",
+    "score": "bertscore_plugins.core.scorer",
+    "Signature": "bertscore_plugins.core.signature",
+    "bootstrap_interval": "bertscore_plugins.analysis.stats",
+    "corpus_intervals": "bertscore_plugins.analysis.stats",
+    "paired_test": "bertscore_plugins.analysis.stats",
 }
 
 
@@ -60,21 +66,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from bertscore_plugins.comparison import compare_systems
-    from bertscore_plugins.config import DEFAULT_MODEL, ScoreConfig, setting_names
-    from bertscore_plugins.errors import (
-        BaselineNotFoundError,
-        BertScorePluginsError,
-        FileFormatError,
-        InputError,
-        ModelLoadError,
-        SettingError,
-        SignatureMismatch,
-    )
-    from bertscore_plugins.explain import Explanation, TokenMatch
-    from bertscore_plugins.idf import IdfTable
-    from bertscore_plugins.sanity import run_sanity
-    from bertscore_plugins.scorer import (
+    from bertscore_plugins.analysis.comparison import compare_systems
+    from bertscore_plugins.analysis.sanity import run_sanity
+    from bertscore_plugins.analysis.stats import bootstrap_interval, corpus_intervals, paired_test
+    from bertscore_plugins.core.config import DEFAULT_MODEL, ScoreConfig, setting_names
+    from bertscore_plugins.core.explain import Explanation, TokenMatch
+    from bertscore_plugins.core.idf import IdfTable
+    from bertscore_plugins.core.scorer import (
         BERTScorer,
         EmptyTextWarning,
         IdfFallbackWarning,
@@ -85,8 +83,16 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         get_scorer,
         score,
     )
-    from bertscore_plugins.signature import Signature
-    from bertscore_plugins.stats import bootstrap_interval, corpus_intervals, paired_test
+    from bertscore_plugins.core.signature import Signature
+    from bertscore_plugins.errors import (
+        BaselineNotFoundError,
+        BertScorePluginsError,
+        FileFormatError,
+        InputError,
+        ModelLoadError,
+        SettingError,
+        SignatureMismatch,
+    )
 
 __version__ = "0.1.0"
 

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args, recipe_args = parser.parse_known_args(argv)
     once = os.environ.get("DEMO_ONCE", "") not in ("", "0")
 
-    from bertscore_plugins.phoenix.dev_server import PhoenixServer
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer
 
     out = Path(args.out)
     port = args.port if _port_is_free(args.port) else None

@@ -34,8 +34,8 @@ from typing import Any
 import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
-from bertscore_plugins.phoenix.evaluation_config import EvaluationConfig
-from bertscore_plugins.phoenix.names import DISAGREEMENT, SIMILARITY, score_column
+from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, score_column
 from bertscore_plugins.settings import add_flags, values_from_args
 from recipes import phoenix_logging, report
 from recipes.rows import TEXT_COLUMNS, ColumnNames, normalise_rows, read_table
@@ -145,7 +145,7 @@ class Recipe:
     # -- scoring -------------------------------------------------------------------------------------
 
     def run(self) -> int:
-        from bertscore_plugins.phoenix import JUDGE_SETUP_HINT, judge_llm_from_env
+        from bertscore_plugins.integrations.phoenix import JUDGE_SETUP_HINT, judge_llm_from_env
 
         args = self.args
         columns = ColumnNames(
@@ -255,7 +255,7 @@ class Recipe:
         self, rows: pd.DataFrame, llm: Any, digest: str, settings: dict[str, Any]
     ) -> tuple[RunState, pd.DataFrame]:
         """Score every row, save the table and the state, and return both."""
-        from bertscore_plugins.phoenix import OFFLINE_FAITHFULNESS, evaluate_rows
+        from bertscore_plugins.integrations.phoenix import OFFLINE_FAITHFULNESS, evaluate_rows
 
         started = time.perf_counter()
         print(
@@ -285,7 +285,7 @@ class Recipe:
     def with_disagreement(self, table: pd.DataFrame, config: EvaluationConfig) -> pd.DataFrame:
         """The disagreement over the whole table, at the configured cuts or this data's medians (the
         fixed cuts while the data has no row with both scores, e.g. the judge failed on every row)."""
-        from bertscore_plugins.phoenix import Thresholds, add_disagreement
+        from bertscore_plugins.integrations.phoenix import Thresholds, add_disagreement
 
         names = {
             "similarity": config.similarity_name,
@@ -309,7 +309,7 @@ class Recipe:
         The saved state lists every row as awaiting the judge, so a run killed while judging resumes with
         the judge only: nothing BERTScore computed is lost or computed again.
         """
-        from bertscore_plugins.phoenix import FAITHFULNESS, evaluate_rows
+        from bertscore_plugins.integrations.phoenix import FAITHFULNESS, evaluate_rows
 
         table = evaluate_rows(
             rows, config=self.config(None).replace(thresholds_from_data=False), scorer=self.scorer()
@@ -335,7 +335,7 @@ class Recipe:
     @staticmethod
     def thresholds_of(table: pd.DataFrame) -> dict[str, Any]:
         """The cuts actually used, read back from the disagreement cells' metadata."""
-        from bertscore_plugins.phoenix import DISAGREEMENT
+        from bertscore_plugins.integrations.phoenix import DISAGREEMENT
 
         for cell in table[f"{DISAGREEMENT}_score"]:
             if isinstance(cell, dict):
@@ -349,7 +349,7 @@ class Recipe:
 
     @staticmethod
     def failed_judge_rows(table: pd.DataFrame, faith_name: str) -> list[str]:
-        from bertscore_plugins.phoenix import FAITHFULNESS
+        from bertscore_plugins.integrations.phoenix import FAITHFULNESS
 
         if faith_name != FAITHFULNESS:
             return []
@@ -366,9 +366,9 @@ class Recipe:
     ) -> pd.DataFrame:
         """Ask the judge about the rows it has no answer for (with --judge-rows unsettled, only those the
         offline signals cannot settle: `evaluate_batch` decides), then redo the (cheap) disagreement."""
-        from bertscore_plugins.phoenix import FAITHFULNESS, OFFLINE_FAITHFULNESS
-        from bertscore_plugins.phoenix.batch import evaluate_batch
-        from bertscore_plugins.phoenix.pipeline import COLUMNS, rows_of
+        from bertscore_plugins.evaluation.batch import evaluate_batch
+        from bertscore_plugins.evaluation.dataframe import COLUMNS, rows_of
+        from bertscore_plugins.integrations.phoenix import FAITHFULNESS, OFFLINE_FAITHFULNESS
 
         waiting = {str(row_id) for row_id in state.judge_failed_rows}
         positions = [i for i, row_id in enumerate(table["row_id"]) if str(row_id) in waiting]
@@ -395,7 +395,12 @@ class Recipe:
             table[column] = cells
         self.count_judge_calls(state, result.triage)
         if state.thresholds.get("similarity") is not None:
-            from bertscore_plugins.phoenix import DISAGREEMENT, SIMILARITY, Thresholds, add_disagreement
+            from bertscore_plugins.integrations.phoenix import (
+                DISAGREEMENT,
+                SIMILARITY,
+                Thresholds,
+                add_disagreement,
+            )
 
             kept = Thresholds(
                 state.thresholds["similarity"],
@@ -431,7 +436,7 @@ class Recipe:
             )
 
     def judge_failure_message(self, table: pd.DataFrame, state: RunState) -> str:
-        from bertscore_plugins.phoenix import FAITHFULNESS
+        from bertscore_plugins.integrations.phoenix import FAITHFULNESS
 
         first = next(
             (
@@ -456,7 +461,7 @@ class Recipe:
 
         Computed once, at scoring time, for the report's top rows and for the rows the judge failed on
         (a retry may make them disagreements); a re-run reuses them."""
-        from bertscore_plugins.phoenix import DISAGREEMENT, SIMILARITY
+        from bertscore_plugins.integrations.phoenix import DISAGREEMENT, SIMILARITY
 
         rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
         top = report.top_disagreements(
@@ -481,7 +486,7 @@ class Recipe:
     # -- report and summary --------------------------------------------------------------------------
 
     def write_report(self, table: pd.DataFrame, state: RunState) -> tuple[Path, Path]:
-        from bertscore_plugins.phoenix import DISAGREEMENT, FAITHFULNESS, SIMILARITY
+        from bertscore_plugins.integrations.phoenix import DISAGREEMENT, FAITHFULNESS, SIMILARITY
 
         rows = report.report_rows(table, SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
         thresholds = state.thresholds or {"similarity": 0.0, "faithfulness": 0.0}
@@ -512,7 +517,7 @@ class Recipe:
         return png, html_path
 
     def print_summary(self, table: pd.DataFrame, state: RunState, urls: dict[str, str]) -> None:
-        from bertscore_plugins.phoenix import DISAGREEMENT
+        from bertscore_plugins.integrations.phoenix import DISAGREEMENT
 
         counts = Counter(
             (cell or {}).get("label", "not scored") if isinstance(cell, dict) else "not scored"
@@ -550,14 +555,14 @@ class Recipe:
         """Traces, annotation configs, span annotations, dataset, experiment; each step recorded when done."""
         from phoenix.client import Client
 
-        from bertscore_plugins.phoenix import (
+        from bertscore_plugins.integrations.phoenix import (
             ensure_annotation_configs,
             experiment_url,
             log_experiment,
             log_span_annotations,
             project_url,
         )
-        from bertscore_plugins.phoenix.experiments import create_dataset
+        from bertscore_plugins.integrations.phoenix.experiments import create_dataset
 
         url, project = self.args.phoenix_url, self.args.project
         table = phoenix_logging.with_span_ids(table, f"{state.run_key}/{project}")
@@ -677,7 +682,7 @@ def _get(obj: Any, key: str) -> Any:
 
 def _what_changed(state: RunState, digest: str, settings: dict[str, Any]) -> str:
     """The differences in words: the input, the signature's settings, the recipe's settings."""
-    from bertscore_plugins.signature import Signature
+    from bertscore_plugins.core.signature import Signature
 
     changes = [] if state.input_digest == digest else ["the input rows changed"]
     saved = dict(state.settings)
@@ -696,7 +701,7 @@ def _what_changed(state: RunState, digest: str, settings: dict[str, Any]) -> str
 
 def _filters(state: RunState) -> dict[str, str]:
     """The integration's ready-made filter strings for this run, flattened to {"spans / name": text}."""
-    from bertscore_plugins.phoenix import FAITHFULNESS, disagreement_filters
+    from bertscore_plugins.integrations.phoenix import FAITHFULNESS, disagreement_filters
 
     judged = state.faithfulness_signal == FAITHFULNESS
     filters = disagreement_filters(

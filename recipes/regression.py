@@ -29,12 +29,14 @@ import sys
 import traceback
 from pathlib import Path
 
-from bertscore_plugins.commands.common import (
+from bertscore_plugins.analysis.stats import DEFAULT_SEED
+from bertscore_plugins.cli.common import (
     add_model_arguments,
     config_from_args,
     read_aligned,
     references_by_row,
 )
+from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.errors import BertScorePluginsError
 from bertscore_plugins.files import (
     UnwritableOutputError,
@@ -43,8 +45,6 @@ from bertscore_plugins.files import (
     read_text,
     write_output,
 )
-from bertscore_plugins.signature import Signature
-from bertscore_plugins.stats import DEFAULT_SEED
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -137,7 +137,7 @@ def _check_out(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the check; returns the exit code (see the module docstring)."""
     from bertscore_plugins import BERTScorer
-    from bertscore_plugins.comparison import compare_systems, format_comparison
+    from bertscore_plugins.analysis.comparison import compare_systems, format_comparison
 
     args = parse_args(argv)
     try:  # the CLI's reader: rows split on "\n" only, invalid UTF-8 named by file and line

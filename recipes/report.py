@@ -19,7 +19,7 @@ QUADRANT_COLOURS = {
     "low_sim_faithful": "#dd8452",
     "not scored": "#999999",
 }
-OFFLINE = "offline_faithfulness"  # the column holding the fact check (bertscore_plugins.phoenix)
+OFFLINE = "offline_faithfulness"  # the column holding the fact check (bertscore_plugins.integrations.phoenix)
 OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
 SIGNAL_TEXT = {
     "faithfulness": "Phoenix's LLM faithfulness judge",

@@ -24,6 +24,15 @@ import numpy as np
 import pandas as pd
 
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, BertScorePluginsError
+from bertscore_plugins.evaluation.names import (
+    DISAGREEMENT,
+    FAITHFULNESS,
+    GROUNDEDNESS,
+    OFFLINE_FAITHFULNESS,
+    SIMILARITY,
+    details_column,
+    score_column,
+)
 from bertscore_plugins.files import (
     MAX_JSON_DEPTH,
     UnwritableOutputError,
@@ -33,15 +42,6 @@ from bertscore_plugins.files import (
     split_lines,
     value_too_deep,
     write_atomically,
-)
-from bertscore_plugins.phoenix.names import (
-    DISAGREEMENT,
-    FAITHFULNESS,
-    GROUNDEDNESS,
-    OFFLINE_FAITHFULNESS,
-    SIMILARITY,
-    details_column,
-    score_column,
 )
 
 #: the evaluators whose result columns the recipe writes (and checks when it reads them back); the

@@ -42,7 +42,7 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     Runs from the Phoenix virtual environment (``.phoenix-venv`` or ``$BERTSCORE_PHOENIX_VENV``),
     creating it when missing; skips with the reason when that is impossible (e.g. no package index).
     """
-    from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 
     try:
         ensure_phoenix_venv()

@@ -231,7 +231,7 @@ def offline_faithfulness(
 
 
 def _scorer(scorer: Any) -> Any:
-    from bertscore_plugins.scorer import resolve_scorer
+    from bertscore_plugins.core.scorer import resolve_scorer
 
     if scorer is None:
         # the whole source is read (overlapping windows), as the combination was fitted: a truncated

@@ -3,7 +3,7 @@
 # the Space's working folder.
 from evaluate.utils import launch_gradio_widget
 
-from bertscore_plugins.hf_evaluate import BERTScorePlugins
+from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins
 
 module = BERTScorePlugins()
 module.download_and_prepare()

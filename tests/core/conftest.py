@@ -26,7 +26,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 def _models_only_where_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.node.get_closest_marker("model") is not None:
         return
-    from bertscore_plugins import models
+    from bertscore_plugins.models import load as models
 
     def refuse(spec: models.ModelSpec) -> models.LoadedModel:
         raise AssertionError(

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertscore_plugins.baseline import BaselineNotFoundError, find_baseline, read_baseline, write_baseline
+from bertscore_plugins.core.baseline import (
+    BaselineNotFoundError,
+    find_baseline,
+    read_baseline,
+    write_baseline,
+)
 
 
 def test_a_written_baseline_reads_back_per_layer(tmp_path):

@@ -7,7 +7,7 @@ from itertools import combinations, pairwise
 import numpy as np
 import pytest
 
-from bertscore_plugins.embed import plan_batches
+from bertscore_plugins.core.embed import plan_batches
 
 
 def _cost(lengths: list[int], cuts: list[int], budget: int, overhead: float) -> float:

@@ -14,7 +14,7 @@ from bertscore_plugins.errors import BertScorePluginsError
 PACKAGE = Path(errors.__file__).resolve().parent
 RECIPES = PACKAGE.parent / "recipes"
 #: runs inside Phoenix's own environment, where this package is not installed
-OUTSIDE_THE_PACKAGE = {"phoenix/_loopback_serve.py"}
+OUTSIDE_THE_PACKAGE = {"tools/phoenix_loopback.py"}
 #: built-in exceptions a raise may still name: protocol signals, not errors of ours
 PROTOCOL = {"NotImplementedError", "AttributeError", "StopIteration", "KeyboardInterrupt", "SystemExit"}
 
@@ -81,15 +81,15 @@ def test_every_error_is_under_the_root_and_keeps_its_builtin_base(name: str, bui
 
 
 def test_the_errors_stay_importable_where_they_were_defined() -> None:
-    from bertscore_plugins.baseline import BaselineNotFoundError
-    from bertscore_plugins.cli import UsageError
-    from bertscore_plugins.config import SettingError
+    from bertscore_plugins.cli.main import UsageError
+    from bertscore_plugins.core.baseline import BaselineNotFoundError
+    from bertscore_plugins.core.config import SettingError
+    from bertscore_plugins.core.signature import SignatureMismatch
     from bertscore_plugins.files import FileFormatError
     from bertscore_plugins.inputs import InputError
-    from bertscore_plugins.models import ModelLoadError
-    from bertscore_plugins.phoenix.dev_server import PhoenixServerError
-    from bertscore_plugins.presets import PresetIntegrityError, PresetNotInstalledError
-    from bertscore_plugins.signature import SignatureMismatch
+    from bertscore_plugins.models.load import ModelLoadError
+    from bertscore_plugins.models.presets import PresetIntegrityError, PresetNotInstalledError
+    from bertscore_plugins.tools.phoenix_server import PhoenixServerError
 
     moved = (BaselineNotFoundError, UsageError, SettingError, FileFormatError, InputError, ModelLoadError)
     assert all(cls is getattr(errors, cls.__name__) for cls in moved)
@@ -137,7 +137,7 @@ def test_a_column_error_reads_as_its_message() -> None:
 
 
 def test_a_preset_that_cannot_be_assembled_is_a_model_load_error(tmp_path, monkeypatch) -> None:
-    from bertscore_plugins import models
+    from bertscore_plugins.models import load as models
 
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from bertscore_plugins.idf import IdfTable, idf_from_token_ids
+from bertscore_plugins.core.idf import IdfTable, idf_from_token_ids
 
 
 def test_idf_is_log_of_documents_plus_one_over_frequency_plus_one():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from bertscore_plugins.match import greedy_match, match_pairs
+from bertscore_plugins.core.match import greedy_match, match_pairs
 
 
 def _unit(rng: np.random.Generator, tokens: int, hidden: int = 8) -> torch.Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertscore_plugins.multi_reference import best_pairs, reduce_over_references
+from bertscore_plugins.core.multi_reference import best_pairs, reduce_over_references
 
 # rows with 2, 1 and 3 references; (precision/recall/f1, layers=1, pairs=6)
 PAIRS = np.array(

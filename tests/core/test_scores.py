@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertscore_plugins.scorer import Scores
-from bertscore_plugins.signature import Signature
+from bertscore_plugins.core.scorer import Scores
+from bertscore_plugins.core.signature import Signature
 
 
 def test_means_are_float64_means_of_the_rows():
@@ -21,7 +21,7 @@ def test_means_are_float64_means_of_the_rows():
 
 
 def test_comparisons_report_the_same_means():
-    from bertscore_plugins.stats import corpus_intervals
+    from bertscore_plugins.analysis.stats import corpus_intervals
 
     rng = np.random.default_rng(4)
     scores = Scores(

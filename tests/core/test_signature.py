@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from bertscore_plugins.config import ScoreConfig
-from bertscore_plugins.signature import Signature, SignatureMismatch, idf_label
+from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.core.signature import Signature, SignatureMismatch, idf_label
 
 
 def _build(**changes) -> Signature:

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import bertscore_plugins.signature as signature_module
+import bertscore_plugins.core.signature as signature_module
 from bertscore_plugins import BERTScorer, Scores
-from bertscore_plugins.comparison import compare_systems
-from bertscore_plugins.signature import SignatureMismatch
+from bertscore_plugins.analysis.comparison import compare_systems
+from bertscore_plugins.core.signature import SignatureMismatch
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES = ["The patient left on Tuesday.", "Sales rose in the third quarter.", "A cat sat on the mat."]

@@ -6,8 +6,8 @@ from itertools import pairwise
 
 import pytest
 
-from bertscore_plugins.embed import owned_spans
-from bertscore_plugins.tokenize import content_windows
+from bertscore_plugins.core.embed import owned_spans
+from bertscore_plugins.core.tokenize import content_windows
 
 
 @pytest.mark.parametrize("length", [1, 9, 10, 11, 37, 100])

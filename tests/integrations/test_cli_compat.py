@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bertscore_plugins import __version__, get_scorer
-from bertscore_plugins.cli import main
+from bertscore_plugins.cli.main import main
 
 CANDIDATES = ["A cat sat on a mat.", "Hi there, how are you?"]
 REFERENCES = ["The cat sat on the mat.", "Hello there, how are you doing?"]
@@ -83,7 +83,7 @@ def test_version(capsys):
 
 
 def test_did_you_mean_names_our_flag():
-    from bertscore_plugins.cli import build_parser
+    from bertscore_plugins.cli.main import build_parser
 
     parser = build_parser()
     messages = []
@@ -95,8 +95,8 @@ def test_did_you_mean_names_our_flag():
 
 
 def test_flag_choices_come_from_the_config_constants():
-    from bertscore_plugins.cli import build_parser
-    from bertscore_plugins.config import DTYPES, LONG_TEXT_POLICIES, MULTI_REF_RULES, QUANTIZE_MODES
+    from bertscore_plugins.cli.main import build_parser
+    from bertscore_plugins.core.config import DTYPES, LONG_TEXT_POLICIES, MULTI_REF_RULES, QUANTIZE_MODES
 
     score_parser = build_parser()._subparsers._group_actions[0].choices["score"]
     choices = {action.dest: tuple(action.choices) for action in score_parser._actions if action.choices}

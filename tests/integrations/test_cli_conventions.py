@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bertscore_plugins.cli import build_parser, main
+from bertscore_plugins.cli.main import build_parser, main
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES = ["The cat sat on the mat.", "The meeting moved to Tuesday.", "Snow closed the roads."]
@@ -254,7 +254,7 @@ def test_compare_gives_no_verdict_on_one_row(tmp_path, capsys):
 
 
 def test_a_bug_of_ours_is_exit_1_with_one_unexpected_error_line(files, capsys, monkeypatch):
-    from bertscore_plugins.commands import score
+    from bertscore_plugins.cli import score
 
     def broken(*args, **kwargs):
         return 1 / 0
@@ -270,7 +270,7 @@ def test_a_bug_of_ours_is_exit_1_with_one_unexpected_error_line(files, capsys, m
 
 
 def test_a_bare_value_error_is_a_bug_not_the_users_mistake(files, capsys, monkeypatch):
-    from bertscore_plugins.commands import score
+    from bertscore_plugins.cli import score
 
     def broken(*args, **kwargs):
         raise ValueError("an internal invariant broke")
@@ -287,7 +287,7 @@ def test_a_users_mistake_is_exit_2_with_one_line(files, capsys):
 
 
 def test_ctrl_c_is_exit_130_with_one_line(files, capsys, monkeypatch):
-    from bertscore_plugins.commands import score
+    from bertscore_plugins.cli import score
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -345,7 +345,7 @@ def test_a_misspelt_model_is_refused_before_torch_is_loaded(files):
     """The refusal comes from the flags alone: torch and transformers (about 2 s) are never imported."""
     program = (
         "import sys\n"
-        "from bertscore_plugins.cli import main\n"
+        "from bertscore_plugins.cli.main import main\n"
         f"code = main(['score', '-c', {files['c']!r}, '-r', {files['r']!r}, '--model', 'qualty'])\n"
         "print(code, 'torch' in sys.modules, 'transformers' in sys.modules)\n"
     )

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from bertscore_plugins import InputError, ScoreConfig, get_scorer
-from bertscore_plugins.cli import main
-from bertscore_plugins.comparison import SystemComparison, compare_systems, format_comparison
-from bertscore_plugins.reference_cache import CacheFolderWarning
+from bertscore_plugins.analysis.comparison import SystemComparison, compare_systems, format_comparison
+from bertscore_plugins.cli.main import main
+from bertscore_plugins.core.reference_cache import CacheFolderWarning
 from tests.support.full_disk import full_file_system
 
 REFERENCES = [
@@ -244,7 +244,7 @@ def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_p
     bad = write_lines(tmp_path / "bad.txt", SYSTEM_A)
     program = (
         "import runpy, sys\n"
-        "import bertscore_plugins.comparison as comparison\n"
+        "import bertscore_plugins.analysis.comparison as comparison\n"
         "def broken(*args, **kwargs):\n"
         "    raise ZeroDivisionError('a bug of ours')\n"
         "comparison.compare_systems = broken\n"

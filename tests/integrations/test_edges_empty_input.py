@@ -11,7 +11,7 @@ import pytest
 
 import bertscore_plugins
 from bertscore_plugins import IdfTable, InputError, ScoreConfig, get_scorer
-from bertscore_plugins.cli import main
+from bertscore_plugins.cli.main import main
 from bertscore_plugins.errors import BertScorePluginsError
 from tests.support.cli import one_error_line
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from bertscore_plugins import InputError, ScoreConfig, SettingError, get_scorer
-from bertscore_plugins.hf_datasets import BERTScoreTransform
-from bertscore_plugins.phoenix import BERTScoreEvaluator, evaluate_rows
-from bertscore_plugins.phoenix.evaluators import score_dataframe
+from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
+from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, evaluate_rows
+from bertscore_plugins.integrations.phoenix.evaluators import score_dataframe
 
 evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bertscore_plugins.cli import main
+from bertscore_plugins.cli.main import main
 from bertscore_plugins.files import OutputPathError, UnwritableOutputError, check_outputs, write_output
 from tests.support.cli import one_error_line
 
@@ -184,8 +184,8 @@ def test_every_writing_command_checks_its_outputs_against_its_inputs(files, tmp_
 def _main_as_nobody(argv: list[str], cwd: Path) -> tuple[int, str]:
     """Run the command line in a forked process that is user `nobody`: (exit status, stderr)."""
     # the CLI's lazy imports read files under root's home, which `nobody` cannot: import them first
-    importlib.import_module("bertscore_plugins.phoenix.dev_server")
-    importlib.import_module("bertscore_plugins.presets")
+    importlib.import_module("bertscore_plugins.tools.phoenix_server")
+    importlib.import_module("bertscore_plugins.models.presets")
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins import BERTScorer, get_scorer, progress, score
+from bertscore_plugins import BERTScorer, get_scorer, score
+from bertscore_plugins.core import progress
 from tests.support.tiny_models import tiny_bert
 
 CANDIDATES = ["The patient was discharged on Thursday.", "A man plays the guitar."]
@@ -49,8 +50,8 @@ def test_the_automatic_bar_follows_the_expected_work_not_the_row_count(monkeypat
 
 def test_every_scoring_entry_point_takes_progress(capsys):
     evaluate = pytest.importorskip("evaluate")
-    from bertscore_plugins.hf_datasets import BERTScoreTransform
-    from bertscore_plugins.hf_evaluate import metric_card_path
+    from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
+    from bertscore_plugins.integrations.hf_evaluate import metric_card_path
 
     score(CANDIDATES, REFERENCES, progress=True)
     BERTScorer().score(CANDIDATES, REFERENCES, progress=True)

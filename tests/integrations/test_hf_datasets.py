@@ -11,7 +11,7 @@ import pytest
 datasets = pytest.importorskip("datasets", reason="the datasets extra is not installed")
 
 from bertscore_plugins import EmptyTextWarning, InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
-from bertscore_plugins.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 from tests.support.tiny_models import edit_model_file, tiny_bert  # noqa: E402
 
 CANDIDATES = [

@@ -18,7 +18,7 @@ from bertscore_plugins import (
 
 evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
 
-from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 
 # the empty-candidate row is deliberate; its warning is the core's business, tested there
 pytestmark = pytest.mark.filterwarnings("ignore:.*empty candidate")

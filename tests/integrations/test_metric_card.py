@@ -16,7 +16,7 @@ evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not ins
 yaml = pytest.importorskip("yaml")
 
 from bertscore_plugins import get_scorer  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
-from bertscore_plugins.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKOUT_CARD = REPO / "metric_card"

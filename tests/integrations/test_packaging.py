@@ -67,14 +67,17 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "bertscore_plugins/py.typed" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
-    assert "bertscore_plugins/metric_card/metric_card.py" in names and "bertscore_plugins/compat.py" in names
+    assert (
+        "bertscore_plugins/metric_card/metric_card.py" in names
+        and "bertscore_plugins/integrations/compat.py" in names
+    )
     assert "bertscore_plugins/facts/weights.json" in names  # the offline faithfulness's combination
 
     python = _clean_venv(tmp_path / "venv")
     _pip_install(python, "--no-deps", str(wheel))
     script = (
         "import json, evaluate, bertscore_plugins\n"
-        "from bertscore_plugins.hf_evaluate import metric_card_path\n"
+        "from bertscore_plugins.integrations.hf_evaluate import metric_card_path\n"
         "module = evaluate.load(metric_card_path())\n"
         "result = module.compute(predictions=['The cat sat.'], references=['A cat sat.'])\n"
         "print(json.dumps({'file': bertscore_plugins.__file__, 'card': metric_card_path(), 'f1': result['f1']}))\n"
@@ -94,7 +97,7 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
 
 
 def test_space_folder_requirements_install_from_pypi_packages(tmp_path):
-    from bertscore_plugins.hf_evaluate import build_space
+    from bertscore_plugins.integrations.hf_evaluate import build_space
 
     space = build_space(tmp_path / "space")
     assert {"app.py", "bert_score_plugins.py", "requirements.txt", "README.md"} <= {

@@ -22,17 +22,17 @@ CRASH_MARKER_ENV = "BERTSCORE_TEST_CRASH_MARKER"
 CRASH_ROW_ENV = "BERTSCORE_TEST_CRASH_ROW"
 CORE_MODULES = (
     "bertscore_plugins",
-    "bertscore_plugins.config",
-    "bertscore_plugins.idf",
-    "bertscore_plugins.models",
-    "bertscore_plugins.tokenize",
-    "bertscore_plugins.embed",
-    "bertscore_plugins.match",
-    "bertscore_plugins.scorer",
-    "bertscore_plugins.baseline",
-    "bertscore_plugins.explain",
+    "bertscore_plugins.core.config",
+    "bertscore_plugins.core.idf",
+    "bertscore_plugins.models.load",
+    "bertscore_plugins.core.tokenize",
+    "bertscore_plugins.core.embed",
+    "bertscore_plugins.core.match",
+    "bertscore_plugins.core.scorer",
+    "bertscore_plugins.core.baseline",
+    "bertscore_plugins.core.explain",
     "bertscore_plugins.inputs",
-    "bertscore_plugins.signature",
+    "bertscore_plugins.core.signature",
     "bertscore_plugins.cli",
 )
 
@@ -58,7 +58,7 @@ def test_core_imports_neither_ray_nor_spark():
     )
     assert completed.returncode == 0, completed.stderr
     report = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert "bertscore_plugins" in report["imported"] and "bertscore_plugins.config" in report["imported"]
+    assert "bertscore_plugins" in report["imported"] and "bertscore_plugins.core.config" in report["imported"]
     assert report["engines"] == []
 
 
@@ -152,7 +152,7 @@ def test_local_ray_is_on_loopback(ray_local):
 @pytest.mark.slow
 def test_two_actors_match_core_in_order_exactly_once(ray_local):
     """Acceptance 1: 500 pairs, 2 actors, same numbers as the core, input order, each row once."""
-    from bertscore_plugins.ray import score_ray_dataset
+    from bertscore_plugins.integrations.ray import score_ray_dataset
 
     ray = ray_local["ray"]
     frame = _pairs_frame(500)
@@ -167,11 +167,11 @@ def test_two_actors_match_core_in_order_exactly_once(ray_local):
 
 
 class CrashOnceUDF:
-    """Placeholder replaced below once bertscore_plugins.ray imports (the test skips without Ray)."""
+    """Placeholder replaced below once bertscore_plugins.integrations.ray imports (the test skips without Ray)."""
 
 
 try:
-    from bertscore_plugins.ray import BERTScoreRayUDF
+    from bertscore_plugins.integrations.ray import BERTScoreRayUDF
 
     class CrashOnceUDF(BERTScoreRayUDF):
         """Kills its own actor process the first time it sees the crash row (a marker file records it)."""
@@ -189,7 +189,7 @@ except ImportError:  # Ray missing (the [ray] extra): the Ray tests skip in the 
 @pytest.mark.slow
 def test_killed_actor_loses_and_duplicates_no_row(ray_local):
     """Acceptance 2: one actor dies mid-run; the job finishes with every row once and the same scores."""
-    from bertscore_plugins.ray import score_ray_dataset
+    from bertscore_plugins.integrations.ray import score_ray_dataset
 
     ray, marker = ray_local["ray"], ray_local["marker"]
     frame = _pairs_frame(500)
@@ -215,7 +215,7 @@ def test_killed_actor_loses_and_duplicates_no_row(ray_local):
 @pytest.mark.slow
 def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
     """List references from parquet, idf fitted once on the whole column, written back to parquet."""
-    from bertscore_plugins.ray import score_parquet
+    from bertscore_plugins.integrations.ray import score_parquet
 
     candidates, references, _source = load_pairs(120)
     multi = multi_references(candidates, references)
@@ -248,7 +248,7 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
 
 @pytest.mark.slow
 def test_a_pool_holding_every_cpu_is_warned_about(ray_local):
-    from bertscore_plugins.ray import score_ray_dataset
+    from bertscore_plugins.integrations.ray import score_ray_dataset
 
     ds = ray_local["ray"].data.from_pandas(_pairs_frame(4))
     with pytest.warns(RuntimeWarning, match="would wait forever"):
@@ -258,7 +258,7 @@ def test_a_pool_holding_every_cpu_is_warned_about(ray_local):
 @pytest.mark.slow
 def test_huggingface_dataset_gets_a_block_per_actor(ray_local):
     datasets = pytest.importorskip("datasets")
-    from bertscore_plugins.ray import from_huggingface
+    from bertscore_plugins.integrations.ray import from_huggingface
 
     hf = datasets.Dataset.from_pandas(_pairs_frame(40), preserve_index=False)
     ds = from_huggingface(hf, actors=2).materialize()
@@ -268,7 +268,7 @@ def test_huggingface_dataset_gets_a_block_per_actor(ray_local):
 
 def test_idf_true_in_one_actor_is_refused():
     pytest.importorskip("ray")
-    from bertscore_plugins.ray import BERTScoreRayUDF
+    from bertscore_plugins.integrations.ray import BERTScoreRayUDF
 
     with pytest.raises(ValueError, match="whole reference column"):
         BERTScoreRayUDF(idf=True)
@@ -277,7 +277,7 @@ def test_idf_true_in_one_actor_is_refused():
 def test_bad_rows_are_named():
     pytest.importorskip("ray")
     from bertscore_plugins import InputError
-    from bertscore_plugins.ray import BERTScoreRayUDF
+    from bertscore_plugins.integrations.ray import BERTScoreRayUDF
 
     udf = BERTScoreRayUDF()
     with pytest.raises(InputError, match=r"row 1 .*candidate column 'candidate' is missing"):
@@ -291,7 +291,7 @@ def test_bad_rows_are_named():
 @pytest.mark.slow
 def test_udf_scores_a_pandas_batch_like_the_core():
     pytest.importorskip("ray")
-    from bertscore_plugins.ray import BERTScoreRayUDF
+    from bertscore_plugins.integrations.ray import BERTScoreRayUDF
 
     batch = pd.DataFrame(
         {

@@ -9,12 +9,12 @@ import dataclasses
 import datasets
 import pytest
 
-from bertscore_plugins.cli import build_parser
-from bertscore_plugins.commands import common
-from bertscore_plugins.config import ScoreConfig
-from bertscore_plugins.hf_datasets import BERTScoreTransform
+from bertscore_plugins.cli import common
+from bertscore_plugins.cli.main import build_parser
+from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.core.signature import Signature
+from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
 from bertscore_plugins.settings import setting, signed_names, unsigned_defaults
-from bertscore_plugins.signature import Signature
 
 #: every command that takes the core's settings, with the arguments it requires
 COMMANDS = {

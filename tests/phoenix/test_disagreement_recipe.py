@@ -55,13 +55,13 @@ class ScoringCalls:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         import bertscore_plugins
-        import bertscore_plugins.models
-        import bertscore_plugins.phoenix as integration
-        import bertscore_plugins.phoenix.judge as judge_module
+        import bertscore_plugins.evaluation.judge as judge_module
+        import bertscore_plugins.integrations.phoenix as integration
+        import bertscore_plugins.models.load
 
         self.calls: list[str] = []
         for owner, name in (
-            (bertscore_plugins.models, "load_model"),
+            (bertscore_plugins.models.load, "load_model"),
             (bertscore_plugins.BERTScorer, "score"),
             (integration, "evaluate_rows"),
             (judge_module, "run_judge"),
@@ -423,8 +423,8 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
 ):
     from phoenix.client import Client
 
-    import bertscore_plugins.phoenix as integration
-    from bertscore_plugins.phoenix.dev_server import PhoenixServer
+    import bertscore_plugins.integrations.phoenix as integration
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer
 
     use_judge(monkeypatch, stub_judge)
     workdir, out, project = tmp_path / "phoenix", tmp_path / "out", "kill-test"

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from bertscore_plugins.files import json_too_deep, value_too_deep
-from bertscore_plugins.phoenix.spans import extract_fields, lookup, reference_value
+from bertscore_plugins.integrations.phoenix.span_source import extract_fields, lookup, reference_value
 
 DEPTH = 1_000
 DEEP_JSON = '{"output": ' + "[" * DEPTH + "]" * DEPTH + "}"
@@ -122,7 +122,7 @@ def test_phoenix_evaluate_annotates_the_page_around_a_deep_span(phoenix_server, 
     from phoenix.client import Client
     from phoenix.otel import register
 
-    from bertscore_plugins.phoenix import SIMILARITY, evaluate_project
+    from bertscore_plugins.integrations.phoenix import SIMILARITY, evaluate_project
     from tests.phoenix.test_trace_evaluation import annotations_of, wait_for_roots
 
     project = f"deep-spans-{os.getpid()}"

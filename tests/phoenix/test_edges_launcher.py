@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bertscore_plugins.phoenix import _loopback_serve
-from bertscore_plugins.phoenix._loopback_serve import is_loopback, loopback_address
-from bertscore_plugins.phoenix.dev_server import (
+from bertscore_plugins.tools import phoenix_loopback as _loopback_serve
+from bertscore_plugins.tools.phoenix_loopback import is_loopback, loopback_address
+from bertscore_plugins.tools.phoenix_server import (
     PhoenixServer,
     PhoenixServerError,
     ensure_phoenix_venv,
@@ -186,7 +186,7 @@ def test_python_sockets_in_the_wrapper_are_bound_to_loopback_whatever_address_is
     script = textwrap.dedent(f"""
         import socket, sys
         sys.path.insert(0, {str(WRAPPER.parent)!r})
-        import _loopback_serve
+        import phoenix_loopback as _loopback_serve
         _loopback_serve.install()
         for family, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET, ""), (socket.AF_INET6, "::"),
                              (socket.AF_INET, "127.0.0.1")):
@@ -204,7 +204,7 @@ def test_a_grpc_server_asked_for_every_interface_listens_on_loopback_only():
     script = textwrap.dedent(f"""
         import asyncio, sys
         sys.path.insert(0, {str(WRAPPER.parent)!r})
-        import _loopback_serve
+        import phoenix_loopback as _loopback_serve
         _loopback_serve.install()
         import grpc.aio
 
@@ -304,7 +304,7 @@ def test_the_wrapper_stops_once_its_owner_is_killed(tmp_path):
             f"""
             import sys, time
             sys.path.insert(0, {str(WRAPPER.parent)!r})
-            import _loopback_serve
+            import phoenix_loopback as _loopback_serve
             _loopback_serve.exit_with_owner(int(sys.argv[1]), poll_s=0.1, grace_s=5)
             time.sleep(600)
             """
@@ -339,7 +339,7 @@ def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(tmp_
     _phoenix_python()
     owner, lines = _killed_owner(
         f"""
-        from bertscore_plugins.phoenix.dev_server import PhoenixServer
+        from bertscore_plugins.tools.phoenix_server import PhoenixServer
         import time
         server = PhoenixServer(workdir={str(tmp_path / "work")!r}, startup_timeout=240).start()
         print(server.pid, server.port, flush=True)

@@ -111,7 +111,7 @@ def test_state_writes_leave_no_temporary_files(scored):
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):
-    import bertscore_plugins.phoenix.judge as judge_module
+    import bertscore_plugins.evaluation.judge as judge_module
 
     out = tmp_path / "out"
     args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "5"]
@@ -153,7 +153,7 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
 ):
     from phoenix.client import Client
 
-    import bertscore_plugins.phoenix as integration
+    import bertscore_plugins.integrations.phoenix as integration
 
     no_judge(monkeypatch)
     out = tmp_path / "out"

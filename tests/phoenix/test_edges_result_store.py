@@ -10,7 +10,11 @@ import warnings
 import pytest
 
 from bertscore_plugins.errors import BertScorePluginsError
-from bertscore_plugins.phoenix.result_store import DamagedResultWarning, ResultStore, ResultStoreError
+from bertscore_plugins.integrations.phoenix.result_store import (
+    DamagedResultWarning,
+    ResultStore,
+    ResultStoreError,
+)
 
 CONFIG = "cfg"
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-import bertscore_plugins.phoenix as phoenix_package
+import bertscore_plugins.integrations.phoenix as phoenix_package
 from bertscore_plugins import ScoreConfig, SettingError
-from bertscore_plugins.phoenix import EvaluationConfig
+from bertscore_plugins.integrations.phoenix import EvaluationConfig
 from recipes import disagreement
 from tests.support.browser import screenshot
 
@@ -202,8 +202,8 @@ def test_the_report_opens_with_every_unfaithful_row_worst_first(tmp_path, monkey
 def test_annotations_logged_from_a_dataframe_carry_this_projects_identifier():
     import pandas as pd
 
-    from bertscore_plugins.phoenix.names import ANNOTATION_IDENTIFIER
-    from bertscore_plugins.phoenix.span_annotations import span_annotation_dataframe
+    from bertscore_plugins.evaluation.names import ANNOTATION_IDENTIFIER
+    from bertscore_plugins.integrations.phoenix.annotation_sink import span_annotation_dataframe
 
     cell = {"name": "bertscore", "score": 0.9, "label": "similar", "kind": "code", "direction": "maximize"}
     results = pd.DataFrame(

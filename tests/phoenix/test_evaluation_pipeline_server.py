@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from phoenix.client import Client
 
-from bertscore_plugins.phoenix.names import (
+from bertscore_plugins.evaluation.names import (
     DISAGREEMENT,
     FAITHFULNESS,
     GROUNDEDNESS,
@@ -147,7 +147,7 @@ def test_without_a_judge_the_wrong_answers_are_unfaithful_and_scores_equal_the_c
 
 def test_rows_as_a_dataframe_and_as_spans_get_identical_cells_for_every_signal(clinic, tmp_path):
     from bertscore_plugins import ScoreConfig
-    from bertscore_plugins.phoenix import EvaluationConfig, evaluate_project, evaluate_rows
+    from bertscore_plugins.integrations.phoenix import EvaluationConfig, evaluate_project, evaluate_rows
 
     project, sent = clinic.new("parity")
     with RagStub() as judge:
@@ -208,7 +208,7 @@ def _native_run(clinic, project: str, sent: dict, judge: RagStub, similarity: fl
 
 
 def test_phoenix_native_evaluators_and_ours_never_overwrite_each_other(clinic, tmp_path):
-    from bertscore_plugins.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix import evaluate_project
 
     project, sent = clinic.new("native")
     store = tmp_path / "store.sqlite"

@@ -21,7 +21,7 @@ from phoenix.evals import async_evaluate_dataframe, bind_evaluator, evaluate_dat
 from phoenix.evals.utils import to_annotation_dataframe
 
 from bertscore_plugins import EmptyTextWarning, InputError, get_scorer
-from bertscore_plugins.phoenix import (
+from bertscore_plugins.integrations.phoenix import (
     BERTScoreEvaluator,
     DisagreementEvaluator,
     GroundednessEvaluator,
@@ -38,7 +38,7 @@ from bertscore_plugins.phoenix import (
     run_judge,
     score_dataframe,
 )
-from bertscore_plugins.phoenix.dev_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
+from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 from tests.support import stub_judge as stub_judge_module
 from tests.support.stub_judge import careful_judge, lookup_judge
 
@@ -606,7 +606,7 @@ def test_stub_judge_process_mode_serves_on_loopback():
 def test_phoenix_serve_command_options(capsys):
     import argparse
 
-    from bertscore_plugins.commands import phoenix as command
+    from bertscore_plugins.cli import phoenix as command
 
     parser = argparse.ArgumentParser(prog="bertscore-plugins")
     command.register(parser.add_subparsers(dest="command"))

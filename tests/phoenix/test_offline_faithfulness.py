@@ -26,7 +26,7 @@ def demo_rows() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def offline_demo(demo_rows):
-    from bertscore_plugins.phoenix import evaluate_rows
+    from bertscore_plugins.integrations.phoenix import evaluate_rows
 
     return evaluate_rows(demo_rows)
 
@@ -58,7 +58,7 @@ def test_offline_demo_flags_every_fact_error_and_at_most_one_faithful_row(offlin
 
 @pytest.mark.slow
 def test_the_evaluator_one_row_at_a_time_equals_the_batch_path(offline_demo, demo_rows):
-    from bertscore_plugins.phoenix import OfflineFaithfulnessEvaluator
+    from bertscore_plugins.integrations.phoenix import OfflineFaithfulnessEvaluator
 
     evaluator = OfflineFaithfulnessEvaluator()
     for i in (6, 19, 34):
@@ -70,7 +70,7 @@ def test_the_evaluator_one_row_at_a_time_equals_the_batch_path(offline_demo, dem
 
 @pytest.mark.slow
 def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_rows, make_stub_judge):
-    from bertscore_plugins.phoenix import evaluate_rows
+    from bertscore_plugins.integrations.phoenix import evaluate_rows
 
     every_row = make_stub_judge()
     judged_all = evaluate_rows(demo_rows, llm=every_row.llm())
@@ -155,7 +155,7 @@ def test_sanity_shows_the_fact_check_catching_each_blind_spot():
 
 @pytest.mark.slow
 def test_triage_makes_no_call_when_every_row_is_settled(demo_rows, make_stub_judge):
-    from bertscore_plugins.phoenix import evaluate_rows
+    from bertscore_plugins.integrations.phoenix import evaluate_rows
 
     judge = make_stub_judge()
     wrong_facts = demo_rows[demo_rows["id"].isin(["demo-07", "demo-11"])].reset_index(drop=True)
@@ -211,7 +211,7 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
 
 
 def test_triage_never_settles_a_row_whose_facts_were_not_checked():
-    from bertscore_plugins.phoenix.offline_faithfulness import settled_label
+    from bertscore_plugins.integrations.phoenix.offline_faithfulness import settled_label
 
     english = {"metadata": {"groundedness": 0.95, "fact_label": "supported", "fact_checked": True}}
     german = {"metadata": {"groundedness": 0.95, "fact_label": "not checked", "fact_checked": False}}

@@ -23,14 +23,14 @@ import pytest
 from phoenix.client import Client
 from phoenix.client.types.spans import SpanQuery
 
-from bertscore_plugins.phoenix import disagreement_filters
-from bertscore_plugins.phoenix.names import (
+from bertscore_plugins.evaluation.names import (
     DISAGREEMENT,
     FAITHFULNESS,
     GROUNDEDNESS,
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
 )
+from bertscore_plugins.integrations.phoenix import disagreement_filters
 from tests.support.browser import rendered_dom, screenshot
 from tests.support.projects import unique_project
 from tests.support.rag_app import RagStub, Request, send
@@ -220,7 +220,12 @@ def evaluated_app(app, phoenix_server, tmp_path):
 
 def test_application_spans_carry_what_the_evaluation_reads(app):
     """The instrumentor's spans, read back: the root has question/answer/metadata, the LLM span messages."""
-    from bertscore_plugins.phoenix.spans import extract_fields, lookup, span_pages, trace_documents
+    from bertscore_plugins.integrations.phoenix.span_source import (
+        extract_fields,
+        lookup,
+        span_pages,
+        trace_documents,
+    )
 
     roots = next(span_pages(app.client, app.project, roots_only=True, page_size=100))
     root = next(s for s in roots if lookup(s, "metadata.request") == "first-0-wrong_day")
@@ -377,7 +382,7 @@ def test_a_project_that_does_not_exist_is_named_with_those_that_do(app):
 
 
 def test_annotated_spans_page_renders_in_headless_chromium(app, first_run, tmp_path):
-    from bertscore_plugins.phoenix import project_id, project_url
+    from bertscore_plugins.integrations.phoenix import project_id, project_url
 
     assert "first" in app.runs, "runs after the first evaluation"
     url = project_url(app.base_url, project_id(app.client, app.project))
@@ -394,7 +399,7 @@ def test_annotated_spans_page_renders_in_headless_chromium(app, first_run, tmp_p
 
 def test_a_list_of_references_counts_the_best_one_and_a_reference_that_is_no_text_is_reported(app, tmp_path):
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix import evaluate_project
 
     project = f"{app.project}-references"
     _, question, documents, answer, right, _ = TEMPLATES[1]
@@ -431,7 +436,7 @@ def test_a_list_of_references_counts_the_best_one_and_a_reference_that_is_no_tex
 
 def test_a_context_longer_than_the_model_window_is_read_whole(app, tmp_path):
     from bertscore_plugins import ScoreConfig, get_scorer
-    from bertscore_plugins.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix import evaluate_project
 
     project = f"{app.project}-long-context"
     answer = "The museum opens at nine in the morning."
@@ -479,7 +484,7 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
 
 
 def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_server, fresh_project, tmp_path):
-    from bertscore_plugins.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix import evaluate_project
 
     project = fresh_project
     client = Client(base_url=phoenix_server.base_url)
@@ -521,9 +526,9 @@ def test_judge_outage_is_completed_by_the_next_run_without_rescoring(phoenix_ser
 
 
 def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescoring(tmp_path):
-    from bertscore_plugins.phoenix import evaluate_project
-    from bertscore_plugins.phoenix.dev_server import PhoenixServer
-    from bertscore_plugins.phoenix.trace_evaluation import TraceEvaluationError
+    from bertscore_plugins.integrations.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix.trace_evaluation import TraceEvaluationError
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer
 
     workdir, store, project = tmp_path / "phoenix", tmp_path / "store.sqlite", "killed-mid-logging"
     server = PhoenixServer(workdir=workdir).start()
@@ -559,7 +564,7 @@ def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescorin
 
 
 def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
-    from bertscore_plugins.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix import evaluate_project
 
     report = evaluate_project(
         app.project,

@@ -13,10 +13,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-import bertscore_plugins.phoenix as phoenix_package
-from bertscore_plugins.phoenix.result_store import ResultStore, ResultStoreError
-from bertscore_plugins.phoenix.spans import extract_fields, lookup, retriever_documents
-from bertscore_plugins.phoenix.trace_evaluation import (
+import bertscore_plugins.integrations.phoenix as phoenix_package
+from bertscore_plugins.integrations.phoenix.result_store import ResultStore, ResultStoreError
+from bertscore_plugins.integrations.phoenix.span_source import extract_fields, lookup, retriever_documents
+from bertscore_plugins.integrations.phoenix.trace_evaluation import (
     EvaluationReport,
     configuration_signature,
     parse_since,
@@ -112,7 +112,7 @@ def test_missing_pieces_are_none_not_empty_strings():
     ],
 )
 def test_a_reference_is_a_text_a_number_or_several_texts_and_anything_else_says_why(value, reference, why):
-    from bertscore_plugins.phoenix.spans import reference_value
+    from bertscore_plugins.integrations.phoenix.span_source import reference_value
 
     assert reference_value(value) == (reference, why)
 
@@ -213,7 +213,7 @@ def test_concurrent_writers_to_one_store_lose_nothing(tmp_path):
     writer = textwrap.dedent(
         f"""
         import sys
-        from bertscore_plugins.phoenix.result_store import ResultStore
+        from bertscore_plugins.integrations.phoenix.result_store import ResultStore
         me = sys.argv[1]
         with ResultStore({str(path)!r}) as store:
             for batch in range(40):
@@ -249,7 +249,7 @@ def test_concurrent_writers_to_one_store_lose_nothing(tmp_path):
 )
 def test_settings_that_would_select_label_or_poll_wrongly_are_refused_by_name(setting, value):
     from bertscore_plugins import SettingError
-    from bertscore_plugins.phoenix.trace_evaluation import evaluate_project
+    from bertscore_plugins.integrations.phoenix.trace_evaluation import evaluate_project
 
     with pytest.raises(SettingError, match=f"^{setting} must be") as refused:
         evaluate_project("any-project", base_url="http://127.0.0.1:9", **{setting: value})
@@ -257,7 +257,7 @@ def test_settings_that_would_select_label_or_poll_wrongly_are_refused_by_name(se
 
 
 def test_span_kinds_are_read_in_any_case_as_openinference_spells_them():
-    from bertscore_plugins.phoenix import TraceSettings
+    from bertscore_plugins.integrations.phoenix import TraceSettings
 
     assert TraceSettings(span_kind=" llm ").span_kind == "LLM"
     assert TraceSettings(span_kind="root").span_kind == "root"
@@ -292,13 +292,13 @@ def test_package_docstring_map_lists_only_names_that_exist():
     rows = [line.split(None, 1) for line in block.splitlines() if line.strip()]
     assert {module for module, _ in rows} >= {"names", "evaluators", "span_annotations", "trace_evaluation"}
     for module_name, names in rows:
-        module = importlib.import_module(f"bertscore_plugins.phoenix.{module_name}")
+        module = importlib.import_module(f"bertscore_plugins.integrations.phoenix.{module_name}")
         for name in re.sub(r"\(.*\)", "", names).replace(",", " ").split():
             assert hasattr(module, name), f"{module_name}.{name} is listed but does not exist"
             assert name in phoenix_package.__all__, f"{name} is listed but not importable from the package"
             assert getattr(phoenix_package, name) is getattr(module, name)
     for helper in ("spans", "span_rows", "result_store", "dev_server"):
-        importlib.import_module(f"bertscore_plugins.phoenix.{helper}")
+        importlib.import_module(f"bertscore_plugins.integrations.phoenix.{helper}")
 
 
 def _rss_mb() -> float:

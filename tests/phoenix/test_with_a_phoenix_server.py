@@ -26,7 +26,7 @@ from phoenix.evals import bind_evaluator
 from phoenix.otel import register
 
 from bertscore_plugins import get_scorer
-from bertscore_plugins.phoenix import (
+from bertscore_plugins.integrations.phoenix import (
     BERTScoreEvaluator,
     GroundednessEvaluator,
     Thresholds,

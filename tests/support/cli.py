@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bertscore_plugins.cli import main
+from bertscore_plugins.cli.main import main
 
 
 def one_error_line(capsys, argv: list[str]) -> str:

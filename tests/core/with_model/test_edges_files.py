@@ -22,9 +22,9 @@ from bertscore_plugins import (
     ScoreConfig,
     get_scorer,
 )
-from bertscore_plugins.baseline import Baseline, read_baseline
+from bertscore_plugins.core.baseline import Baseline, read_baseline
+from bertscore_plugins.core.reference_cache import CacheEntryWarning, CacheFolderWarning
 from bertscore_plugins.files import read_lines, split_lines, write_atomically
-from bertscore_plugins.reference_cache import CacheEntryWarning, CacheFolderWarning
 from tests.support.full_disk import full_file_system
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run

@@ -76,7 +76,7 @@ def test_output_order_equals_input_order_with_three_items():
 def test_chunks_are_cut_by_tokens_not_only_rows(baseline_scores, monkeypatch):
     # peak memory is one chunk's embeddings: a budget of ~100 tokens per chunk must split these 24
     # rows into many chunks, none over the budget unless it is a single row, and change no score
-    import bertscore_plugins.scorer as scorer_module
+    import bertscore_plugins.core.scorer as scorer_module
 
     scorer = get_scorer()
     hidden = scorer._hidden_size()
@@ -103,7 +103,7 @@ def test_batch_plan_is_the_cheapest_cut(lengths, budget):
     # compare with brute force over every way to cut the sorted list
     from itertools import combinations
 
-    from bertscore_plugins import embed
+    from bertscore_plugins.core import embed
 
     lengths = sorted(lengths, reverse=True)
     embedder = get_scorer().embedder

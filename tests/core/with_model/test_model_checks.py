@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from safetensors.torch import load_file, save_file
 
 from bertscore_plugins import BERTScorer, ModelLoadError, ScoreConfig
-from bertscore_plugins.config import SettingError
+from bertscore_plugins.core.config import SettingError
 from bertscore_plugins.errors import BertScorePluginsError
 
 pytestmark = pytest.mark.model  # loads models: outside the fast unit run
@@ -247,7 +247,7 @@ def test_any_damage_to_a_model_file_is_a_named_error_or_a_new_identity_with_fini
 def test_the_command_line_reports_a_folder_that_does_not_fit_in_one_line(
     folder, tmp_path, capsys, damage, problem
 ):
-    from bertscore_plugins.cli import main
+    from bertscore_plugins.cli.main import main
 
     if damage == "tokenizer":
         (folder / "tokenizer.json").unlink()

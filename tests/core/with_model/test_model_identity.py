@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bertscore_plugins import BERTScorer, ScoreConfig, get_scorer
-from bertscore_plugins.model_identity import files_digest, identity_files
-from bertscore_plugins.models import resolve_model
+from bertscore_plugins.models.identity import files_digest, identity_files
+from bertscore_plugins.models.load import resolve_model
 from tests.support.tiny_models import CASED_TEXTS, FILE_EDITS, edit_model_file, tiny_bert
 
 pytestmark = pytest.mark.model  # loads models: outside the fast unit run
@@ -72,7 +72,7 @@ def test_editing_any_model_file_changes_the_signature_and_misses_the_reference_c
 @pytest.mark.parametrize("kind", FILE_EDITS)
 def test_editing_any_model_file_changes_the_datasets_fingerprint(folder, kind):
     datasets = pytest.importorskip("datasets")
-    from bertscore_plugins.hf_datasets import BERTScoreTransform
+    from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
 
     before = datasets.fingerprint.Hasher.hash(BERTScoreTransform(model=str(folder), layer=2))
     edit_model_file(folder, kind)

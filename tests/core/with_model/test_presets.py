@@ -19,8 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from bertscore_plugins import presets
-from bertscore_plugins.presets import PinnedFile, PresetIntegrityError, PresetNotInstalledError, PresetSpec
+from bertscore_plugins.models import presets
+from bertscore_plugins.models.presets import (
+    PinnedFile,
+    PresetIntegrityError,
+    PresetNotInstalledError,
+    PresetSpec,
+)
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -206,7 +211,7 @@ def test_preset_names_and_pins():
 
 
 def test_quality_preset_ships_a_baseline_for_its_default_layer():
-    from bertscore_plugins.baseline import read_baseline
+    from bertscore_plugins.core.baseline import read_baseline
 
     spec = presets.load_spec("quality")
     baseline = presets._baseline(spec)
@@ -358,7 +363,7 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
 
 def test_a_file_added_to_the_assembled_preset_changes_its_identity(quality_cache):
     # the pins cover the pinned files; an extra tokenizer file would change tokenization unseen by them
-    from bertscore_plugins.models import resolve_model
+    from bertscore_plugins.models.load import resolve_model
 
     pinned = "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b;files:3c91a913"
     assert resolve_model("quality").identity == pinned

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins import BERTScorer, ScoreConfig, baseline, get_scorer, models, scorer
-from bertscore_plugins.cli import build_parser
-from bertscore_plugins.commands.common import config_from_args
+from bertscore_plugins import BERTScorer, ScoreConfig, get_scorer
+from bertscore_plugins.cli.common import config_from_args
+from bertscore_plugins.cli.main import build_parser
+from bertscore_plugins.core import baseline, scorer
+from bertscore_plugins.models import load as models
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from bertscore_plugins import ScoreConfig, get_scorer
-from bertscore_plugins.cli import main
-from bertscore_plugins.sanity import BLIND_SPOTS, FAIL, PASS, WARN, SanityReport, run_sanity
+from bertscore_plugins.analysis.sanity import BLIND_SPOTS, FAIL, PASS, WARN, SanityReport, run_sanity
+from bertscore_plugins.cli.main import main
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bertscore_plugins import IdfTable, ScoreConfig, get_scorer, score
-from bertscore_plugins.cli import main
+from bertscore_plugins.cli.main import main
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -196,7 +196,7 @@ def test_score_layers_equals_one_scorer_per_layer():
 def test_bounded_reference_cache_keeps_the_most_recent(tmp_path):
     # one reference's embedding here is tokens x 384 float32; a bound of ~2.5 of them keeps the two
     # most recently used, the oldest leaves first, and scores never change
-    from bertscore_plugins.reference_cache import ReferenceCache
+    from bertscore_plugins.core.reference_cache import ReferenceCache
 
     scorer = get_scorer()
     refs = ["The bridge is closed until March.", "Sales rose 12% this quarter.", "Rain is expected today."]

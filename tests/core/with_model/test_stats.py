@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from bertscore_plugins.stats import (
+from bertscore_plugins.analysis.stats import (
     Interval,
     PairedResult,
     approximate_randomization,

@@ -1,0 +1,254 @@
+"""The checklist to run before trusting a BERTScore configuration (any model, layer, idf or baseline).
+
+Checks that must pass: an exact copy scores 1, an empty candidate or reference scores 0 (raw), rows
+score the same whatever their order in the batch, and known-good paraphrases beat off-topic text.
+Known blind spots are shown for what they are: a candidate with a wrong date, a wrong number, a
+negation or swapped entities still scores close to the reference, usually above a correct paraphrase.
+Those rows are "warn": BERTScore measures similarity, not truth, so pair it with a faithfulness check.
+Each blind spot is followed by a "fact check" row showing whether the offline fact check
+(bertscore_plugins.facts, reading this configuration's own alignment) catches that changed fact.
+
+Example:
+    >>> report = run_sanity()              # the default configuration
+    >>> report.passed
+    True
+    >>> print(report.table())              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bertscore_plugins.core.scorer import resolve_scorer
+
+PASS, FAIL, WARN = "pass", "fail", "warn"
+
+#: (reference, correct paraphrase, off-topic text); paraphrases keep every fact of the reference
+PARAPHRASES: tuple[tuple[str, str, str], ...] = (
+    (
+        "The patient was discharged from the hospital on Tuesday.",
+        "On Tuesday the patient was sent home from the hospital.",
+        "The orchestra rehearsed the symphony twice before the concert.",
+    ),
+    (
+        "The company reported a profit of 5 million dollars last year.",
+        "Last year the firm announced 5 million dollars in profit.",
+        "Heavy snow closed the mountain roads for three days.",
+    ),
+    (
+        "A man is playing a guitar on stage.",
+        "On stage, a man plays the guitar.",
+        "The recipe calls for two cups of flour and one egg.",
+    ),
+    (
+        "The meeting has been postponed until next week.",
+        "The meeting was pushed back to next week.",
+        "Bright red flowers grow along the river bank.",
+    ),
+    (
+        "The drug reduced the risk of heart attack in older patients.",
+        "In older patients, the medicine lowered the risk of a heart attack.",
+        "The train to Paris leaves from platform nine every morning.",
+    ),
+    (
+        "Germany defeated Brazil in the semifinal.",
+        "Brazil lost the semifinal to Germany.",
+        "She planted tomatoes and basil in the garden.",
+    ),
+)
+
+#: (blind spot, reference, candidate that changes one fact and keeps almost every word)
+BLIND_SPOTS: tuple[tuple[str, str, str], ...] = (
+    (
+        "wrong date",
+        "The patient was discharged from the hospital on Tuesday.",
+        "The patient was discharged from the hospital on Thursday.",
+    ),
+    (
+        "wrong number",
+        "The company reported a profit of 5 million dollars last year.",
+        "The company reported a profit of 50 million dollars last year.",
+    ),
+    (
+        "negation",
+        "The drug reduced the risk of heart attack in older patients.",
+        "The drug did not reduce the risk of heart attack in older patients.",
+    ),
+    (
+        "swapped entities",
+        "Germany defeated Brazil in the semifinal.",
+        "Brazil defeated Germany in the semifinal.",
+    ),
+)
+
+EXACT_COPY = "The committee approved the new budget on Friday."
+EXACT_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True)
+class SanityRow:
+    """One line of the checklist: what was checked, its status, the score(s) and what they mean."""
+
+    check: str
+    status: str
+    score: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class SanityReport:
+    """The checklist's rows for one configuration, identified by its signature."""
+
+    rows: tuple[SanityRow, ...]
+    signature: str
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed ("warn" rows document blind spots and do not fail)."""
+        return all(row.status != FAIL for row in self.rows)
+
+    def statuses(self) -> dict[str, str]:
+        return {row.check: row.status for row in self.rows}
+
+    def table(self) -> str:
+        """A Markdown table (readable as plain text too), followed by the signature."""
+        header = ("check", "status", "score", "what it shows")
+        lines = [header] + [(row.check, row.status, row.score, row.detail) for row in self.rows]
+        widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
+
+        def format_line(cells: tuple[str, ...]) -> str:
+            return (
+                "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)) + " |"
+            )
+
+        rule = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
+        body = [format_line(lines[0]), rule] + [format_line(line) for line in lines[1:]]
+        verdict = "all checks pass" if self.passed else "SOME CHECKS FAIL"
+        warns = sum(row.status == WARN for row in self.rows)
+        return "\n".join(body) + f"\n\n{verdict}; {warns} known blind spot(s) shown as warn\n{self.signature}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature,
+            "passed": self.passed,
+            "rows": [dict(row.__dict__) for row in self.rows],
+        }
+
+
+def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
+    """Run the checklist on one configuration.
+
+    Args:
+        scorer: a `BERTScorer`, a `ScoreConfig`, or None for the default configuration.
+        **settings: configuration settings (same names as `ScoreConfig`), applied on top.
+
+    Returns:
+        A `SanityReport`; `report.passed` is False if a must-pass check failed; `report.table()`
+        prints it.
+    """
+    from bertscore_plugins.core.scorer import EmptyTextWarning
+
+    scorer = resolve_scorer(scorer, settings)
+    references = [EXACT_COPY]
+    candidates = [EXACT_COPY]
+    for reference, paraphrase, off_topic in PARAPHRASES:
+        candidates += [paraphrase, off_topic]
+        references += [reference, reference]
+    for _, reference, wrong in BLIND_SPOTS:
+        candidates.append(wrong)
+        references.append(reference)
+    result = scorer.score(candidates, references)
+    f1 = np.asarray(result.f1, dtype=np.float64)
+    # Row order must not change a score: score the same rows reversed.
+    reversed_f1 = np.asarray(scorer.score(candidates[::-1], references[::-1]).f1, dtype=np.float64)[::-1]
+
+    # Exactness checks read raw scores: a rescaled empty row is -b/(1-b) by construction, not 0.
+    raw_scorer = scorer.with_config(rescale=False) if result.rescaled else scorer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyTextWarning)  # the empty rows are the point of this check
+        raw = raw_scorer.score([EXACT_COPY, "", EXACT_COPY], [EXACT_COPY, EXACT_COPY, ""])
+    raw_precision, raw_recall, raw_f1 = (
+        np.asarray(column, dtype=np.float64) for column in (raw.precision, raw.recall, raw.f1)
+    )
+
+    rows = [_exact_copy_row(raw_precision[0], raw_recall[0], raw_f1[0], f1[0], result.rescaled)]
+    rows.append(_empty_row("empty candidate scores 0", raw_precision[1], raw_recall[1], raw_f1[1]))
+    rows.append(_empty_row("empty reference scores 0", raw_precision[2], raw_recall[2], raw_f1[2]))
+    worst_order_change = float(np.max(np.abs(f1 - reversed_f1)))
+    rows.append(
+        SanityRow(
+            "row order does not change scores",
+            PASS if worst_order_change <= EXACT_TOLERANCE else FAIL,
+            f"{worst_order_change:.1e}",
+            "largest change when the batch is reversed",
+        )
+    )
+
+    paraphrase_f1 = f1[1 : 1 + 2 * len(PARAPHRASES) : 2]
+    off_topic_f1 = f1[2 : 2 + 2 * len(PARAPHRASES) : 2]
+    wins = int(np.sum(paraphrase_f1 > off_topic_f1))
+    rows.append(
+        SanityRow(
+            "paraphrase beats off-topic",
+            PASS if wins == len(PARAPHRASES) else FAIL,
+            f"{paraphrase_f1.min():.3f}-{paraphrase_f1.max():.3f} vs {off_topic_f1.min():.3f}-{off_topic_f1.max():.3f}",
+            f"{wins}/{len(PARAPHRASES)} paraphrases above their off-topic text "
+            f"(smallest margin {float(np.min(paraphrase_f1 - off_topic_f1)):+.3f})",
+        )
+    )
+
+    blind_f1 = f1[1 + 2 * len(PARAPHRASES) :]
+    paraphrase_median = float(np.median(paraphrase_f1))
+    checks = _fact_checks(scorer)
+    for (name, _, _), score, check in zip(BLIND_SPOTS, blind_f1, checks, strict=True):
+        above = int(np.sum(paraphrase_f1 < score))
+        # warn = the metric ranks the factual error at least as close as a typical correct rewording
+        blind = score >= paraphrase_median
+        meaning = "similarity is not truth" if blind else "this configuration separates it"
+        rows.append(
+            SanityRow(
+                f"blind spot: {name}",
+                WARN if blind else PASS,
+                f"{score:.3f}",
+                f"scores above {above}/{len(PARAPHRASES)} correct paraphrases: {meaning}",
+            )
+        )
+        caught = check.label == "unsupported"
+        rows.append(
+            SanityRow(
+                f"fact check: {name}",
+                PASS if caught else WARN,
+                f"{check.score:.3f}",
+                f"caught: {check.explanation}" if caught else "not caught by the offline fact check",
+            )
+        )
+    return SanityReport(tuple(rows), str(result.signature))
+
+
+def _fact_checks(scorer: Any) -> list[Any]:
+    """The offline fact check of each blind-spot candidate against its reference (as the context)."""
+    from bertscore_plugins.facts import check_facts
+
+    candidates = [wrong for _, _, wrong in BLIND_SPOTS]
+    references = [reference for _, reference, _ in BLIND_SPOTS]
+    return check_facts(candidates, references, scorer=scorer)
+
+
+def _exact_copy_row(
+    precision: float, recall: float, f1: float, scored_f1: float, rescaled: bool
+) -> SanityRow:
+    ok = all(abs(value - 1.0) <= EXACT_TOLERANCE for value in (precision, recall, f1))
+    ok = ok and abs(scored_f1 - 1.0) <= EXACT_TOLERANCE
+    note = " (rescaled too)" if rescaled else ""
+    return SanityRow("exact copy scores 1", PASS if ok else FAIL, f"{f1:.4f}", f"P, R and F1 equal 1{note}")
+
+
+def _empty_row(check: str, precision: float, recall: float, f1: float) -> SanityRow:
+    ok = all(value == 0.0 for value in (precision, recall, f1))
+    return SanityRow(
+        check, PASS if ok else FAIL, f"{f1:.4f}", f"raw P={precision:.4f} R={recall:.4f}, no NaN"
+    )

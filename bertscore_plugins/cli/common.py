@@ -1,0 +1,111 @@
+"""Flags shared by the subcommands that score: the core settings, spelled the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bertscore_plugins.core.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
+from bertscore_plugins.errors import InputError
+from bertscore_plugins.settings import add_flags, values_from_args
+
+#: the file name that means standard input (as in bert-score and most Unix tools)
+STDIN = "-"
+#: bert-score's short flags for its names in config.UPSTREAM_NO_EFFECT
+_UPSTREAM_SHORT_FLAGS = {"batch_size": "-b"}
+
+
+def add_model_arguments(parser: argparse.ArgumentParser, long_text: str = "truncate") -> None:
+    """The core's settings as flags, one per `ScoreConfig` field (declared there: default, help, flag);
+    ``long_text``: this command's default policy for long texts."""
+    group = parser.add_argument_group(
+        "model and scoring settings (all that change a score are in the signature)"
+    )
+    add_flags(group, ScoreConfig, defaults={"long_text": long_text})
+    add_upstream_flags(parser)
+
+
+def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
+    """bert-score's flags, from config.py's alias table: its renamed settings work as aliases above
+    (--num_layers, --rescale_with_baseline, --baseline_path); the ones that cannot change a score here are
+    accepted and ignored; underscore spellings of this CLI's flags are refused with "did you mean"."""
+    group = parser.add_argument_group("bert-score flags accepted for compatibility (no effect on scores)")
+    for name, why in UPSTREAM_NO_EFFECT.items():
+        flags = [
+            flag
+            for flag in (_UPSTREAM_SHORT_FLAGS.get(name), f"--{name}")
+            if flag and flag not in parser._option_string_actions
+        ]  # compare's -b is system B
+        kind = {"action": "store_true"} if name == "use_fast_tokenizer" else {"type": int}
+        kind = kind if "action" in kind else {**kind, "metavar": "N"}
+        group.add_argument(*flags, dest=f"upstream_{name}", default=None, help=f"no effect: {why}", **kind)
+    by_setting = {action.dest: action for action in parser._actions}
+    for upstream, setting in UPSTREAM_RENAMES.items():  # --num_layers = --layer, ...
+        flag, ours = f"--{upstream}", by_setting.get(setting)
+        if ours is None or flag in parser._option_string_actions:
+            continue
+        kind = (
+            {"action": "store_true"} if isinstance(ours, argparse._StoreTrueAction) else {"type": ours.type}
+        )
+        # a hidden twin writing the same setting; SUPPRESS keeps the default of our own flag
+        parser.add_argument(flag, dest=setting, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kind)
+    known = {flag for action in parser._actions for flag in action.option_strings}
+    for flag in sorted(
+        flag for action in parser._actions for flag in action.option_strings if "-" in flag[2:]
+    ):
+        underscored = "--" + flag[2:].replace("-", "_")
+        if flag.startswith("--") and underscored not in known:
+            parser.add_argument(underscored, nargs="?", help=argparse.SUPPRESS, action=_did_you_mean(flag))
+
+
+def _did_you_mean(flag: str) -> type[argparse.Action]:
+    class DidYouMean(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error(f"unrecognized argument {option_string}; did you mean {flag}?")
+
+    return DidYouMean
+
+
+def config_from_args(args: argparse.Namespace) -> ScoreConfig:
+    """The `ScoreConfig` the flags of `add_model_arguments` describe."""
+    return ScoreConfig(**values_from_args(args, ScoreConfig))
+
+
+def read_lines(path: str, what: str = "input file") -> list[str]:
+    """One row per line of a UTF-8 text file, split on "\\n" (and "\\r\\n") only, the last newline optional.
+
+    A form feed, \\x85 or U+2028 inside a line stays in that line's row: the row count is the line count
+    whatever the text holds. Raises FileNotFoundError / IsADirectoryError / FileFormatError (invalid
+    UTF-8, naming the file and line).
+    """
+    from bertscore_plugins.files import decode, split_lines
+    from bertscore_plugins.files import read_lines as read_file_lines
+
+    if path == STDIN:  # "-": standard input, with the same line rule
+        return split_lines(decode(sys.stdin.buffer.read(), "<stdin>"))
+    return read_file_lines(path, what)
+
+
+def _shown(path: str) -> str:
+    return "<stdin>" if path == STDIN else path
+
+
+def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
+    """Lines of `first` (flag, path) and of each of `others`, which must have as many lines.
+
+    Raises ValueError naming both files and their line counts when they differ, InputError naming
+    `first` when it has no lines.
+    """
+    rows = read_lines(first[1], f"{first[0]} file")
+    if not rows:  # the core would refuse "no rows" without knowing which file was empty
+        raise InputError(f"{first[0]} file {_shown(first[1])} is empty: no rows to score")
+    columns = [read_lines(path, f"{flag} file") for flag, path in others]
+    for (_, path), column in zip(others, columns, strict=True):
+        if len(column) != len(rows):
+            raise InputError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
+    return rows, columns
+
+
+def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:
+    """One reference file: its lines; several (-r a b): each row's references as a list, in file order."""
+    return [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]

@@ -1,0 +1,113 @@
+"""`bertscore-plugins faithfulness -c OUTPUTS -s SOURCES`: offline faithfulness per row, with the facts.
+
+One row per line: row, score (the offline faithfulness, bertscore_plugins.facts), label, its visible parts
+(groundedness, the lexical part, the weakest sentence) and the unsupported facts with what the source says
+("Thursday: context says Tuesday"). Non-English rows are counted as not fact-checked. Same conventions as
+`score` (conventions.py): -o/--output ('-' = stdout), --format tsv|csv|jsonl|json, a JSON summary with the
+signature (--summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bertscore_plugins.cli.common import (
+    add_model_arguments,
+    config_from_args,
+    read_aligned,
+)
+from bertscore_plugins.cli.conventions import (
+    add_input,
+    add_output,
+    render_rows,
+    write_result,
+)
+from bertscore_plugins.errors import UsageError
+from bertscore_plugins.files import check_outputs
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "faithfulness",
+        help="offline faithfulness of outputs against their sources: groundedness, lexical support, fact check",
+        description="Checks each line of OUTPUTS against the same line of SOURCES without an LLM: BERTScore "
+        "precision against the source (groundedness), the weakest sentence against its best source window, "
+        "lexical support (ROUGE-L precision), rare words (names, numbers) the source never writes and a fact "
+        "check (numbers, dates, weekdays, names and negations "
+        "must be carried by the source), combined into one score in [0, 1]. Writes row, score, label, "
+        "groundedness, lexical, the weakest sentence, the unsupported facts and the rare words the source never "
+        "writes per line, and a JSON summary "
+        "with the signature.",
+    )
+    add_input(parser, "candidates", old=("--outputs",))
+    add_input(parser, "sources")
+    add_output(parser, summary="the JSON summary (rows, faithful, mean score, signature)", old=("--out",))
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="score at or above which a row with every fact supported is faithful (default 0.5)",
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on a terminal for long runs)",
+    )
+    add_model_arguments(parser, long_text="window")  # a source is read whole, not its first 512 tokens
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bertscore_plugins.facts import FAITHFUL, FAITHFULNESS_THRESHOLD, offline_faithfulness
+
+    # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
+    config = config_from_args(args)
+    check_outputs(
+        {"-o/--output": args.output, "--summary": args.summary},
+        {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
+    )
+    outputs, (sources,) = read_aligned(("-c/--candidates", args.candidates), [("-s/--sources", args.sources)])
+    threshold = FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold
+    if not 0.0 <= threshold <= 1.0:  # also refuses NaN
+        raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold!r}")
+    from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
+
+    scorer = get_scorer(config)
+    rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
+
+    columns = [
+        "row",
+        "score",
+        "label",
+        "groundedness",
+        "lexical",
+        "weakest_sentence",
+        "unsupported_facts",
+        "never_in_source",
+    ]
+    records = []
+    for index, row in enumerate(rows):
+        details = row.to_dict()
+        unsupported = details["unsupported_facts"] if row.facts.checked else [row.facts.explanation]
+        records.append(
+            {
+                **details,
+                "row": index,
+                "lexical": details["lcs"],
+                "weakest_sentence": details["weakest_sentence_text"],
+                "unsupported_facts": unsupported,
+                "never_in_source": details["novel_rare_words"],
+                "fact_checked": row.facts.checked,
+            }
+        )
+    summary = {
+        "rows": len(rows),
+        "faithful": sum(row.label == FAITHFUL for row in rows),
+        "not_fact_checked": sum(not row.facts.checked for row in rows),
+        "score": sum(row.score for row in rows) / len(rows) if rows else None,
+        "threshold": threshold,
+        "signature": str(scorer.signature),
+    }
+    write_result(render_rows(records, columns, args.format, summary), args.output, summary, args.summary)
+    return 0

@@ -1,0 +1,231 @@
+"""`bertscore-plugins phoenix serve|evaluate`: a local Phoenix server; annotate a project's traces."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+from bertscore_plugins.cli.common import add_model_arguments, config_from_args
+from bertscore_plugins.cli.conventions import add_output, write_result
+from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.files import check_outputs
+from bertscore_plugins.integrations.phoenix.trace_settings import TraceSettings
+from bertscore_plugins.settings import add_flags, values_from_args
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "phoenix",
+        help="Arize Phoenix: annotate a project's traces (evaluate), or run a local server (serve)",
+        description="Arize Phoenix helpers. `evaluate` annotates the traces of an instrumented application; "
+        "`serve` runs a development server. The server runs from its own virtual environment "
+        "(.phoenix-venv or $BERTSCORE_PHOENIX_VENV, created on first use) and listens on 127.0.0.1 only.",
+    )
+    actions = parser.add_subparsers(dest="phoenix_command", metavar="ACTION")
+    serve = actions.add_parser(
+        "serve",
+        help="start Phoenix on 127.0.0.1 and keep it up until Ctrl-C",
+        description="Start Phoenix (HTTP and OTLP gRPC on 127.0.0.1; SQLite in --workdir unless "
+        "--database-url) and keep it running until Ctrl-C or SIGTERM; then stop it and remove its PID files.",
+    )
+    serve.add_argument(
+        "--port", type=int, default=6006, help="HTTP port: UI, REST, OTLP/HTTP (default 6006; 0 = any free)"
+    )
+    serve.add_argument(
+        "--grpc-port", type=int, default=4317, help="OTLP gRPC port (default 4317; 0 = any free)"
+    )
+    serve.add_argument(
+        "--workdir",
+        default=None,
+        help="working folder: SQLite database, log, PID file (default .phoenix-data or "
+        "$BERTSCORE_PHOENIX_WORKDIR)",
+    )
+    serve.add_argument(
+        "--database-url",
+        default=None,
+        help="postgresql://user:password@host/db instead of SQLite in the working folder",
+    )
+    serve.add_argument("--venv", default=None, help="Phoenix virtual environment (default .phoenix-venv)")
+    serve.add_argument("--startup-timeout", type=float, default=240.0, help="seconds to wait for /healthz")
+    parser.set_defaults(func=run)
+    serve.set_defaults(func=run)
+    _register_evaluate(actions)
+
+
+def _register_evaluate(actions) -> None:
+    evaluate = actions.add_parser(
+        "evaluate",
+        help="annotate a project's traces: groundedness, similarity, faithfulness judge, disagreement",
+        description="Read the spans of a Phoenix project (page by page), evaluate the root span of each "
+        "trace (or spans of --span-kind), and log span annotations back. Incremental: spans already "
+        "annotated with this configuration are skipped; results are kept in a local store before they are "
+        "logged, so an interrupted run is completed by the next one without rescoring. The faithfulness "
+        "judge runs when BERTSCORE_JUDGE_MODEL (and friends) are set.",
+    )
+    evaluate.add_argument("--project", required=True, help="Phoenix project name or id")
+    evaluate.add_argument(
+        "--base-url",
+        default=None,
+        help="Phoenix URL (default: $PHOENIX_COLLECTOR_ENDPOINT / $PHOENIX_BASE_URL / http://localhost:6006)",
+    )
+    evaluate.add_argument(
+        "--store",
+        default=None,
+        help="local result store (default $BERTSCORE_PHOENIX_STORE or the user cache)",
+    )
+    evaluate.add_argument(
+        "--no-judge", action="store_true", help="do not run the LLM judge even if configured"
+    )
+    add_output(
+        evaluate,
+        formats=("text", "json"),
+        default_format="text",
+        summary=None,
+        what="final report",
+        json_switch=True,
+    )
+    # the flags below are derived from the settings' declarations (TraceSettings, EvaluationConfig)
+    add_flags(evaluate.add_argument_group("which spans, and polling"), TraceSettings)
+    add_flags(
+        evaluate.add_argument_group("evaluation (all that change a result are in the configuration's id)"),
+        EvaluationConfig,
+        skip=("thresholds_from_data",),  # a span's label must not depend on the page it was read in
+    )
+    # a retrieved context is read whole (see evaluate_project); --idf is refused there (it would be per page)
+    add_model_arguments(evaluate, long_text="window")
+    evaluate.set_defaults(func=run_evaluate)
+
+
+def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """SIGTERM ends the command as Ctrl-C does (a server is stopped by pid, the report is printed).
+
+    The caller's handler is put back afterwards: ``cli.main`` run in-process (a test, a notebook) must
+    not leave a handler that turns a later SIGTERM, e.g. a process pool's shutdown of its forked
+    workers, into KeyboardInterrupt (that deadlocked a multiprocessing pool in the test suite)."""
+
+    @functools.wraps(command)
+    def wrapped(args: argparse.Namespace) -> int:
+        if threading.current_thread() is not threading.main_thread():
+            return command(args)  # only the main thread may set signal handlers
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return command(args)
+        finally:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+    return wrapped
+
+
+@_sigterm_as_ctrl_c
+def run_evaluate(args: argparse.Namespace) -> int:
+    from bertscore_plugins.cli.main import describe
+    from bertscore_plugins.evaluation.judge import NO_JUDGE_LINE, judge_llm_from_env
+    from bertscore_plugins.integrations.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project
+
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+    # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
+    check_outputs({"-o/--output": args.output})
+    llm = None if args.no_judge else judge_llm_from_env()
+    if llm is None and not args.no_judge:
+        print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
+    config = EvaluationConfig(
+        score=config_from_args(args), judge=llm, **values_from_args(args, EvaluationConfig)
+    )
+    from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the settings hold
+
+    latest: list = []
+
+    def on_poll(report) -> None:
+        latest[:] = [report]
+        if args.follow:
+            print(
+                f"poll {report.polls}: evaluated {report.evaluated} spans, logged {report.logged} "
+                "annotations so far",
+                flush=True,
+            )
+
+    try:
+        report = evaluate_project(
+            args.project,
+            config=config,
+            base_url=args.base_url,
+            store=args.store,
+            on_poll=on_poll,
+            scorer=get_scorer(config.score),
+            **values_from_args(args, TraceSettings),
+        )
+    except TraceEvaluationError as error:  # Phoenix failed mid-run: nothing to change in the command
+        print(describe(error), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        if not latest:
+            raise  # cli.main: one "interrupted" line, exit 130
+        report = latest[0]
+    if report.judge_calls["saved"]:
+        print(
+            f"judge triage: {report.judge_calls['judged']} of "
+            f"{report.judge_calls['judged'] + report.judge_calls['saved']} rows sent to the judge; "
+            f"{report.judge_calls['saved']} calls saved (the offline signals settled those rows)",
+            file=sys.stderr,
+        )
+    text = json.dumps(report.to_dict()) if args.format == "json" else report.summary()
+    write_result(text + "\n", args.output, None, None)
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@_sigterm_as_ctrl_c
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "phoenix_command", None) != "serve":
+        print(
+            "usage: bertscore-plugins phoenix serve [--port N --grpc-port N --workdir DIR --database-url URL]\n"
+            "       bertscore-plugins phoenix evaluate --project NAME [--follow ...]",
+            file=sys.stderr,
+        )
+        return 2
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    server = PhoenixServer(
+        port=args.port or None,
+        grpc_port=args.grpc_port or None,
+        workdir=args.workdir,
+        database_url=args.database_url,
+        venv=args.venv,
+        startup_timeout=args.startup_timeout,
+    )
+    started = time.perf_counter()
+    try:
+        server.start()
+    except (PhoenixServerError, ValueError) as error:
+        print(f"phoenix serve: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        server.stop()
+        return 130
+    print(f"Phoenix {server.version()} is up in {time.perf_counter() - started:.0f} s (pid {server.pid})")
+    print(f"  UI / REST / GraphQL: {server.base_url}")
+    print(f"  OTLP HTTP:           {server.otlp_http_endpoint}")
+    print(f"  OTLP gRPC:           {server.host}:{server.grpc_port}")
+    print(f"  data:                {args.database_url or server.workdir / 'phoenix.db'}")
+    print(f"  log:                 {server.log_path}")
+    print("Press Ctrl-C to stop.", flush=True)
+    try:
+        code = server.wait()
+        print(f"Phoenix exited on its own (code {code}); log: {server.log_path}", file=sys.stderr)
+        server.stop()
+        return 1
+    except KeyboardInterrupt:
+        print("stopping Phoenix ...", file=sys.stderr)
+        server.stop()
+        return 0

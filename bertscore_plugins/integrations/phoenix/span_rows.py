@@ -1,0 +1,137 @@
+"""Phoenix spans as batch rows, and batch results as span annotations: the span adapter of the pipeline.
+
+A span becomes a :class:`~.batch.BatchRow` wanting the signals it has the fields for (groundedness and
+the offline faithfulness need a context, similarity a reference, the judge a question and a context)
+minus those stored from an earlier run, whose cells the row carries as ``known``. The batch's cells
+become ``SpanAnnotationData`` dicts carrying our identifier and the configuration's id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.evaluation.names import CONFIGURATION_KEY
+from bertscore_plugins.integrations.phoenix.result_store import StoredResult
+from bertscore_plugins.integrations.phoenix.span_source import SpanFields, extract_fields, reference_value
+
+if TYPE_CHECKING:  # the batch pulls in pandas and phoenix.evals; the CLI's flags need neither
+    from bertscore_plugins.evaluation.batch import BatchResult, BatchRow
+
+#: a result entry for the store: (span_id, name, annotation or None, failure or None)
+Entry = tuple[str, str, dict[str, Any] | None, str | None]
+
+
+@dataclass(frozen=True)
+class Annotating:
+    """Where results go: the configuration, its id (in each annotation's metadata) and our identifier."""
+
+    config: EvaluationConfig
+    configuration: str
+
+    @property
+    def identifier(self) -> str:
+        """Phoenix keeps one annotation per (name, span, identifier): ours differs from Phoenix's own
+        evaluators' (empty) and from our other configurations'."""
+        return f"{self.config.annotation_identifier} {self.configuration}"
+
+
+def span_row(
+    span: Mapping[str, Any],
+    documents: list[str],
+    reference: Any,
+    mine: Mapping[str, StoredResult],
+    config: EvaluationConfig,
+    skipped: Counter,
+) -> BatchRow | None:
+    """The batch row of one span, or None (nothing to do; a first-time skip is counted by reason)."""
+    from bertscore_plugins.evaluation.batch import BatchRow
+
+    value, not_a_reference = reference_value(reference)
+    fields = extract_fields(span, documents, value)
+    if fields.output is None:
+        skipped[f"span: output {fields.output_problem}" if fields.output_problem else "span: no output"] += 1
+        return None
+    reasons = _missing(fields, config, not_a_reference)
+    available = set(config.names) - set(reasons) - {config.disagreement_name}
+    if {config.similarity_name, config.faithfulness_name} <= available:
+        available.add(config.disagreement_name)
+    if not mine:  # a retry does not count its skips again
+        for name, reason in reasons.items():
+            skipped[f"{name}: {reason}"] += 1
+    wants = available - {name for name, result in mine.items() if result.annotation is not None}
+    if not wants:
+        if not mine:
+            skipped["span: nothing to evaluate (no context and no reference)"] += 1
+        return None
+    return BatchRow(
+        fields.span_id,
+        output=fields.output,
+        context=list(fields.context) if fields.context else None,
+        reference=list(fields.reference) if isinstance(fields.reference, tuple) else fields.reference,
+        input=fields.input,
+        wants=frozenset(wants),
+        known={name: cell_of(r.annotation) for name, r in mine.items() if r.annotation is not None},
+    )
+
+
+def _missing(fields: SpanFields, config: EvaluationConfig, not_a_reference: str | None) -> dict[str, str]:
+    """``{signal: why the span cannot have it}``."""
+    missing: dict[str, str] = {}
+    if fields.context is None:
+        missing.update(dict.fromkeys((config.groundedness_name, config.offline_name), "no context"))
+    if fields.reference is None:
+        missing[config.similarity_name] = (
+            f"reference {not_a_reference}" if not_a_reference else "no reference"
+        )
+    if config.judge is not None and (fields.context is None or fields.input is None):
+        missing[config.judge.name] = "no context" if fields.context is None else "no input"
+    return missing
+
+
+def entries(rows: list[BatchRow], result: BatchResult, annotating: Annotating) -> list[Entry]:
+    """The store entries of a batch: an annotation per computed cell, a failure per failed one (a
+    disagreement that did not run waits for the judge's retry and is not recorded)."""
+    found: list[Entry] = []
+    for name, cells in result.cells.items():
+        for row, cell, details in zip(rows, cells, result.details[name], strict=True):
+            if cell is not None:
+                found.append((row.label, name, annotation(row.label, cell, annotating), None))
+            elif details is not None and details.get("status") == "FAILED":
+                reason = "; ".join(details.get("exceptions") or []) or "no result"
+                found.append((row.label, name, None, reason))
+    return found
+
+
+def annotation(span_id: str, cell: Mapping[str, Any], annotating: Annotating) -> dict[str, Any]:
+    """A ``SpanAnnotationData`` dict from a ``Score.to_dict()`` cell."""
+    metadata = dict(cell.get("metadata") or {})
+    if cell.get("direction"):
+        metadata["direction"] = cell["direction"]
+    metadata[CONFIGURATION_KEY] = annotating.configuration
+    result = {k: cell[k] for k in ("label", "score", "explanation") if cell.get(k) is not None}
+    plain = {
+        "name": cell["name"],
+        "span_id": span_id,
+        "annotator_kind": "LLM" if cell.get("kind") == "llm" else "CODE",
+        "identifier": annotating.identifier,
+        "result": result,
+        "metadata": metadata,
+    }
+    return json.loads(json.dumps(plain, default=str))  # the store and the server see the same plain values
+
+
+def cell_of(annotation: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Score.to_dict()``-shaped cell of a stored annotation (what the disagreement step reads)."""
+    result = annotation.get("result") or {}
+    return {
+        "name": annotation["name"],
+        "score": result.get("score"),
+        "label": result.get("label"),
+        "explanation": result.get("explanation"),
+        "metadata": annotation.get("metadata") or {},
+    }

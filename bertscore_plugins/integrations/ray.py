@@ -1,0 +1,321 @@
+"""BERTScore on Ray Data: a callable class for `Dataset.map_batches` and a one-call job.
+
+Each Ray actor loads the model once (through `get_scorer`) and scores pandas batches of
+candidate/reference pairs; the output keeps every input column and adds
+``<prefix>precision``, ``<prefix>recall``, ``<prefix>f1`` and ``<prefix>signature``.
+
+Fault tolerance (see recipes/RAY.md): the actor pool is created with ``max_restarts=-1`` (a dead actor
+is recreated, on another node if its node is gone) and ``max_task_retries=3`` (the batch it was scoring
+is re-run on the recreated actor, at most three times, so a batch that kills every process it touches,
+such as an out-of-memory text, fails the job instead of looping forever). A map task's output block is
+only published when the task completes, so a killed actor neither loses nor duplicates rows, and the
+retried batch gets the same numbers because scoring is deterministic.
+
+This module needs the ``ray`` extra (``pip install 'bertscore-plugins[ray]'``); nothing in the core
+imports it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import ray  # the real Ray: absolute import, this module is bertscore_plugins.integrations.ray
+import ray.data
+
+from bertscore_plugins.core.config import ScoreConfig, refuse_idf_per_batch
+from bertscore_plugins.core.idf import IdfTable
+from bertscore_plugins.core.scorer import get_scorer
+from bertscore_plugins.errors import ArgumentError, InputError
+
+logger = logging.getLogger(__name__)
+
+#: restarts of a dead actor (-1 = always recreate it; Ray Data's own default)
+DEFAULT_MAX_RESTARTS = -1
+#: re-runs of the batch a dead actor was scoring before the job fails (finite: a poison batch must stop)
+DEFAULT_MAX_TASK_RETRIES = 3
+#: blocks per actor when reading an in-memory Hugging Face dataset, so every actor gets work
+BLOCKS_PER_ACTOR = 4
+
+#: how to fit idf once for Ray (config.refuse_idf_per_batch says why it must be)
+IDF_ONCE = (
+    "fit the table once on the whole reference column and pass it as idf=<IdfTable>: "
+    "score_ray_dataset(ds, idf=True, ...) does this for you, or build it with "
+    "get_scorer(ScoreConfig(...)).fit_idf(all_references)"
+)
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def candidates_from_column(values: Iterable[Any], column: str) -> list[str]:
+    """The candidate column as a list of str; InputError names the (batch) row and the problem."""
+    candidates = []
+    for row, value in enumerate(values):
+        if _is_missing(value):
+            raise InputError(f"row {row} of the batch: candidate column {column!r} is missing (None/NaN)")
+        if not isinstance(value, str):
+            raise InputError(
+                f"row {row} of the batch: candidate column {column!r} holds {type(value).__name__} "
+                f"{_describe(value)}, expected a string"
+            )
+        candidates.append(value)
+    return candidates
+
+
+def references_from_column(values: Iterable[Any], column: str) -> list[str | list[str]]:
+    """The reference column as str or list[str] per row (parquet/arrow lists arrive as numpy arrays)."""
+    references: list[str | list[str]] = []
+    for row, value in enumerate(values):
+        if isinstance(value, str):
+            references.append(value)
+            continue
+        if isinstance(value, (list, tuple, np.ndarray)):
+            items = list(value)
+            if not items:
+                raise InputError(f"row {row} of the batch: reference column {column!r} is an empty list")
+            for position, item in enumerate(items):
+                if not isinstance(item, str):
+                    raise InputError(
+                        f"row {row} of the batch: reference {position} in column {column!r} is "
+                        f"{type(item).__name__} {_describe(item)}, expected a string"
+                    )
+            references.append(items)
+            continue
+        if _is_missing(value):
+            raise InputError(f"row {row} of the batch: reference column {column!r} is missing (None/NaN)")
+        raise InputError(
+            f"row {row} of the batch: reference column {column!r} holds {type(value).__name__} "
+            f"{_describe(value)}, expected a string or a list of strings"
+        )
+    return references
+
+
+def _flatten(references: Iterable[str | Sequence[str]]) -> list[str]:
+    flat: list[str] = []
+    for item in references:
+        if isinstance(item, str):
+            flat.append(item)
+        else:
+            flat.extend(item)
+    return flat
+
+
+def _build_config(config: ScoreConfig | None, settings: dict[str, Any]) -> ScoreConfig:
+    if config is None:
+        return ScoreConfig.from_kwargs(**settings)
+    return config.replace(**settings) if settings else config
+
+
+class BERTScoreRayUDF:
+    """Callable class for ``ray.data.Dataset.map_batches(..., batch_format="pandas")``.
+
+    Ray builds one instance per actor, so the model is loaded once per actor and reused for every batch.
+
+    Args:
+        candidate_column: column holding the generated texts.
+        reference_column: column holding a reference string or a list of reference strings per row.
+        prefix: prefix of the output columns (``<prefix>precision``, ``recall``, ``f1``, ``signature``).
+        config: a `ScoreConfig`; keyword settings (the same names as `ScoreConfig`) override it.
+        **settings: `ScoreConfig` settings, e.g. ``model="default", layer=4, rescale=True``.
+
+    Raises:
+        ValueError: ``idf=True`` (a per-batch idf would make scores depend on batching); pass an
+            `IdfTable` fitted on the whole reference column instead.
+        TypeError: an unknown setting name.
+
+    Example:
+        >>> ds.map_batches(BERTScoreRayUDF, fn_constructor_kwargs={"layer": 4}, batch_size=256,
+        ...                batch_format="pandas", compute=ray.data.ActorPoolStrategy(size=4))
+    """
+
+    def __init__(
+        self,
+        candidate_column: str = "candidate",
+        reference_column: str = "reference",
+        prefix: str = "bertscore_",
+        config: ScoreConfig | None = None,
+        **settings: Any,
+    ) -> None:
+        self.config = _build_config(config, settings)
+        refuse_idf_per_batch(self.config, "batch", IDF_ONCE)
+        self.candidate_column = candidate_column
+        self.reference_column = reference_column
+        self.prefix = prefix
+        self.scorer = get_scorer(self.config)
+
+    def output_columns(self) -> list[str]:
+        """Names of the columns this UDF adds."""
+        return [f"{self.prefix}{name}" for name in ("precision", "recall", "f1", "signature")]
+
+    def __call__(self, batch: pd.DataFrame | dict[str, np.ndarray]) -> pd.DataFrame:
+        """Score one batch; returns the batch with the score and signature columns added, same row order."""
+        if not isinstance(batch, pd.DataFrame):
+            batch = pd.DataFrame(batch)
+        for column in (self.candidate_column, self.reference_column):
+            if column not in batch.columns:
+                raise InputError(
+                    f"column {column!r} not in the batch; columns are {list(batch.columns)} "
+                    "(set candidate_column=/reference_column=)"
+                )
+        scored = batch.copy()
+        if len(batch) == 0:  # Ray can hand over an empty block; keep the schema
+            for column in self.output_columns():
+                scored[column] = pd.Series([], dtype=object if column.endswith("signature") else np.float32)
+            return scored
+        candidates = candidates_from_column(batch[self.candidate_column], self.candidate_column)
+        references = references_from_column(batch[self.reference_column], self.reference_column)
+        result = self.scorer.score(candidates, references)
+        scored[f"{self.prefix}precision"] = np.asarray(result.precision, dtype=np.float32)
+        scored[f"{self.prefix}recall"] = np.asarray(result.recall, dtype=np.float32)
+        scored[f"{self.prefix}f1"] = np.asarray(result.f1, dtype=np.float32)
+        scored[f"{self.prefix}signature"] = result.signature
+        return scored
+
+
+def fit_idf_on_dataset(
+    ds: ray.data.Dataset,
+    *,
+    reference_column: str = "reference",
+    config: ScoreConfig | None = None,
+    **settings: Any,
+) -> IdfTable:
+    """Fit one idf table on the whole reference column of a Ray dataset (on the driver).
+
+    The references are streamed to the driver and flattened (every reference of a multi-reference row
+    counts as one document, as in bert_score); this executes the dataset's pipeline once more.
+    """
+    base = _build_config(config, {k: v for k, v in settings.items() if k != "idf"})
+    references: list[str | list[str]] = []
+    for batch in ds.select_columns([reference_column]).iter_batches(batch_format="pandas"):
+        references.extend(references_from_column(batch[reference_column], reference_column))
+    if not references:
+        raise InputError("cannot fit idf: the dataset has no rows")
+    return get_scorer(base).fit_idf(_flatten(references))
+
+
+def _warn_if_pool_takes_every_cpu(actors: int, cpus_per_actor: float) -> None:
+    # Ray Data starts the actor pool before the read tasks; a pool holding every CPU leaves none for
+    # reading or writing files, and the job waits forever (seen with read_parquet on a 2-CPU node).
+    if not ray.is_initialized():
+        return
+    cluster_cpus = ray.cluster_resources().get("CPU", 0)
+    if cluster_cpus and actors * cpus_per_actor >= cluster_cpus:
+        warnings.warn(
+            f"the actor pool reserves {actors} x {cpus_per_actor} CPUs of the cluster's {cluster_cpus:g}; "
+            "read and write tasks (read_parquet, write_parquet) would wait forever for a CPU. "
+            "Lower cpus_per_actor (fractions work, e.g. 0.5) or use fewer actors.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def score_ray_dataset(
+    ds: ray.data.Dataset,
+    *,
+    actors: int = 1,
+    gpus_per_actor: float = 0,
+    cpus_per_actor: float = 1,
+    batch_size: int = 256,
+    candidate_column: str = "candidate",
+    reference_column: str = "reference",
+    prefix: str = "bertscore_",
+    preserve_order: bool = True,
+    max_restarts: int = DEFAULT_MAX_RESTARTS,
+    max_task_retries: int = DEFAULT_MAX_TASK_RETRIES,
+    udf_class: type[BERTScoreRayUDF] | None = None,
+    config: ScoreConfig | None = None,
+    **settings: Any,
+) -> ray.data.Dataset:
+    """Add BERTScore columns to a Ray dataset with a fixed pool of `actors` model-holding actors.
+
+    Args:
+        ds: dataset with a candidate column and a reference column (str or list of str per row).
+        actors: size of the actor pool (``ray.data.ActorPoolStrategy(size=actors)``).
+        gpus_per_actor: GPUs reserved per actor (1 = one GPU each; fractions share a GPU).
+        cpus_per_actor: CPUs reserved per actor (Ray sets the actor's thread count from it). Leave at
+            least one CPU of the cluster free for read/write tasks (a warning says when none is left).
+        batch_size: rows per batch handed to an actor.
+        candidate_column, reference_column, prefix: as in `BERTScoreRayUDF`.
+        preserve_order: keep the input row order in the output (sets
+            ``ds.context.execution_options.preserve_order``; the context is shared with `ds`).
+        max_restarts, max_task_retries: Ray actor fault-tolerance settings (see the module docstring).
+        udf_class: a subclass of `BERTScoreRayUDF` to run instead (e.g. one that adds columns).
+        config, **settings: scoring settings, the same names as `ScoreConfig`. ``idf=True`` fits one
+            table on the whole reference column first (one extra pass over `ds`) and hands it to every
+            actor.
+
+    Returns:
+        A lazy dataset; write it once (``write_parquet``) or ``materialize()`` it, since every consumer
+        re-runs the pipeline, model included.
+    """
+    if not isinstance(actors, int) or actors < 1:
+        raise ArgumentError(f"actors must be a positive integer, got {actors!r}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ArgumentError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if gpus_per_actor < 0 or cpus_per_actor < 0:
+        raise ArgumentError("gpus_per_actor and cpus_per_actor must be >= 0")
+    _warn_if_pool_takes_every_cpu(actors, cpus_per_actor)
+    scoring = _build_config(config, settings)
+    if scoring.idf is True:
+        table = fit_idf_on_dataset(ds, reference_column=reference_column, config=scoring)
+        logger.info("fitted idf on the whole reference column: %r", table)
+        scoring = scoring.replace(idf=table)
+    if preserve_order:
+        ds.context.execution_options.preserve_order = True
+    remote_args: dict[str, Any] = {"max_restarts": max_restarts, "max_task_retries": max_task_retries}
+    if gpus_per_actor:
+        remote_args["num_gpus"] = gpus_per_actor
+    return ds.map_batches(
+        udf_class or BERTScoreRayUDF,
+        fn_constructor_kwargs={
+            "candidate_column": candidate_column,
+            "reference_column": reference_column,
+            "prefix": prefix,
+            "config": scoring,
+        },
+        batch_size=batch_size,
+        batch_format="pandas",
+        compute=ray.data.ActorPoolStrategy(size=actors),
+        num_cpus=cpus_per_actor,
+        **remote_args,
+    )
+
+
+def from_huggingface(hf_dataset: Any, *, actors: int, blocks_per_actor: int = BLOCKS_PER_ACTOR):
+    """A Ray dataset from a `datasets.Dataset`, split into enough blocks that every actor gets work.
+
+    An in-memory Hugging Face dataset otherwise becomes a single block, which keeps one actor busy and
+    the rest idle.
+    """
+    blocks = max(1, min(len(hf_dataset), actors * blocks_per_actor))
+    return ray.data.from_huggingface(hf_dataset, override_num_blocks=blocks)
+
+
+def score_parquet(
+    input_path: str, output_path: str, *, actors: int = 1, repartition: int | None = None, **kwargs: Any
+) -> None:
+    """Read pairs from parquet, score them with `score_ray_dataset`, write parquet to `output_path`.
+
+    `output_path` should be a new, empty directory: Ray adds files to an existing one. Ray Data reads
+    small inputs as one block whatever `override_num_blocks` says, which keeps a single actor busy; pass
+    ``repartition=actors * 4`` for such inputs (it adds a barrier, so leave it off for large ones, which
+    Ray already splits into many blocks).
+    """
+    ds = ray.data.read_parquet(input_path)
+    if repartition:
+        ds = ds.repartition(repartition)
+    score_ray_dataset(ds, actors=actors, **kwargs).write_parquet(output_path)
