@@ -16,7 +16,7 @@ from bertscore_plugins.cli.common import add_model_arguments, config_from_args
 from bertscore_plugins.cli.conventions import add_output, write_result
 from bertscore_plugins.evaluation.config import EvaluationConfig
 from bertscore_plugins.files import check_outputs
-from bertscore_plugins.integrations.phoenix.trace_settings import TraceSettings
+from bertscore_plugins.integrations.phoenix.trace_settings import LONG_TEXT, TraceSettings
 from bertscore_plugins.settings import add_flags, values_from_args
 
 
@@ -53,6 +53,11 @@ def register(subparsers) -> None:
         help="postgresql://user:password@host/db instead of SQLite in the working folder",
     )
     serve.add_argument("--venv", default=None, help="Phoenix virtual environment (default .phoenix-venv)")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="a loopback address to listen on: 127.0.0.1 (default), ::1 or localhost; nothing else is accepted",
+    )
     serve.add_argument("--startup-timeout", type=float, default=240.0, help="seconds to wait for /healthz")
     parser.set_defaults(func=run)
     serve.set_defaults(func=run)
@@ -99,7 +104,7 @@ def _register_evaluate(actions) -> None:
         skip=("thresholds_from_data",),  # a span's label must not depend on the page it was read in
     )
     # a retrieved context is read whole (see evaluate_project); --idf is refused there (it would be per page)
-    add_model_arguments(evaluate, long_text="window")
+    add_model_arguments(evaluate, long_text=LONG_TEXT)
     evaluate.set_defaults(func=run_evaluate)
 
 
@@ -144,10 +149,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
     def on_poll(report) -> None:
         latest[:] = [report]
-        if args.follow:
+        if args.follow:  # progress, not the result: stdout holds only the final report (--format json)
             print(
                 f"poll {report.polls}: evaluated {report.evaluated} spans, logged {report.logged} "
                 "annotations so far",
+                file=sys.stderr,
                 flush=True,
             )
 
@@ -202,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
         workdir=args.workdir,
         database_url=args.database_url,
         venv=args.venv,
+        host=args.host,
         startup_timeout=args.startup_timeout,
     )
     started = time.perf_counter()
@@ -216,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"Phoenix {server.version()} is up in {time.perf_counter() - started:.0f} s (pid {server.pid})")
     print(f"  UI / REST / GraphQL: {server.base_url}")
     print(f"  OTLP HTTP:           {server.otlp_http_endpoint}")
-    print(f"  OTLP gRPC:           {server.host}:{server.grpc_port}")
+    print(f"  OTLP gRPC:           {server.grpc_address}")
     print(f"  data:                {args.database_url or server.workdir / 'phoenix.db'}")
     print(f"  log:                 {server.log_path}")
     print("Press Ctrl-C to stop.", flush=True)

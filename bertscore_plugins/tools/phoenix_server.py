@@ -1,14 +1,15 @@
-"""Launch a local Phoenix server from its own virtual environment, on loopback only.
+"""Launch a local Phoenix server from its own virtual environment (:mod:`.phoenix_venv`), on loopback only.
 
-The server (``arize-phoenix``, ELv2) is not a library dependency: importing it takes 13-21 s and writes
-to ``$HOME``. So it lives in its own virtual environment (``.phoenix-venv`` at the repository root, or
-``$BERTSCORE_PHOENIX_VENV``), created on first use, and runs as a child process:
+The server runs as a child process:
 
-- HTTP (UI, REST, GraphQL, OTLP/HTTP) on 127.0.0.1, OTLP gRPC on 127.0.0.1 too (see ``_loopback_serve``);
+- HTTP (UI, REST, GraphQL, OTLP/HTTP) and OTLP gRPC on one loopback address: 127.0.0.1 by default, or
+  ``::1`` (URLs then bracket it: ``http://[::1]:6006``); see :mod:`.phoenix_loopback`;
 - nothing else listens: inherited variables that open listeners or move them (``PHOENIX_ENABLE_PROMETHEUS``,
   any ``PHOENIX_*HOST*``/``*PORT*``) are dropped, and the wrapper rebinds any other socket to loopback;
 - SQLite in a working folder by default (``PHOENIX_WORKING_DIR``), PostgreSQL by ``database_url``;
-- ``stop()`` sends SIGTERM to its pid, waits, and removes both PID files (ours and Phoenix's);
+- ``stop()`` sends SIGTERM to its pid, waits, and removes both PID files (ours and Phoenix's); a PID file
+  left behind is honoured only while its pid is still a Phoenix server started here (its command line
+  runs the wrapper), never when the pid was reused by another program;
 - the server stops itself when the process that started it is gone (killed, even by SIGKILL), so a
   crashed test or script leaves no orphaned server behind.
 """
@@ -16,7 +17,6 @@ to ``$HOME``. So it lives in its own virtual environment (``.phoenix-venv`` at t
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import shutil
@@ -24,7 +24,6 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -35,11 +34,13 @@ from typing_extensions import Self
 
 from bertscore_plugins.errors import ArgumentError, PhoenixServerError
 from bertscore_plugins.tools.phoenix_loopback import OWNER_ENV
+from bertscore_plugins.tools.phoenix_venv import PHOENIX_VERSION as PHOENIX_VERSION
+from bertscore_plugins.tools.phoenix_venv import VENV_ENV_VAR as VENV_ENV_VAR
+from bertscore_plugins.tools.phoenix_venv import default_venv, ensure_phoenix_venv, project_root
+from bertscore_plugins.tools.phoenix_venv import installed_version as installed_version
 
 logger = logging.getLogger(__name__)
 
-PHOENIX_VERSION = "20.26.1"
-VENV_ENV_VAR = "BERTSCORE_PHOENIX_VENV"
 WORKDIR_ENV_VAR = "BERTSCORE_PHOENIX_WORKDIR"
 PID_FILE_NAME = "phoenix-server.pid"
 LOG_FILE_NAME = "phoenix-server.log"
@@ -67,118 +68,24 @@ _LISTENER_WORDS = ("HOST", "PORT", "PROMETHEUS", "BIND", "LISTEN")
 _OUTGOING_WORDS = ("LDAP", "SMTP", "COLLECTOR")
 
 
-def _project_root() -> Path:
-    # In a source checkout the repository root holds pyproject.toml; an installed package uses the cwd.
-    candidate = Path(__file__).resolve().parents[2]
-    return candidate if (candidate / "pyproject.toml").exists() else Path.cwd()
-
-
-def default_venv() -> Path:
-    """``$BERTSCORE_PHOENIX_VENV``, else ``.phoenix-venv`` at the repository root (or the cwd)."""
-    configured = os.environ.get(VENV_ENV_VAR, "").strip()
-    return Path(configured).expanduser() if configured else _project_root() / ".phoenix-venv"
-
-
 def default_workdir() -> Path:
     """``$BERTSCORE_PHOENIX_WORKDIR``, else ``.phoenix-data`` at the repository root (or the cwd)."""
     configured = os.environ.get(WORKDIR_ENV_VAR, "").strip()
-    return Path(configured).expanduser() if configured else _project_root() / ".phoenix-data"
+    return Path(configured).expanduser() if configured else project_root() / ".phoenix-data"
 
 
-def _venv_python(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
-def installed_version(venv: Path, package: str = "arize-phoenix") -> str | None:
-    """The version of ``package`` in ``venv`` (read from metadata, without importing it)."""
-    python = _venv_python(venv)
-    if not python.exists():
-        return None
-    probe = subprocess.run(
-        [str(python), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return probe.stdout.strip() if probe.returncode == 0 else None
-
-
-def ensure_phoenix_venv(
-    venv: str | Path | None = None,
-    *,
-    version: str = PHOENIX_VERSION,
-    create: bool = True,
-    python: str | None = None,
-    postgres: bool = False,
-) -> Path:
-    """Make sure ``venv`` holds ``arize-phoenix==version``; return its Python interpreter.
-
-    With ``postgres`` it also holds the ``[pg]`` extra (the asyncpg driver PostgreSQL URLs need).
-
-    Creates it with ``python -m venv`` and ``pip install arize-phoenix==<version>`` when missing (about
-    850 MB, 1-3 minutes; the time is logged). Safe to call from several processes at once: a lock file
-    inside the environment folder serialises creation.
-
-    Raises:
-        PhoenixServerError: not installed and ``create`` is False, or the installation failed.
-    """
-    venv_path = Path(venv).expanduser() if venv is not None else default_venv()
-    requirement = f"arize-phoenix[pg]=={version}" if postgres else f"arize-phoenix=={version}"
-
-    def ready() -> bool:
-        return installed_version(venv_path) == version and (
-            not postgres or installed_version(venv_path, "asyncpg") is not None
-        )
-
-    found = installed_version(venv_path)
-    if ready():
-        return _venv_python(venv_path)
-    if not create:
-        state = f"has arize-phoenix {found}" if found else "does not hold arize-phoenix"
-        raise PhoenixServerError(
-            f"{venv_path} {state}; expected {requirement}. Create it with "
-            f"`python -m venv {venv_path} && {_venv_python(venv_path)} -m pip install '{requirement}'`"
-        )
-    # The lock lives inside the (possibly still empty) environment folder: no stray file beside it.
-    venv_path.mkdir(parents=True, exist_ok=True)
-    lock_path = venv_path / ".bertscore-install.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be creating it right now
-        try:
-            if ready():
-                return _venv_python(venv_path)
-            _install_phoenix(venv_path, requirement, version, python)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return _venv_python(venv_path)
-
-
-def _install_phoenix(venv_path: Path, requirement: str, version: str, python: str | None) -> None:
-    """Create ``venv_path`` (when missing) and pip-install ``requirement`` into it (under the lock)."""
-    started = time.perf_counter()
-    logger.info("preparing the Phoenix environment %s (%s)", venv_path, requirement)
-    base_python = python or sys.executable
-    if python is None and not (3, 11) <= sys.version_info[:2] < (3, 15):
-        raise PhoenixServerError(
-            f"arize-phoenix {version} needs Python 3.11-3.14 and this is {sys.version.split()[0]}; "
-            "pass python=<path to a Python 3.11+ interpreter> (or create the venv yourself)"
-        )
-    steps = [] if _venv_python(venv_path).exists() else [[base_python, "-m", "venv", str(venv_path)]]
-    steps.append([str(_venv_python(venv_path)), "-m", "pip", "install", "-q", requirement])
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            lines = (done.stderr or done.stdout).strip().splitlines()
-            tail = [line for line in lines if "ERROR" in line] or lines[-15:]
-            raise PhoenixServerError(
-                f"`{' '.join(step)}` failed (exit {done.returncode}):\n" + "\n".join(tail)
-            )
-    logger.info("Phoenix environment ready in %.0f s", time.perf_counter() - started)
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets (``[::1]``)."""
+    return f"[{host}]" if ":" in host else host
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that is free on ``host`` right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    """A TCP port that is free on ``host`` (an IPv4 or IPv6 address) right now."""
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return sock.getsockname()[1]
 
@@ -188,7 +95,7 @@ def port_in_use(host: str, port: int) -> OSError | None:
 
     Binds as servers do, with SO_REUSEADDR: connections of a server that just stopped linger in TIME_WAIT
     for a minute and block a plain bind, but not a new server; only a live listener does."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
@@ -220,6 +127,41 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _command_line(pid: int) -> list[str] | None:
+    """The arguments process ``pid`` was started with (None: cannot be read here). Empty for a kernel
+    thread, a zombie, or a process a moment before its exec: read again for a second before believing it."""
+    for _ in range(10):
+        try:
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except FileNotFoundError:
+            return []  # gone meanwhile
+        except OSError:
+            return _command_line_from_ps(pid)  # no /proc (macOS)
+        if raw:
+            return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+        time.sleep(0.1)
+    return []
+
+
+def _command_line_from_ps(pid: int) -> list[str] | None:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(
+            ["ps", "-o", "command=", "-p", str(pid)], capture_output=True, text=True, timeout=10, check=False
+        )
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.split()
+    return None
+
+
+def is_our_server(pid: int) -> bool | None:
+    """Whether live process ``pid`` is a Phoenix server this launcher started (it runs the wrapper);
+    None when its command line cannot be read."""
+    arguments = _command_line(pid)
+    if arguments is None:
+        return None
+    return any(Path(argument).name == _WRAPPER.name for argument in arguments)
+
+
 class PhoenixServer:
     """A Phoenix server child process on loopback; a context manager.
 
@@ -231,7 +173,7 @@ class PhoenixServer:
         database_url: ``postgresql://user:password@host/db`` (or ``sqlite:///path``); default SQLite
             in ``workdir``.
         venv: the Phoenix virtual environment; default :func:`default_venv` (created when missing).
-        host: a loopback address; anything else is refused.
+        host: a loopback address (127.0.0.1, ::1, localhost); anything else is refused.
         startup_timeout: seconds to wait for ``/healthz`` (a cold start runs ~35 migrations).
 
     Example::
@@ -257,7 +199,8 @@ class PhoenixServer:
                 f"host must be a loopback address (127.0.0.1, ::1, localhost), got {host!r}: this launcher "
                 "never exposes Phoenix beyond this machine; deploy Phoenix itself for that"
             )
-        self.host = "127.0.0.1" if host == "localhost" else host
+        host = host.strip().strip("[]")  # "[::1]" as a URL writes it
+        self.host = "127.0.0.1" if host.lower() == "localhost" else host
         self.port = port
         self.grpc_port = grpc_port
         self.workdir = Path(workdir).expanduser().resolve() if workdir is not None else default_workdir()
@@ -270,9 +213,16 @@ class PhoenixServer:
 
     # -- addresses --------------------------------------------------------------------------------
 
+    def _choose_ports(self) -> None:
+        """Fix the ports left to us (None) on first use: an address never reads ``:None``."""
+        self.port = self.port or free_port(self.host)
+        self.grpc_port = self.grpc_port or free_port(self.host)
+
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        """``http://127.0.0.1:<port>`` or ``http://[::1]:<port>``."""
+        self._choose_ports()
+        return f"http://{url_host(self.host)}:{self.port}"
 
     @property
     def otlp_http_endpoint(self) -> str:
@@ -280,8 +230,14 @@ class PhoenixServer:
         return f"{self.base_url}/v1/traces"
 
     @property
+    def grpc_address(self) -> str:
+        """Where OTLP gRPC listens, as gRPC clients write it (``127.0.0.1:4317``, ``[::1]:4317``)."""
+        self._choose_ports()
+        return f"{url_host(self.host)}:{self.grpc_port}"
+
+    @property
     def grpc_endpoint(self) -> str:
-        return f"http://{self.host}:{self.grpc_port}"
+        return f"http://{self.grpc_address}"
 
     @property
     def pid(self) -> int | None:
@@ -333,18 +289,28 @@ class PhoenixServer:
         return env
 
     def _claim_pid_file(self) -> None:
-        if self.pid_file.exists():
-            try:
-                old = int(self.pid_file.read_text().strip())
-            except ValueError:
-                old = -1
-            if old > 0 and _pid_alive(old):
-                raise PhoenixServerError(
-                    f"a Phoenix server (pid {old}) already uses {self.workdir}; stop it "
-                    f"(kill -TERM {old}) or choose another workdir"
-                )
-            logger.info("removing a stale PID file %s (pid %s is gone)", self.pid_file, old)
-            self.pid_file.unlink()
+        """Refuse a workdir a live Phoenix of ours still uses; remove a PID file whose pid is gone or
+        now belongs to another program (pids are reused), so the message never names a stranger."""
+        if not self.pid_file.exists():
+            return
+        try:
+            old = int(self.pid_file.read_text().strip())
+        except (ValueError, OSError):
+            old = -1
+        ours = is_our_server(old) if old > 0 and _pid_alive(old) else False
+        if ours:
+            raise PhoenixServerError(
+                f"a Phoenix server (pid {old}) already uses {self.workdir}; stop it "
+                f"(kill -TERM {old}) or choose another workdir"
+            )
+        if ours is None:
+            raise PhoenixServerError(
+                f"{self.pid_file} names pid {old}, which is running, and its command line cannot be read "
+                "here to tell whether it is a Phoenix server; if it is not, remove that file"
+            )
+        why = "is gone" if old <= 0 or not _pid_alive(old) else "is another program now"
+        logger.info("removing a stale PID file %s (pid %s %s)", self.pid_file, old, why)
+        self.pid_file.unlink(missing_ok=True)
 
     def start(self) -> PhoenixServer:
         """Start the server and wait until ``/healthz`` answers; returns self."""
@@ -355,8 +321,7 @@ class PhoenixServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._temp_dir.mkdir(parents=True, exist_ok=True)
         self._claim_pid_file()
-        self.port = self.port or free_port(self.host)
-        self.grpc_port = self.grpc_port or free_port(self.host)
+        self._choose_ports()
         _check_port_free(self.host, self.port, "HTTP")
         _check_port_free(self.host, self.grpc_port, "OTLP gRPC")
 
@@ -477,4 +442,7 @@ class PhoenixServer:
         self.stop()
 
     def __repr__(self) -> str:
-        return f"PhoenixServer({self.base_url}, grpc={self.grpc_port}, pid={self.pid}, workdir={str(self.workdir)!r})"
+        # as it stands: repr never picks a port
+        where = f"http://{url_host(self.host)}:{self.port or '<port chosen at start>'}"
+        state = f"pid={self.pid}" if self.pid is not None else "not running"
+        return f"PhoenixServer({where}, grpc={self.grpc_port or 'chosen at start'}, {state}, workdir={str(self.workdir)!r})"

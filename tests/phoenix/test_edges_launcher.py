@@ -360,3 +360,91 @@ def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(tmp_
         for leftover in tree:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(leftover, signal.SIGKILL)
+
+
+# -- IPv6 loopback -----------------------------------------------------------------------------------
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
+            sock.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+needs_ipv6 = pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+
+
+@needs_ipv6
+@pytest.mark.parametrize("host", ["::1", "[::1]", " ::1 "])
+def test_an_ipv6_loopback_host_gives_bracketed_urls_with_a_real_port(host, tmp_path):
+    server = PhoenixServer(host=host, workdir=tmp_path)
+    assert server.host == "::1"
+    assert "None" not in repr(server)  # before any port is chosen
+    match = re.fullmatch(r"http://\[::1\]:(\d+)", server.base_url)
+    assert match and server.port == int(match.group(1)) and server.port > 0
+    assert server.otlp_http_endpoint == f"{server.base_url}/v1/traces"
+    assert server.grpc_address == f"[::1]:{server.grpc_port}" and server.grpc_port > 0
+    assert server.grpc_endpoint == f"http://[::1]:{server.grpc_port}"
+    assert port_in_use("::1", server.port) is None  # chosen free on ::1 itself, not on 127.0.0.1
+
+
+def test_an_ipv4_server_url_is_unchanged(tmp_path):
+    server = PhoenixServer(port=6123, grpc_port=4399, workdir=tmp_path)
+    assert (server.base_url, server.grpc_address) == ("http://127.0.0.1:6123", "127.0.0.1:4399")
+
+
+def test_phoenix_serve_refuses_a_host_beyond_loopback_in_one_line(capsys):
+    from tests.support.cli import one_error_line
+
+    line = one_error_line(capsys, ["phoenix", "serve", "--host", "0.0.0.0"])
+    assert "host must be a loopback address (127.0.0.1, ::1, localhost), got '0.0.0.0'" in line
+
+
+@needs_ipv6
+@pytest.mark.slow
+def test_phoenix_serves_on_the_ipv6_loopback(tmp_path):
+    _phoenix_python()
+    with PhoenixServer(host="::1", workdir=tmp_path / "work", startup_timeout=240) as server:
+        assert server.healthy() and re.fullmatch(r"\d+\.\d+\.\d+", server.version())
+        assert server.base_url.startswith("http://[::1]:")
+        with pytest.raises(OSError):  # not on the IPv4 loopback: only where it was asked to listen
+            socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+
+
+# -- the PID file ------------------------------------------------------------------------------------
+
+
+def test_a_pid_file_naming_an_unrelated_live_process_is_stale_and_removed(tmp_path):
+    server = PhoenixServer(workdir=tmp_path)
+    server.pid_file.write_text(f"{os.getpid()}\n")  # alive, but this test, not a Phoenix server
+    server._claim_pid_file()
+    assert not server.pid_file.exists()
+    for content in ("999999999\n", "not a pid\n", ""):  # gone, or unreadable
+        server.pid_file.write_text(content)
+        server._claim_pid_file()
+        assert not server.pid_file.exists()
+
+
+def test_a_pid_file_naming_a_live_server_of_ours_is_refused_with_its_pid(tmp_path):
+    # a process whose command line runs the wrapper, as a launched server's does
+    wrapper = tmp_path / "bin" / WRAPPER.name
+    wrapper.parent.mkdir()
+    wrapper.write_text("import time\ntime.sleep(120)\n")
+    process = subprocess.Popen([sys.executable, str(wrapper)])
+    try:
+        server = PhoenixServer(workdir=tmp_path / "work")
+        server.workdir.mkdir()
+        server.pid_file.write_text(f"{process.pid}\n")
+        with pytest.raises(PhoenixServerError) as caught:
+            server._claim_pid_file()
+        assert str(caught.value) == (
+            f"a Phoenix server (pid {process.pid}) already uses {server.workdir}; stop it "
+            f"(kill -TERM {process.pid}) or choose another workdir"
+        )
+        assert server.pid_file.exists()  # it is still in use
+    finally:
+        process.kill()
+        process.wait()

@@ -98,3 +98,17 @@ def test_store_errors_share_the_project_root(tmp_path):
     with pytest.raises(ResultStoreError) as caught:
         ResultStore(tmp_path / "store.sqlite")
     assert isinstance(caught.value, BertScorePluginsError) and isinstance(caught.value, OSError)
+
+
+def test_a_damaged_row_read_again_by_the_same_run_is_warned_of_once(store_path):
+    # a run reads a page's rows before scoring and again before logging, and every poll with --follow
+    _damage(store_path, "s1", "annotation", "not json")
+    with ResultStore(store_path) as store, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            found = store.results(CONFIG, ["s1", "s2"])
+    assert [type(w.message) for w in caught] == [DamagedResultWarning]
+    assert "span 's1' 'bertscore': annotation is not valid JSON" in str(caught[0].message)
+    assert set(found) == {"s2"}  # still never used
+    with ResultStore(store_path) as store, pytest.warns(DamagedResultWarning):
+        store.results(CONFIG, ["s1"])  # the next run names it again

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -116,10 +117,13 @@ def requests(batch: str, rounds: int, *, no_reference: int = 0, no_retrieval: in
 def wait_for_roots(client: Client, project: str, count: int) -> None:
     deadline = time.monotonic() + 90
     while True:
-        found = client._client.get(
-            f"v1/projects/{project}/spans", params={"limit": 1000, "parent_id": "null"}
-        )
-        if found.status_code == 200 and len(found.json()["data"]) >= count:
+        try:
+            found = client.spans.get_spans(project_identifier=project, parent_id="null", limit=count)
+        except httpx.HTTPStatusError as error:  # 404 until the server has made the project
+            if error.response.status_code != 404:
+                raise
+            found = []
+        if len(found) >= count:
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"{project!r}: fewer than {count} root spans after 90 s")
@@ -331,9 +335,12 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
         # earlier test's library can leave it ignored, and Python keeps an ignored SIGINT ignored)
         preexec_fn=_sigint_as_at_a_terminal,
     )
+    progress: list[str] = []  # stderr up to the first poll's line; stdout holds only the final report
     try:
-        first_poll = process.stdout.readline()
-        assert first_poll.startswith("poll 1:"), first_poll + process.stderr.read()[-3000:]
+        while not (progress and progress[-1].startswith("poll 1:")):
+            line = process.stderr.readline()
+            assert line, "".join(progress) + process.stdout.read()[-3000:]
+            progress.append(line)
         later = send(app.endpoint, project, app.stub, requests(f"followed-{project_exists}", 1))
         wait_for_roots(app.client, project, len(later))  # the server makes a new project asynchronously
         deadline = time.monotonic() + 300
@@ -365,8 +372,10 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
             process.kill()
             process.wait()
     assert process.returncode == 0, err[-3000:]
-    report = json.loads(out.strip().splitlines()[-1])
+    report = json.loads(out)  # the whole of stdout: one JSON document, no progress lines before it
     assert report["evaluated"] == 5 and report["polls"] >= 2
+    err = "".join(progress) + err
+    assert re.search(rf"^poll {report['polls'] - 1}: evaluated \d+ spans", err, re.MULTILINE), err[-3000:]
     assert (f"no project {project!r} yet; waiting for its first traces" in err) is not project_exists
 
 
@@ -586,3 +595,88 @@ def test_llm_spans_narrowed_by_a_phoenix_filter(app, tmp_path):
     ]
     assert disagreement["metadata"]["faithfulness_signal"] == OFFLINE_FAITHFULNESS
     assert disagreement["metadata"]["similarity"] > 0.9  # the LLM span's answer against the gold answer
+
+
+def _current_annotations(client: Client, project: str, spans) -> dict[tuple[str, str], list[dict]]:
+    found: dict[tuple[str, str], list[dict]] = {}
+    for a in annotations_of(client, project, spans):
+        found.setdefault((a["span_id"], a["name"]), []).append(a)
+    return found
+
+
+def test_several_configurations_leave_one_current_annotation_per_signal_the_last_ones(app, tmp_path):
+    from bertscore_plugins.evaluation.names import CONFIGURATION_KEY
+    from bertscore_plugins.integrations.phoenix import evaluate_project
+
+    project = f"{app.project}-configurations"
+    batch = requests("configurations", 1)
+    sent = send(app.endpoint, project, app.stub, batch)
+    wait_for_roots(app.client, project, len(sent))
+    expected = {request.key: request.expected for request in batch}
+    store = tmp_path / "store.sqlite"
+
+    def run(**settings):
+        return evaluate_project(
+            project, client=app.client, store=store, reference_key="metadata.reference", **settings
+        )
+
+    unsettled = run(llm=app.stub.llm(), judge_rows="unsettled")
+    offline = run()  # no judge: the disagreement is read against the offline faithfulness
+    judged = run(llm=app.stub.llm())
+    ids = {unsettled.configuration, offline.configuration, judged.configuration}
+    assert len(ids) == 3 and judged.evaluated == len(sent)
+    current = _current_annotations(app.client, project, sent)
+    assert {len(found) for found in current.values()} == {1}  # one per (span, name): replaced, not kept
+    assert {name for _, name in current} == {
+        SIMILARITY,
+        GROUNDEDNESS,
+        OFFLINE_FAITHFULNESS,
+        FAITHFULNESS,
+        DISAGREEMENT,
+    }
+    assert {a["metadata"][CONFIGURATION_KEY] for [a] in current.values()} == {judged.configuration}
+    assert {a["identifier"] for [a] in current.values()} == {"bertscore-plugins"}
+
+    # the README's filter strings select by the current verdict (the judged one)
+    label_of = {span: a["result"]["label"] for (span, name), [a] in current.items() if name == DISAGREEMENT}
+    assert label_of == {span: expected[key] for span, key in sent.items()}
+    for identifier in (None, "bertscore-plugins"):
+        filters = disagreement_filters(identifier=identifier)["spans"]
+        for label in ("high_sim_unfaithful", "low_sim_faithful"):
+            found = app.client.spans.get_spans_dataframe(
+                query=SpanQuery().where(filters[label]), project_identifier=project
+            )
+            assert set(found.index) == {
+                span for span, current_label in label_of.items() if current_label == label
+            }
+
+    # running an earlier configuration again makes its results current again, from the store
+    again = run()
+    assert (again.evaluated, again.logged, again.logged_from_store) == (0, 4 * len(sent), 4 * len(sent))
+    current = _current_annotations(app.client, project, sent)
+    assert {len(found) for found in current.values()} == {1}
+    written_by = {name: {a["metadata"][CONFIGURATION_KEY] for (_, n), [a] in current.items() if n == name}
+                  for name in {name for _, name in current}}  # fmt: skip
+    assert written_by[FAITHFULNESS] == {judged.configuration}  # not computed without a judge: kept
+    assert all(written_by[name] == {offline.configuration} for name in written_by if name != FAITHFULNESS)
+
+
+def test_a_damaged_store_row_is_warned_of_once_per_run(app, first_run, tmp_path):
+    import sqlite3
+
+    assert "first" in app.runs, "runs after the first evaluation"
+    store = tmp_path / "copy.sqlite"
+    with sqlite3.connect(app.store) as source, sqlite3.connect(store) as copy:
+        source.backup(copy)
+        copy.execute("UPDATE results SET annotation = '{\"name\": ' WHERE rowid = 1")
+    source.close()
+    copy.close()
+    command = evaluate_command(
+        app, app.project, "--reference-key", "metadata.reference", "--format", "json", store=store
+    )
+    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stderr.count("cannot be read back") == 1, done.stderr[-3000:]
+    assert "1 stored result(s) cannot be read back and are computed again" in done.stderr
+    report = json.loads(done.stdout)
+    assert (report["evaluated"], report["logged"]) == (0, 0)  # the span's annotation is current in Phoenix

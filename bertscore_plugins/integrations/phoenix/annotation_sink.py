@@ -1,9 +1,24 @@
 """Results onto a Phoenix project's spans: annotation configs, span annotations, filters and links.
 
-Everything goes over HTTP with ``phoenix.client`` (the server is never imported). Names come from
-:mod:`.names`, so filters, sorting and experiment comparisons work across runs; re-logging the same
-rows overwrites (Phoenix keeps one annotation per name, span and identifier), which makes logging safe
-to repeat after an outage. Datasets and experiments are in :mod:`.experiments`.
+Everything goes through :mod:`.gateway` (the server is never imported). Names come from
+:mod:`bertscore_plugins.evaluation.names`, so filters, sorting and experiment comparisons work across
+runs. Datasets and experiments are in :mod:`.experiments`.
+
+One current annotation per signal. Phoenix keeps one span annotation per (span, name, identifier) and
+replaces it when the same three are written again (an upsert on every field: label, score,
+explanation, metadata; checked on server 20.26.1). Every configuration of ours writes under the same
+identifier, ``annotation_identifier`` (default ``"bertscore-plugins"``), and puts its configuration id
+in the metadata (``bertscore_configuration``). So after several configurations of ``phoenix evaluate``
+(no judge; a judge; ``--judge-rows unsettled``) have evaluated a span, the span shows one annotation
+per signal name, the one the last configuration wrote, with that configuration's id in its metadata;
+the older ones are replaced, not kept. A signal the last configuration did not compute (the judge's
+``faithfulness`` after a run without a judge) keeps the annotation of the configuration that did, and
+its metadata names that one. Re-running an earlier configuration makes its results current again (they
+are re-sent from the local result store, not recomputed). The filter strings of
+:func:`disagreement_filters` therefore select the current verdict. To keep two configurations side by
+side instead, give one of them another ``annotation_identifier``. Phoenix's own evaluators log with an
+empty identifier, so theirs and ours never replace each other. Re-logging the same rows after an
+outage is safe for the same reason: it replaces, never duplicates.
 """
 
 from __future__ import annotations
@@ -12,12 +27,10 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import quote
 
 import pandas as pd
 from phoenix.evals.utils import to_annotation_dataframe
 
-from bertscore_plugins.errors import PhoenixServerError
 from bertscore_plugins.evaluation.names import (
     AGREE,
     ANNOTATION_IDENTIFIER,
@@ -31,6 +44,8 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
     UNFAITHFUL,
 )
+from bertscore_plugins.integrations.phoenix import gateway
+from bertscore_plugins.integrations.phoenix.gateway import project_id as project_id
 
 logger = logging.getLogger(__name__)
 
@@ -87,11 +102,6 @@ def annotation_configs(
     ]
 
 
-def _http(client: Any) -> Any:
-    # phoenix.client has no wrapper for annotation configs (REST only); reuse its configured httpx client.
-    return client._client
-
-
 def ensure_annotation_configs(
     client: Any,
     configs: Sequence[Mapping[str, Any]] | None = None,
@@ -103,30 +113,17 @@ def ensure_annotation_configs(
     Idempotent: an existing config with the same name is kept as it is. With ``project`` (name or id)
     each config is also attached to that project so its spans table shows them.
     """
-    http = _http(client)
     configs = list(configs) if configs is not None else annotation_configs()
-    reply = http.get("v1/annotation_configs", params={"limit": 1000})
-    reply.raise_for_status()
-    existing = {item["name"]: item["id"] for item in reply.json().get("data", [])}
-    ids: dict[str, str] = {}
-    for config in configs:
-        name = config["name"]
-        if name in existing:
-            ids[name] = existing[name]
-            continue
-        created = http.post("v1/annotation_configs", json=dict(config))
-        if created.status_code >= 400:
-            raise PhoenixServerError(
-                f"creating annotation config {name!r} failed: {created.status_code} {created.text}"
-            )
-        ids[name] = created.json()["data"]["id"]
+    existing = gateway.annotation_config_ids(client)
+    ids = {
+        config["name"]: existing.get(config["name"]) or gateway.create_annotation_config(client, config)
+        for config in configs
+    }
     if project is not None:
         for name, config_id in ids.items():
-            attached = http.put(
-                f"v1/projects/{quote(project, safe='')}/annotation_configs/{quote(config_id, safe='')}"
-            )
-            if attached.status_code >= 400:
-                logger.warning("could not attach %r to project %r: %s", name, project, attached.text)
+            refused = gateway.attach_annotation_config(client, project, config_id)
+            if refused is not None:
+                logger.warning("could not attach %r to project %r: %s", name, project, refused)
     return ids
 
 
@@ -171,7 +168,7 @@ def log_span_annotations(
     annotations = span_annotation_dataframe(results, score_names, identifier)
     if annotations.empty:
         return 0
-    client.spans.log_span_annotations_dataframe(dataframe=annotations, sync=True)
+    gateway.log_span_annotation_frame(client, annotations)
     return len(annotations)
 
 
@@ -184,25 +181,35 @@ def disagreement_filters(
     faithfulness: str = FAITHFULNESS,
     disagreement: str = DISAGREEMENT,
     similarity_threshold: float | None = None,
+    identifier: str | None = None,
 ) -> dict[str, dict[str, str]]:
     """Ready-made filter strings: ``{"spans": {...}, "experiments": {...}}``, each opening with the
     unfaithful rows (``faithfulness`` names the signal: the judge or the offline faithfulness).
 
     Paste a ``spans`` filter into a project's spans filter bar (or ``SpanQuery().where(...)``) and an
     ``experiments`` filter into the experiment compare page's filter (GraphQL ``filterCondition``).
+    A span holds one current annotation of ours per name (see the module docstring), so a ``spans``
+    filter selects by that one. With ``identifier`` (ours: ``"bertscore-plugins"``) each span filter
+    also requires the annotation to carry it, for a project where other annotators (people, Phoenix's
+    own evaluators, an older version of this package) wrote annotations of the same names.
     """
 
     def either(prefix: str) -> str:
         return f"({prefix}.label == '{HIGH_SIM_UNFAITHFUL}' or {prefix}.label == '{LOW_SIM_FAITHFUL}')"
 
+    def ours(name: str, condition: str) -> str:
+        if identifier is None:
+            return condition
+        return f"{condition} and annotations['{name}'].identifier == {identifier!r}"
+
     span_prefix = f"annotations['{disagreement}']"
     spans = {
         # first: what is unfaithful, whatever the similarity (the disagreement quadrants hide the rows
         # that are wrong AND unlike the reference)
-        UNFAITHFUL: f"annotations['{faithfulness}'].label == '{UNFAITHFUL}'",
-        "disagreements": either(span_prefix),
-        HIGH_SIM_UNFAITHFUL: f"{span_prefix}.label == '{HIGH_SIM_UNFAITHFUL}'",
-        LOW_SIM_FAITHFUL: f"{span_prefix}.label == '{LOW_SIM_FAITHFUL}'",
+        UNFAITHFUL: ours(faithfulness, f"annotations['{faithfulness}'].label == '{UNFAITHFUL}'"),
+        "disagreements": ours(disagreement, either(span_prefix)),
+        HIGH_SIM_UNFAITHFUL: ours(disagreement, f"{span_prefix}.label == '{HIGH_SIM_UNFAITHFUL}'"),
+        LOW_SIM_FAITHFUL: ours(disagreement, f"{span_prefix}.label == '{LOW_SIM_FAITHFUL}'"),
     }
     exp_prefix = f"experiments[0].evals['{disagreement}']"
     experiments = {
@@ -212,16 +219,15 @@ def disagreement_filters(
         LOW_SIM_FAITHFUL: f"{exp_prefix}.label == '{LOW_SIM_FAITHFUL}'",
     }
     if similarity_threshold is not None and math.isfinite(similarity_threshold):
-        spans["similar_but_unfaithful"] = (
-            f"annotations['{similarity}'].score >= {similarity_threshold:g} "
-            f"and annotations['{faithfulness}'].label == '{UNFAITHFUL}'"
+        spans["similar_but_unfaithful"] = ours(
+            faithfulness,
+            ours(
+                similarity,
+                f"annotations['{similarity}'].score >= {similarity_threshold:g} "
+                f"and annotations['{faithfulness}'].label == '{UNFAITHFUL}'",
+            ),
         )
     return {"spans": spans, "experiments": experiments}
-
-
-def project_id(client: Any, project_name: str) -> str:
-    """The id Phoenix's UI uses in project URLs."""
-    return client.projects.get(project_name=project_name)["id"]
 
 
 def project_url(base_url: str, project: str) -> str:

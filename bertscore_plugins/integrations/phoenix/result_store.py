@@ -38,7 +38,10 @@ _COLUMNS = ("span_id", "configuration", "name", "annotation", "failure", "logged
 
 
 class DamagedResultWarning(UserWarning):
-    """Rows of the result store could not be read back (edited, truncated); they are computed again."""
+    """Rows of the result store could not be read back (edited, truncated); they are computed again.
+
+    Warned once per damaged row per open store: a run reads a page's rows twice (before scoring and
+    before logging) and a ``--follow`` run every poll, and the row is the same damaged row each time."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class ResultStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ResultStoreError(f"result store {self.path}: cannot create its folder ({error})") from error
+        self._warned: set[tuple[str, str, str]] = set()  # damaged rows already named (see the warning)
         with self._guard("cannot open it"):
             self._db = sqlite3.connect(self.path, timeout=60)
         try:
@@ -115,7 +119,10 @@ class ResultStore:
             for row in rows:
                 result, problem = _read_row(*row)
                 if problem:
-                    damaged.append(f"span {row[0]!r} {row[1]!r}: {problem}")
+                    key = (configuration, repr(row[0]), repr(row[1]))
+                    if key not in self._warned:
+                        self._warned.add(key)
+                        damaged.append(f"span {row[0]!r} {row[1]!r}: {problem}")
                 elif result is not None:
                     found.setdefault(str(row[0]), {})[result.name] = result
         if damaged:

@@ -3,7 +3,9 @@
 A span becomes a :class:`~.batch.BatchRow` wanting the signals it has the fields for (groundedness and
 the offline faithfulness need a context, similarity a reference, the judge a question and a context)
 minus those stored from an earlier run, whose cells the row carries as ``known``. The batch's cells
-become ``SpanAnnotationData`` dicts carrying our identifier and the configuration's id.
+become ``SpanAnnotationData`` dicts carrying our identifier and, in their metadata, the configuration's
+id (one identifier for every configuration: the last one's annotation is the current one, see
+:mod:`.annotation_sink`).
 """
 
 from __future__ import annotations
@@ -36,8 +38,21 @@ class Annotating:
     @property
     def identifier(self) -> str:
         """Phoenix keeps one annotation per (name, span, identifier): ours differs from Phoenix's own
-        evaluators' (empty) and from our other configurations'."""
-        return f"{self.config.annotation_identifier} {self.configuration}"
+        evaluators' (empty) and is the same for all our configurations, so the last one replaces the
+        earlier ones' (which configuration wrote it is in the metadata, :func:`written_by`)."""
+        return self.config.annotation_identifier
+
+    def is_mine(self, annotation: Mapping[str, Any]) -> bool:
+        """Whether Phoenix's current annotation is this configuration's (our identifier, our id)."""
+        return (
+            annotation.get("identifier") == self.identifier and written_by(annotation) == self.configuration
+        )
+
+
+def written_by(annotation: Mapping[str, Any]) -> str | None:
+    """The configuration id in an annotation's metadata (None: not written by a trace evaluation)."""
+    metadata = annotation.get("metadata")
+    return metadata.get(CONFIGURATION_KEY) if isinstance(metadata, Mapping) else None
 
 
 def span_row(

@@ -1,7 +1,7 @@
 """A project's spans as OpenInference says instrumentors write them: pages, selection, RAG fields.
 
-Reading goes through ``phoenix.client`` (its HTTP client and REST routes) one page at a time, so a
-project of any size is read in bounded memory. Attribute names come from
+Reading goes through :mod:`.gateway` one page at a time, so a project of any size is read in bounded
+memory. Attribute names come from
 ``openinference.semconv.trace``; nothing here hand-types an attribute key.
 
 What a span means for evaluation (:class:`SpanFields`):
@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
-from urllib.parse import quote
 
 from openinference.semconv.trace import (
     DocumentAttributes,
@@ -37,8 +35,9 @@ from openinference.semconv.trace import (
     SpanAttributes,
 )
 
-from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep, value_too_deep
+from bertscore_plugins.integrations.phoenix.gateway import matching_span_ids as matching_span_ids
+from bertscore_plugins.integrations.phoenix.gateway import span_pages
 
 ROOT = "root"
 """``span_kind`` value selecting the root span of each trace (the default)."""
@@ -281,61 +280,7 @@ def extract_fields(
     )
 
 
-# -- reading -----------------------------------------------------------------------------------------
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()
-
-
-def span_pages(
-    client: Any,
-    project: str,
-    *,
-    page_size: int = 500,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    span_kind: str | Sequence[str] | None = None,
-    roots_only: bool = False,
-    trace_ids: Sequence[str] | None = None,
-) -> Iterator[list[dict[str, Any]]]:
-    """The project's spans, ``page_size`` at a time (``GET /v1/projects/{project}/spans`` with its cursor).
-
-    ``client.spans.get_spans`` collects every page into one list; this yields each page as it arrives,
-    so only one page is held at a time.
-
-    Raises:
-        httpx.HTTPError: the server cannot be reached or answers with an error.
-    """
-    params: dict[str, Any] = {"limit": page_size}
-    if since is not None:
-        params["start_time"] = _iso(since)
-    if until is not None:
-        params["end_time"] = _iso(until)
-    if span_kind:
-        params["span_kind"] = [span_kind] if isinstance(span_kind, str) else list(span_kind)
-    if roots_only:
-        params["parent_id"] = "null"
-    if trace_ids:
-        params["trace_id"] = list(trace_ids)
-    http = client._client  # phoenix.client's configured httpx client (base URL, headers, auth)
-    cursor = None
-    while True:
-        if cursor:
-            params["cursor"] = cursor
-        reply = http.get(
-            f"v1/projects/{quote(project, safe='')}/spans",
-            params=params,
-            headers={"accept": "application/json"},
-        )
-        reply.raise_for_status()
-        body = reply.json()
-        spans = body.get("data") or []
-        if spans:
-            yield spans
-        cursor = body.get("next_cursor")
-        if not cursor or not spans:
-            return
+# -- reading (pages come through the gateway) ------------------------------------------------------
 
 
 def trace_documents(client: Any, project: str, trace_ids: Sequence[str]) -> dict[str, list[str]]:
@@ -353,28 +298,3 @@ def trace_documents(client: Any, project: str, trace_ids: Sequence[str]) -> dict
         trace_id: [doc for _, docs in sorted(entries, key=lambda e: e[0]) for doc in docs]
         for trace_id, entries in found.items()
     }
-
-
-def matching_span_ids(client: Any, project: str, where: str, *, since: datetime | None = None) -> set[str]:
-    """Ids of the spans matching a Phoenix filter string (as typed in the UI's filter bar).
-
-    Only ids travel (one narrow column), so this stays small for large projects.
-
-    Raises:
-        ValueError: the server rejected the filter (its message is kept).
-    """
-    import httpx
-    from phoenix.client.types.spans import SpanQuery
-
-    try:
-        frame = client.spans.get_spans_dataframe(
-            query=SpanQuery().where(where).select("name"),
-            project_identifier=project,
-            start_time=since,
-            limit=100_000_000,
-        )
-    except httpx.HTTPStatusError as error:
-        if error.response.status_code in (400, 422):
-            raise ArgumentError(f"Phoenix rejected the filter {where!r}: {error.response.text}") from error
-        raise
-    return set() if frame is None else {str(span_id) for span_id in frame.index}

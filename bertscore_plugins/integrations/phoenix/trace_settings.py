@@ -1,12 +1,14 @@
-"""What a trace evaluation is told and what it tells back: which spans, paging and polling
-(:class:`TraceSettings`, each setting declared once: its default, help and flag), and the run's
-:class:`EvaluationReport`."""
+"""How a trace evaluation reads spans: :class:`TraceSettings` (which spans, paging and polling; each
+setting declared once: its default, help and flag), the Phoenix integration's one configuration object.
+
+How spans are evaluated is :class:`~bertscore_plugins.evaluation.config.EvaluationConfig`'s (which holds
+the core's ``ScoreConfig``); the two are composed by :func:`.trace_evaluation.evaluate_project`, never
+layered. What a run did is :class:`.trace_report.EvaluationReport` (re-exported here)."""
 
 from __future__ import annotations
 
 import argparse
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -15,7 +17,12 @@ from openinference.semconv.trace import OpenInferenceSpanKindValues
 from bertscore_plugins.core.config import SettingError, finite_number, whole_number
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.integrations.phoenix.span_source import ROOT
+from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport as EvaluationReport
 from bertscore_plugins.settings import document, setting
+
+LONG_TEXT = "window"
+"""The core's ``long_text`` for spans unless the caller sets it: a retrieved context is read whole (with
+a sliding window), not cut at the model's 512 tokens. One home: the CLI's default and the Python API's."""
 
 DEFAULT_LOOKBACK = timedelta(minutes=10)
 """How far back each ``follow`` poll re-reads: a trace's root span is exported when the trace ends,
@@ -127,66 +134,3 @@ def parse_since(text: str, *, now: datetime | None = None) -> datetime:
             f"--since must be a duration ago (30m, 2h, 7d) or an ISO time (2026-01-31T12:00), got {text!r}"
         ) from error
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-@dataclass
-class EvaluationReport:
-    """What a run did. Counts are spans unless named otherwise; ``seconds`` splits the wall time."""
-
-    project: str
-    configuration: str
-    spans_read: int = 0
-    already_done: int = 0
-    evaluated: int = 0
-    results: Counter = field(default_factory=Counter)  # evaluator name -> results computed this run
-    logged: int = 0  # annotations Phoenix accepted this run
-    logged_from_store: int = 0  # ... of which an earlier run had computed
-    skipped: Counter = field(default_factory=Counter)  # "evaluator: reason" -> spans
-    failed: Counter = field(default_factory=Counter)  # "evaluator: reason" -> spans (retried next run)
-    seconds: dict[str, float] = field(
-        default_factory=lambda: {"read": 0.0, "score": 0.0, "judge": 0.0, "store": 0.0, "write": 0.0}
-    )
-    polls: int = 0
-    judge_calls: Counter = field(default_factory=Counter)  # "judged" / "saved" (by judge triage)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "project": self.project,
-            "configuration": self.configuration,
-            "spans_read": self.spans_read,
-            "already_done": self.already_done,
-            "evaluated": self.evaluated,
-            "results": dict(self.results),
-            "logged": self.logged,
-            "logged_from_store": self.logged_from_store,
-            "skipped": dict(self.skipped),
-            "failed": dict(self.failed),
-            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
-            "polls": self.polls,
-            "judge_calls": {"judged": self.judge_calls["judged"], "saved": self.judge_calls["saved"]},
-        }
-
-    def summary(self) -> str:
-        """A few lines for people: counts, then each skip/failure reason."""
-        lines = [
-            (
-                f"project {self.project!r}, configuration {self.configuration}: read {self.spans_read} "
-                f"spans, {self.already_done} already evaluated, evaluated {self.evaluated}, "
-                f"logged {self.logged} annotations ({self.logged_from_store} from the local store)"
-            )
-        ]
-        if self.judge_calls:
-            lines.append(
-                f"  judge: {self.judge_calls['judged']} calls, {self.judge_calls['saved']} saved "
-                "(rows the offline signals settled)"
-            )
-        if self.results:
-            lines.append("  results: " + ", ".join(f"{n} {c}" for n, c in sorted(self.results.items())))
-        for title, counts in (("skipped", self.skipped), ("failed (retried next run)", self.failed)):
-            for reason, count in sorted(counts.items()):
-                lines.append(f"  {title}: {count} span(s): {reason}")
-        total = sum(self.seconds.values()) or 1.0
-        lines.append(
-            "  time: " + ", ".join(f"{k} {v:.1f} s ({100 * v / total:.0f}%)" for k, v in self.seconds.items())
-        )
-        return "\n".join(lines)
