@@ -61,10 +61,15 @@ def clinic(phoenix_server, tmp_path_factory):
 def _wait_for_roots(client: Client, project: str, expected: int) -> None:
     import time
 
+    import httpx
+
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        reply = client._client.get(f"v1/projects/{project}/spans", params={"limit": 100, "parent_id": "null"})
-        if reply.status_code == 200 and len(reply.json()["data"]) >= expected:
+        try:
+            roots = client.spans.get_spans(project_identifier=project, parent_id="null", limit=expected)
+        except httpx.HTTPStatusError:  # 404 until the server has made the project
+            roots = []
+        if len(roots) >= expected:
             return
         time.sleep(0.5)
     raise AssertionError(f"{project}: fewer than {expected} root spans after 90 s")

@@ -16,6 +16,7 @@ import subprocess
 import time
 from types import SimpleNamespace
 
+import httpx
 import pandas as pd
 import pytest
 from openinference.semconv.trace import DocumentAttributes, SpanAttributes
@@ -37,6 +38,7 @@ from bertscore_plugins.integrations.phoenix import (
     experiment_evaluators,
     experiment_url,
     faithfulness_evaluator,
+    gateway,
     log_experiment,
     log_span_annotations,
     project_id,
@@ -149,9 +151,11 @@ def _wait_for_rows(client: Client, project: str, count: int) -> pd.DataFrame:
         time.sleep(0.5)
 
 
-def _compare(client: Client, experiment_id: str, condition: str) -> list[str]:
-    reply = client._client.post(
-        "graphql", json={"query": COMPARE_QUERY, "variables": {"base": experiment_id, "filter": condition}}
+def _compare(base_url: str, experiment_id: str, condition: str) -> list[str]:
+    reply = httpx.post(
+        f"{base_url}/graphql",
+        json={"query": COMPARE_QUERY, "variables": {"base": experiment_id, "filter": condition}},
+        timeout=60,
     )
     reply.raise_for_status()
     body = reply.json()
@@ -221,7 +225,10 @@ def test_annotations_read_back_with_kinds(logged):
     wrong_day = next(s for s, k in logged.span_keys.items() if k == "wrong_day")
     rows = back[(back.index == wrong_day) & (back["annotation_name"] == "bertscore")]
     assert "Thursday -> Tuesday" in rows["result.explanation"].iloc[0]
-    configs = logged.client._client.get(f"v1/projects/{logged.project}/annotation_configs").json()["data"]
+    base_url = gateway.base_url_of(logged.client)
+    configs = httpx.get(f"{base_url}/v1/projects/{logged.project}/annotation_configs", timeout=60).json()[
+        "data"
+    ]
     assert {c["name"] for c in configs} >= {"bertscore", "faithfulness", "sim_faith_disagreement"}
 
 
@@ -238,7 +245,7 @@ def test_span_filter_returns_exactly_the_disagreeing_rows(logged):
     assert keys(filters["high_sim_unfaithful"]) == {"wrong_day", "wrong_number"}
     assert keys(filters["low_sim_faithful"]) == {"bad_reference"}
     assert keys(filters["similar_but_unfaithful"]) == {"wrong_day", "wrong_number"}
-    url = project_url(logged.client._client.base_url.__str__(), project_id(logged.client, logged.project))
+    url = project_url(gateway.base_url_of(logged.client), project_id(logged.client, logged.project))
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/projects/[A-Za-z0-9=]+", url)
 
 
@@ -277,10 +284,13 @@ def test_experiment_with_the_three_evaluators_and_its_compare_filter(logged, pho
 
     condition = disagreement_filters()["experiments"]["disagreements"]
     found = {
-        key_of_example[example_id] for example_id in _compare(client, experiment["experiment_id"], condition)
+        key_of_example[example_id]
+        for example_id in _compare(phoenix_server.base_url, experiment["experiment_id"], condition)
     }
     assert found == DISAGREEING
-    rows = client._client.get(f"v1/experiments/{experiment['experiment_id']}/json").json()
+    rows = httpx.get(
+        f"{phoenix_server.base_url}/v1/experiments/{experiment['experiment_id']}/json", timeout=60
+    ).json()
     by_name = {a["name"]: a for a in rows[0]["annotations"]}
     assert (
         by_name["bertscore"]["annotator_kind"] == "CODE"
@@ -302,7 +312,10 @@ def test_stored_experiment_replays_scores_without_rescoring(logged):
         for e in dataset.examples
     }
     condition = disagreement_filters()["experiments"]["disagreements"]
-    found = {key_of_example[i] for i in _compare(logged.client, experiment["experiment_id"], condition)}
+    found = {
+        key_of_example[i]
+        for i in _compare(gateway.base_url_of(logged.client), experiment["experiment_id"], condition)
+    }
     assert found == DISAGREEING
     errors = sorted(run.name for run in experiment["evaluation_runs"] if run.error)
     assert errors == ["faithfulness", "sim_faith_disagreement"]  # the row whose judge failed, only
