@@ -21,7 +21,6 @@ import logging
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import time
@@ -34,6 +33,9 @@ from typing_extensions import Self
 
 from bertscore_plugins.errors import ArgumentError, PhoenixServerError
 from bertscore_plugins.tools.phoenix_loopback import OWNER_ENV
+from bertscore_plugins.tools.phoenix_ports import check_port_free, is_loopback_host, url_host
+from bertscore_plugins.tools.phoenix_ports import free_port as free_port
+from bertscore_plugins.tools.phoenix_ports import port_in_use as port_in_use
 from bertscore_plugins.tools.phoenix_venv import PHOENIX_VERSION as PHOENIX_VERSION
 from bertscore_plugins.tools.phoenix_venv import VENV_ENV_VAR as VENV_ENV_VAR
 from bertscore_plugins.tools.phoenix_venv import default_venv, ensure_phoenix_venv, project_root
@@ -72,49 +74,6 @@ def default_workdir() -> Path:
     """``$BERTSCORE_PHOENIX_WORKDIR``, else ``.phoenix-data`` at the repository root (or the cwd)."""
     configured = os.environ.get(WORKDIR_ENV_VAR, "").strip()
     return Path(configured).expanduser() if configured else project_root() / ".phoenix-data"
-
-
-def _family(host: str) -> socket.AddressFamily:
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
-
-
-def url_host(host: str) -> str:
-    """``host`` as a URL writes it: an IPv6 address in brackets (``[::1]``)."""
-    return f"[{host}]" if ":" in host else host
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that is free on ``host`` (an IPv4 or IPv6 address) right now."""
-    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
-
-
-def port_in_use(host: str, port: int) -> OSError | None:
-    """Why a server could not listen on ``host:port`` now, or None if it could.
-
-    Binds as servers do, with SO_REUSEADDR: connections of a server that just stopped linger in TIME_WAIT
-    for a minute and block a plain bind, but not a new server; only a live listener does."""
-    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-            sock.listen()
-        except OSError as error:
-            return error
-    return None
-
-
-def _check_port_free(host: str, port: int, what: str) -> None:
-    error = port_in_use(host, port)
-    if error is not None:
-        raise PhoenixServerError(f"{what} port {port} on {host} is in use ({error}); choose another")
-
-
-def _is_loopback(host: str) -> bool:
-    from bertscore_plugins.tools.phoenix_loopback import is_loopback
-
-    return isinstance(host, str) and bool(host.strip()) and is_loopback(host)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -194,7 +153,7 @@ class PhoenixServer:
         startup_timeout: float = 240.0,
         create_venv: bool = True,
     ) -> None:
-        if not _is_loopback(host):
+        if not is_loopback_host(host):
             raise ArgumentError(
                 f"host must be a loopback address (127.0.0.1, ::1, localhost), got {host!r}: this launcher "
                 "never exposes Phoenix beyond this machine; deploy Phoenix itself for that"
@@ -322,8 +281,8 @@ class PhoenixServer:
         self._temp_dir.mkdir(parents=True, exist_ok=True)
         self._claim_pid_file()
         self._choose_ports()
-        _check_port_free(self.host, self.port, "HTTP")
-        _check_port_free(self.host, self.grpc_port, "OTLP gRPC")
+        check_port_free(self.host, self.port, "HTTP")
+        check_port_free(self.host, self.grpc_port, "OTLP gRPC")
 
         self._log = open(self.log_path, "a")  # noqa: SIM115 - kept open for the child's lifetime
         self.process = subprocess.Popen(
