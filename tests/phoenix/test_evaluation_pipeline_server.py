@@ -81,7 +81,7 @@ def _annotations(client: Client, project: str, spans) -> list[dict]:
     )
 
 
-def _ours(annotations: list[dict], identifier_start: str = "bertscore-plugins ") -> dict:
+def _ours(annotations: list[dict], identifier_start: str = "bertscore-plugins") -> dict:
     """``{(span id, name): annotation}`` of our annotations."""
     return {
         (a["span_id"], a["name"]): a
