@@ -44,6 +44,26 @@ def test_every_marker_stands_right_above_a_block():
                 assert following.startswith("```"), f"{path.name}:{number + 1}: a needs marker with no block"
 
 
+def test_the_runner_reports_a_failing_block_and_a_moved_import_path(tmp_path):
+    from tests.docs.run_python_blocks import run_page
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nvalue = 1\n```\n\n"  # a page's blocks share one namespace, in order
+        "```python\nassert value == 1\n```\n\n"
+        "```python\nfrom bertscore_plugins.errors import InputError\nraise InputError('shown')\n```\n\n"
+        "<!-- needs: network -->\n```python\nraise SystemExit('never run')\n```\n\n"
+        "```python\nimport bertscore_plugins.errors\nfrom bertscore_plugins.inputs import check_pairs\n```\n"
+        "```python\nimport bertscore_plugins.phoenix.names\n```\n",
+        encoding="utf-8",
+    )
+    outcomes = run_page(page)
+    assert [o["where"].rsplit(":", 1)[1] for o in outcomes] == ["1", "5", "9", "19", "23"]
+    errors = [o["error"] for o in outcomes]
+    assert errors[:2] == [None, None] and "InputError: shown" in errors[2] and errors[3] is None
+    assert "imports a moved module path" in errors[4] and "bertscore_plugins.phoenix.names" in errors[4]
+
+
 @pytest.mark.slow
 @pytest.mark.model
 def test_every_python_block_runs(tmp_path):
