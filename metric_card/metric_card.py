@@ -1,6 +1,7 @@
-# Loading script for `evaluate.load("<path>/metric_card")`: evaluate runs <folder>/<folder name>.py, so this
-# file is named after the folder. The metric itself lives in the installed package (one copy of the code);
-# bert_score_plugins.py is the same shim under the name a Hub Space `<org>/bert_score_plugins` needs.
+# `evaluate.load("./metric_card")` from a clone: evaluate runs <folder>/<folder name>.py, so this folder
+# holds that one file and nothing else. The card (README.md), the Hub Space files and the metric's code
+# exist once, in the package (bertscore_plugins/metric_card/ and bertscore_plugins/integrations/
+# hf_evaluate.py), so a clone, a pip install and a Space all load the same module.
 from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins
 
 __all__ = ["BERTScorePlugins"]

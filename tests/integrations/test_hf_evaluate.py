@@ -1,4 +1,5 @@
-"""The `evaluate` metric: offline loading of both metric-card copies, exact core numbers, config, caching."""
+"""The `evaluate` metric: offline loading from the clone's folder and the package's card, exact core numbers,
+config, caching."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins, metric_
 # the empty-candidate row is deliberate; its warning is the core's business, tested there
 pytestmark = pytest.mark.filterwarnings("ignore:.*empty candidate")
 
+# evaluate.load("./metric_card") from a clone: that folder holds only the loading script of the package's card
 CHECKOUT_CARD = Path(__file__).resolve().parents[2] / "metric_card"
 
 CANDIDATES = [
@@ -75,7 +77,7 @@ def assert_same_as_core(result: dict, candidates, references, **settings) -> Non
 
 
 @pytest.mark.parametrize("copy", ["checkout", "installed"])
-def test_both_card_copies_load_offline_and_equal_core(copy, no_network):
+def test_the_clone_folder_and_the_packaged_card_load_offline_and_equal_core(copy, no_network):
     path = CHECKOUT_CARD if copy == "checkout" else metric_card_path()
     module = load(path)
     assert isinstance(module, BERTScorePlugins)

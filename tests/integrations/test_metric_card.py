@@ -1,4 +1,5 @@
-"""The metric card folder: two identical copies, loader-safe scripts, a complete card whose examples are real."""
+"""The metric card: one copy (in the package), loader-safe scripts wherever `evaluate.load` is pointed, a
+complete card whose examples are real."""
 
 from __future__ import annotations
 
@@ -19,23 +20,28 @@ from bertscore_plugins import get_scorer  # noqa: E402 (after importorskip: a mi
 from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 
 REPO = Path(__file__).resolve().parents[2]
-CHECKOUT_CARD = REPO / "metric_card"
-INSTALLED_CARD = Path(metric_card_path())
+CHECKOUT_FOLDER = REPO / "metric_card"  # evaluate.load("./metric_card") from a clone: the loading script only
+CARD = Path(metric_card_path())  # the card itself, shipped with the package
 SHIPPED_FILES = ["README.md", "app.py", "bert_score_plugins.py", "metric_card.py", "requirements.txt"]
+LOADING_SCRIPTS = [
+    CHECKOUT_FOLDER / "metric_card.py",
+    CARD / "metric_card.py",
+    CARD / "bert_score_plugins.py",
+]
 
 
-def card_files(folder: Path) -> dict[str, bytes]:
-    return {
-        path.name: path.read_bytes() for path in folder.iterdir() if path.is_file() and path.suffix != ".pyc"
-    }
+def card_files(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir() if path.is_file() and path.suffix != ".pyc")
 
 
-def test_checkout_and_package_copies_are_byte_identical():
-    checkout, installed = card_files(CHECKOUT_CARD), card_files(INSTALLED_CARD)
-    assert sorted(checkout) == SHIPPED_FILES
-    assert sorted(installed) == SHIPPED_FILES
-    differing = [name for name in checkout if checkout[name] != installed[name]]
-    assert not differing, f"copy metric_card/ over bertscore_plugins/metric_card/: {differing} differ"
+def test_the_card_exists_once_in_the_package():
+    assert CARD == REPO / "bertscore_plugins" / "metric_card"
+    assert card_files(CARD) == SHIPPED_FILES
+    # the clone's folder holds only what evaluate runs: no second card, requirements or widget to keep equal
+    assert card_files(CHECKOUT_FOLDER) == ["metric_card.py"]
+    assert not [p for p in CHECKOUT_FOLDER.iterdir() if p.is_dir() and p.name != "__pycache__"]
+    cards = [p for p in REPO.rglob("README.md") if "# Metric Card for" in p.read_text(encoding="utf-8")]
+    assert [p for p in cards if ".venv" not in p.parts and "build" not in p.parts] == [CARD / "README.md"]
 
 
 def test_package_data_ships_every_card_file():
@@ -47,23 +53,22 @@ def test_package_data_ships_every_card_file():
         assert package / "metric_card" / name in shipped, name
 
 
-def test_loading_scripts_follow_evaluate_rules():
+@pytest.mark.parametrize("script", LOADING_SCRIPTS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_loading_script_follows_evaluate_rules_and_finds_the_packages_metric(script):
     from evaluate.loading import get_imports
     from evaluate.naming import camelcase_to_snakecase
 
-    # evaluate.load(folder) runs <folder>/<folder name>.py; a Space runs <space name>.py
-    assert (CHECKOUT_CARD / f"{CHECKOUT_CARD.name}.py").is_file()
-    assert (INSTALLED_CARD / f"{INSTALLED_CARD.name}.py").is_file()
+    # evaluate.load(folder) runs <folder>/<folder name>.py; a Space runs <space name>.py (the module's name)
     module_name = camelcase_to_snakecase(BERTScorePlugins.__name__)
-    assert module_name == "bert_score_plugins" and (CHECKOUT_CARD / f"{module_name}.py").is_file()
-    for script in ("metric_card.py", "bert_score_plugins.py"):
-        # evaluate checks library imports and turns the rest of an import line into a pip hint
-        imports = get_imports(str(CHECKOUT_CARD / script))
-        assert imports == [("library", "bertscore_plugins", "bertscore_plugins", None)], imports
-        # the first EvaluationModule subclass in the script wins: import our class only
-        namespace = runpy.run_path(str(CHECKOUT_CARD / script))
-        classes = [v for v in namespace.values() if isinstance(v, type) and issubclass(v, evaluate.Metric)]
-        assert classes == [BERTScorePlugins]
+    assert module_name == "bert_score_plugins"
+    assert script.stem in (script.parent.name, module_name)
+    # evaluate checks library imports and turns the rest of an import line into a pip hint
+    imports = get_imports(str(script))
+    assert imports == [("library", "bertscore_plugins", "bertscore_plugins", None)], imports
+    # the first EvaluationModule subclass in the script wins: import our class only
+    namespace = runpy.run_path(str(script))
+    classes = [v for v in namespace.values() if isinstance(v, type) and issubclass(v, evaluate.Metric)]
+    assert classes == [BERTScorePlugins]
 
 
 def test_space_requirements_are_the_packages_own_pypi_requirements():
@@ -71,7 +76,7 @@ def test_space_requirements_are_the_packages_own_pypi_requirements():
     # source beside the card and the requirements are its dependencies and the [evaluate] extra
     lines = [
         line
-        for line in (CHECKOUT_CARD / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        for line in (CARD / "requirements.txt").read_text(encoding="utf-8").splitlines()
         if line and not line.startswith("#")
     ]
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -80,7 +85,7 @@ def test_space_requirements_are_the_packages_own_pypi_requirements():
 
 
 def read_card() -> tuple[dict, str]:
-    text = (CHECKOUT_CARD / "README.md").read_text(encoding="utf-8")
+    text = (CARD / "README.md").read_text(encoding="utf-8")
     match = re.match(r"^---\n(.*?)\n---\n", text, flags=re.DOTALL)
     assert match, "the card must start with a YAML header"
     return yaml.safe_load(match.group(1)), text[match.end() :]
@@ -114,7 +119,7 @@ def test_card_header_and_sections():
 def test_card_examples_print_the_real_outputs():
     """Runs every `>>>` example of the card (they use the installed copy, offline) and compares output."""
     _, body = read_card()
-    test = doctest.DocTestParser().get_doctest(body, {}, "metric_card/README.md", str(CHECKOUT_CARD), 0)
+    test = doctest.DocTestParser().get_doctest(body, {}, "metric_card/README.md", str(CARD), 0)
     assert len(test.examples) >= 15
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     report: list[str] = []
@@ -140,10 +145,8 @@ def test_gradio_app_builds_the_widget(monkeypatch):
     fake.inputs = types.SimpleNamespace(Dataframe=lambda **kwargs: ("dataframe", kwargs))
     fake.outputs = types.SimpleNamespace(Textbox=lambda **kwargs: ("textbox", kwargs))
     monkeypatch.setitem(sys.modules, "gradio", fake)
-    monkeypatch.setattr(
-        sys, "path", [str(CHECKOUT_CARD), *sys.path]
-    )  # the widget reads sys.path[0]/README.md
-    runpy.run_path(str(CHECKOUT_CARD / "app.py"), run_name="__main__")
+    monkeypatch.setattr(sys, "path", [str(CARD), *sys.path])  # the widget reads sys.path[0]/README.md
+    runpy.run_path(str(CARD / "app.py"), run_name="__main__")
 
     assert built["launched"] and built["title"] == "Metric: bert_score_plugins"
     assert "# Metric Card for BERTScore" in built["article"]

@@ -1,16 +1,20 @@
-"""The README's Ray snippet, run as written up to its `ray.init(...)`, keeps every Ray server on
-loopback, as the project's own Ray tests do (a plain `ray.init()` listens on every interface)."""
+"""The README's Ray snippet runs as written on a CPU-only machine and scores its rows, and the Ray it
+starts keeps every server on loopback, as the project's own Ray tests do (a plain `ray.init()` listens on
+every interface). The documentation's block runner skips this block (it is marked); this file runs it."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.docs.blocks import Block, code_blocks
 
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = {"127.0.0.1", "::ffff:127.0.0.1", "::1"}
@@ -34,39 +38,48 @@ PROBE = textwrap.dedent(
 )
 
 
-def snippet_until_init(readme: str) -> str:
-    """The Python lines of the README's Ray section, up to and including `ray.init(...)`."""
-    section = readme.split("## Bigger than one machine", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    lines = code.splitlines()
-    end = next(i for i, line in enumerate(lines) if line.startswith("ray.init("))
-    return "\n".join(lines[: end + 1]) + "\n"
+def readme_ray_block() -> Block:
+    """The README's one Python block that uses Ray."""
+    (block,) = [
+        b for b in code_blocks(REPO / "README.md") if b.language == "python" and "import ray" in b.code
+    ]
+    return block
 
 
-def test_the_snippet_calls_ray_init_after_setting_single_machine_mode():
-    snippet = snippet_until_init((REPO / "README.md").read_text(encoding="utf-8"))
-    assert snippet.index("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") < snippet.index("import ray")
-    assert "include_dashboard=False" in snippet
+def test_the_snippet_sets_single_machine_mode_before_importing_ray_and_is_run_here():
+    block = readme_ray_block()
+    assert block.code.index("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") < block.code.index("import ray")
+    assert "include_dashboard=False" in block.code
+    assert "gpus_per_actor=1" not in block.code.replace("# a GPU cluster: actors=8, gpus_per_actor=1", "")
+    # the block runner skips it because this test runs it: the marker must say so
+    assert block.needs is not None and Path(__file__).name in block.needs
 
 
 @pytest.mark.slow
-def test_the_readme_ray_snippet_listens_on_loopback_only(tmp_path):
+def test_the_readme_ray_snippet_scores_its_rows_and_listens_on_loopback_only(tmp_path):
     pytest.importorskip("ray")
-    snippet = snippet_until_init((REPO / "README.md").read_text(encoding="utf-8"))
+    code = readme_ray_block().code
+    # two CPUs whatever the machine has: the actor takes one, Ray's read and write tasks the other
     script = tmp_path / "snippet.py"
-    script.write_text(snippet.replace("ray.init(", "ray.init(num_cpus=1, ", 1) + PROBE)
+    script.write_text(code.replace("ray.init(", "ray.init(num_cpus=2, ", 1) + PROBE)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}  # as a user's shell has it
     done = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**env, "PYTHONPATH": str(REPO), "RAY_worker_niceness": "0"},
+        env={**env, "PYTHONPATH": str(REPO), "RAY_worker_niceness": "0", "HF_HUB_OFFLINE": "1"},
         cwd=tmp_path,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    printed = done.stdout.strip().splitlines()
+    from bertscore_plugins import score
+
+    expected = score(["A cat sat."], ["The cat sat on the mat."]).f1[0]
+    numbers = [line for line in printed if re.fullmatch(r"-?\d+\.\d+(e-?\d+)?", line.strip())]
+    assert float(numbers[-1]) == pytest.approx(float(expected), abs=1e-6)  # the snippet's print
+    result = json.loads(printed[-1])
     assert result["nodes"] == ["127.0.0.1"]
     assert result["listening"] and set(result["listening"]) <= LOOPBACK, result
     assert result["left"] == 0
