@@ -299,8 +299,10 @@ def train(args):
             run_loss = []
         if not args.pilot and (time.time() - last_ckpt > args.checkpoint_minutes * 60 or step == len(plan)):
             save_checkpoint(ckpt, model, head, trained, optimizer, scheduler, step, args)
-            acc = quick_eval(model, head, held_enc["mnli_binary"], held["mnli_binary"], pad)
-            log(f"checkpoint step {step} written to {ckpt}; quick held-back MNLI binary acc (400) {acc:.3f}")
+            acc = quick_eval(model, head, held_enc["mnli_binary"], held["mnli_binary"], pad, args.quick_eval)
+            log(
+                f"checkpoint step {step} written to {ckpt}; quick MNLI acc ({args.quick_eval} held back) {acc:.3f}"
+            )
             set_train_mode(model, head, trained)
             last_ckpt = time.time()
     if args.pilot:
@@ -432,6 +434,12 @@ def main(argv=None):
     )
     parser.add_argument(
         "--smoke", type=int, default=0, help="train only this many steps, then write everything"
+    )
+    parser.add_argument(
+        "--quick-eval",
+        type=int,
+        default=400,
+        help="held-back MNLI pairs scored at each checkpoint (log only)",
     )
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args(argv)
