@@ -90,7 +90,7 @@ def test_the_judge_is_anything_with_a_name_a_model_and_verdicts_and_an_llm_is_re
         0.5,
         "stub/one",
     )
-    assert "|judge=stub/one|" in config.signature
+    assert "|judge=stub/one score:" in config.signature
     llm = type("LLM", (), {"provider": "openai", "model": "gpt"})()
     with pytest.raises(SettingError, match=r"faithfulness_judge\(llm\)") as refused:
         EvaluationConfig(judge=llm)
