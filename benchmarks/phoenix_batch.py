@@ -1,6 +1,6 @@
 """Batch BERTScore path vs Phoenix's per-row ``evaluate_dataframe``, same evaluator, same rows.
 
-Acceptance 3 of the Phoenix integration: on 500 rows the batch path (``score_dataframe``: one core call
+Acceptance 3 of the Phoenix integration: on 500 rows the batch path (``batch_evaluate_dataframe``: one core call
 for the whole frame) is at least 10x faster than ``phoenix.evals.evaluate_dataframe`` calling the same
 ``BERTScoreEvaluator`` once per row, with the same scores. Prints one JSON object.
 
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from texts import wmt16_pairs
 
 from bertscore_plugins import ScoreConfig, get_scorer
-from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, score_dataframe
+from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, batch_evaluate_dataframe
 
 SCORE_TOLERANCE = 1e-6  # float32 rounding: batched and one-row forward passes use different kernels
 
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     evaluator = BERTScoreEvaluator(args.threshold, scorer=scorer)
 
     warm = frame.head(8)  # load the model and warm the kernels before anything is timed
-    score_dataframe(warm, evaluator)
+    batch_evaluate_dataframe(warm, evaluator)
     evaluate_dataframe(dataframe=warm, evaluators=[evaluator], hide_tqdm_bar=True)
 
     def best_of(run) -> tuple[float, pd.DataFrame]:
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             best = min(best, time.perf_counter() - started)
         return best, result
 
-    batch_seconds, batch = best_of(lambda: score_dataframe(frame, evaluator))
+    batch_seconds, batch = best_of(lambda: batch_evaluate_dataframe(frame, evaluator))
     per_row_seconds, per_row = best_of(
         lambda: evaluate_dataframe(dataframe=frame, evaluators=[evaluator], hide_tqdm_bar=True)
     )

@@ -216,12 +216,13 @@ class Recipe:
         return (*TEXT_COLUMNS, *(score_column(name) for name in names))
 
     def config(self, llm: Any) -> EvaluationConfig:
-        """The evaluation configuration the flags describe (the judge: ``llm``, or none)."""
+        """The evaluation configuration the flags describe (the judge: Phoenix's with ``llm``, or none)."""
         from bertscore_plugins import ScoreConfig
+        from bertscore_plugins.integrations.phoenix.judge import as_judge
 
         return EvaluationConfig(
             score=ScoreConfig(model=self.args.model),
-            judge=llm,
+            judge=as_judge(llm),
             **values_from_args(self.args, EvaluationConfig),
         )
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from recipes.run_state import write_run_file
+
 QUADRANT_COLOURS = {
     "agree": "#4c72b0",
     "high_sim_unfaithful": "#c44e52",
@@ -243,9 +245,10 @@ def plot_scatter(
     ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=8, frameon=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
+    try:
+        write_run_file(path, lambda temporary: fig.savefig(temporary, format="png"))
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -373,8 +376,7 @@ def write_html(
             parts.append(f"<dt>fact check (offline)</dt><dd class='facts'>{html.escape(row.fact_check)}</dd>")
         parts.append("</dl></div>")
     parts.append(f"<p class='meta'>Thresholds: {html.escape(str(thresholds))}</p></body></html>")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(parts), encoding="utf-8")
+    write_run_file(path, "\n".join(parts))
     return path
 
 

@@ -189,7 +189,7 @@ class OutputFolder:
             raise DamagedRunFolder(self.state_path, str(error)) from None
 
     def save_state(self, state: RunState) -> None:
-        _write_atomically(self.state_path, json.dumps(state.to_json(), indent=2, default=_plain) + "\n")
+        write_run_file(self.state_path, json.dumps(state.to_json(), indent=2, default=_plain) + "\n")
 
     def save_table(self, table: pd.DataFrame, table_format: str) -> Path:
         """Write the scored table (nested cells such as Score dicts are kept as JSON)."""
@@ -201,7 +201,7 @@ class OutputFolder:
         ]
         if table_format == "jsonl":
             text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-            write_atomically(path, text)
+            write_run_file(path, text)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -215,7 +215,7 @@ class OutputFolder:
             arrow = arrow.replace_schema_metadata(
                 {**(arrow.schema.metadata or {}), JSON_COLUMNS_KEY: json.dumps(nested).encode()}
             )
-            write_atomically(path, lambda temporary: pq.write_table(arrow, temporary))
+            write_run_file(path, lambda temporary: pq.write_table(arrow, temporary))
         return path
 
     def load_table(
@@ -437,5 +437,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    write_atomically(path, text)
+def write_run_file(path: Path, data: str | bytes | Any) -> None:
+    """Write one file of the run's output folder atomically (text, bytes, or a function writing to the
+    path it is given). A full disk or a refused write is one UnwritableOutputError naming the file (the
+    recipe's exit 2), never a traceback; nothing half-written is left, and what was saved before stays."""
+    try:
+        write_atomically(path, data)
+    except OSError as error:
+        reason = error.strerror or error
+        raise UnwritableOutputError(
+            f"--out: {path} cannot be written ({reason}); free some space or use another --out"
+        ) from None

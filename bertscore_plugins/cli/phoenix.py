@@ -131,7 +131,11 @@ def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable
 @_sigterm_as_ctrl_c
 def run_evaluate(args: argparse.Namespace) -> int:
     from bertscore_plugins.cli.main import describe
-    from bertscore_plugins.evaluation.judge import NO_JUDGE_LINE, judge_llm_from_env
+    from bertscore_plugins.integrations.phoenix.judge import (
+        NO_JUDGE_LINE,
+        faithfulness_judge,
+        judge_llm_from_env,
+    )
     from bertscore_plugins.integrations.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
@@ -141,7 +145,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if llm is None and not args.no_judge:
         print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
     config = EvaluationConfig(
-        score=config_from_args(args), judge=llm, **values_from_args(args, EvaluationConfig)
+        score=config_from_args(args),
+        judge=faithfulness_judge(llm) if llm is not None else None,
+        **values_from_args(args, EvaluationConfig),
     )
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the settings hold
 

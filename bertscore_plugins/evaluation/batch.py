@@ -2,8 +2,10 @@
 judge triage and the judge -> disagreement.
 
 This is the only place a row's scores, labels and explanations are computed; the row sources are thin
-adapters over it: a DataFrame (`pipeline.evaluate_rows`), the recipe's table (`recipes.disagreement`)
-and a page of Phoenix spans (`trace_evaluation`). So a row gets the same cells whichever way it came.
+adapters over it: a DataFrame (:func:`.dataframe.evaluate_rows`), the recipe's table
+(``recipes.disagreement``) and a page of Phoenix spans (``integrations.phoenix.trace_evaluation``). So a
+row gets the same cells whichever way it came. Rows are plain :class:`BatchRow` values; the BERTScore
+signals come from the core (:mod:`.signals`), the verdicts from a :class:`~.judge.Judge`.
 
     >>> rows = [BatchRow("r0", output="Discharged on Thursday.", context="Discharged on Tuesday.",
     ...                  reference="Discharged on Tuesday.")]
@@ -14,24 +16,26 @@ and a page of Phoenix spans (`trace_evaluation`). So a row gets the same cells w
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
-
+from bertscore_plugins.errors import InputError
+from bertscore_plugins.evaluation.cells import completed, failed, row_number
+from bertscore_plugins.evaluation.cells import usable as usable
 from bertscore_plugins.evaluation.config import EvaluationConfig
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
-from bertscore_plugins.facts import CONTEXT_SEPARATOR
-from bertscore_plugins.integrations.phoenix.evaluators import BERTScoreEvaluator, _row_number, score_dataframe
-from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEvaluator
-from bertscore_plugins.integrations.phoenix.offline_faithfulness import (
-    OfflineFaithfulnessEvaluator,
-    score_offline,
-    settled_judge_cell,
-    settled_label,
+from bertscore_plugins.evaluation.judge import JudgeRow, ask, settled_judge_cell, settled_label
+from bertscore_plugins.evaluation.signals import (
+    Groundedness,
+    OfflineFaithfulness,
+    Signal,
+    Similarity,
+    joined,
+    pair_problem,
+    scorable,
+    signal_cells,
 )
 
 
@@ -55,7 +59,7 @@ class BatchRow:
 
 @dataclass
 class BatchResult:
-    """Per signal name, one ``Score.to_dict()`` cell and one execution-details dict per row.
+    """Per signal name, one cell (``Score.to_dict()`` shape) and one execution-details dict per row.
 
     A cell is None where the row did not want the signal (its details are None too) or where it failed
     (details say FAILED or DID NOT RUN, with the reason). ``triage`` counts the judge calls made and saved.
@@ -66,16 +70,6 @@ class BatchResult:
     thresholds: Thresholds | None
     triage: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)  # "score" (BERTScore), "judge"
-
-    def add_to(self, dataframe: pd.DataFrame) -> pd.DataFrame:
-        """A copy of ``dataframe`` (one row per batch row) with ``<name>_execution_details`` and
-        ``<name>_score`` columns, the shape ``phoenix.evals.evaluate_dataframe`` writes."""
-        result = dataframe.copy()
-        for name in self.cells:
-            result[f"{name}_execution_details"] = self.details[name]
-            result[f"{name}_score"] = self.cells[name]
-        result.attrs["judge_triage"] = self.triage
-        return result
 
 
 def evaluate_batch(
@@ -124,25 +118,9 @@ def evaluate_batch(
 def _scorer(scorer: Any, config: EvaluationConfig) -> Any:
     if scorer is not None:
         return scorer
-    from bertscore_plugins.core.scorer import get_scorer
+    from bertscore_plugins.core.scorer import get_scorer  # torch: loaded when a batch is scored
 
     return get_scorer(config.score)
-
-
-def usable(cell: Any) -> bool:
-    """A cell with a finite numeric score (a failed row's is None)."""
-    if not isinstance(cell, Mapping):
-        return False
-    value = cell.get("score")
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _completed() -> dict[str, Any]:
-    return {"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0}
-
-
-def _as_list(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
 
 
 class _Batch:
@@ -164,58 +142,48 @@ class _Batch:
         """This run's cell, else the one known from before."""
         return self.cells[name][position] or self.rows[position].known.get(name)
 
-    def _frame(self, positions: list[int], source: str) -> pd.DataFrame:
-        return pd.DataFrame(
-            {
-                "output": [self.rows[p].output for p in positions],
-                source: [_as_list(getattr(self.rows[p], source)) for p in positions],
-            },
-            index=[self.rows[p].label for p in positions],  # a warning about a row names it
-        )
-
-    def _keep(self, name: str, positions: list[int], frame: pd.DataFrame) -> None:
-        for position, cell, details in zip(
-            positions, frame[f"{name}_score"], frame[f"{name}_execution_details"], strict=True
-        ):
-            self.cells[name][position], self.details[name][position] = cell, details
+    def label(self, position: int) -> str:
+        return row_number(self.rows[position].label, position)
 
     def similarity(self) -> None:
-        name = self.config.similarity_name
-        positions = self.wanted(name)
-        if not positions:
-            return
-        evaluator = BERTScoreEvaluator(self.config.similarity_threshold, name=name, scorer=self.scorer)
-        frame = score_dataframe(
-            self._frame(positions, "reference"),
-            evaluator,
-            exit_on_error=self.exit_on_error,
-            progress=self.progress,
-        )
-        self._keep(name, positions, frame)
+        config = self.config
+        signal = Similarity(config.similarity_name, config.similarity_threshold)
+        self._score([signal], self.wanted(signal.name))
 
     def offline(self) -> None:
         """Groundedness and the offline faithfulness from ONE core call (the fact check reads its alignment)."""
         config = self.config
-        positions = sorted(set(self.wanted(config.groundedness_name)) | set(self.wanted(config.offline_name)))
-        if not positions:
-            return
-        groundedness = GroundednessEvaluator(
-            config.groundedness_threshold, name=config.groundedness_name, scorer=self.scorer
-        )
-        offline = OfflineFaithfulnessEvaluator(
-            config.offline_threshold, name=config.offline_name, scorer=self.scorer
-        )
-        frame = score_offline(
-            self._frame(positions, "context"),
-            offline,
-            groundedness,
-            exit_on_error=self.exit_on_error,
-            progress=self.progress,
-        )
-        for name in (config.groundedness_name, config.offline_name):
-            chosen = set(self.wanted(name))
-            kept = [i for i, p in enumerate(positions) if p in chosen]
-            self._keep(name, [positions[i] for i in kept], frame.iloc[kept])
+        groundedness = Groundedness(config.groundedness_name, config.groundedness_threshold)
+        offline = OfflineFaithfulness(config.offline_name, config.offline_threshold)
+        positions = sorted(set(self.wanted(groundedness.name)) | set(self.wanted(offline.name)))
+        self._score([groundedness, offline], positions)
+
+    def _score(self, signals: list[Signal], positions: list[int]) -> None:
+        """Score the rows at ``positions`` for ``signals`` (which read the same field) in one core call;
+        a bad row fails (or raises, with ``exit_on_error``) naming the row and the field."""
+        reads, started = signals[0].reads, time.perf_counter()
+        pairs: dict[int, tuple[str, Any]] = {}
+        problems: dict[int, str] = {}
+        for p in positions:
+            row = self.rows[p]
+            problem = pair_problem(row.output, getattr(row, reads), reads)
+            if problem is None:
+                pairs[p] = scorable(row.output, getattr(row, reads), reads)
+                continue
+            problems[p] = f"row {self.label(p)}: InputError: {problem}"
+            if self.exit_on_error:
+                raise InputError(f"{signals[0].name}: {problems[p]}")
+        labels = {p: self.label(p) for p in pairs}
+        cells = signal_cells(self.scorer, signals, pairs, labels, self.progress)
+        seconds = (time.perf_counter() - started) / max(len(positions), 1)
+        for signal in signals:
+            chosen = set(self.wanted(signal.name))
+            for p in positions:
+                if p not in chosen:
+                    continue
+                ok = p in pairs
+                self.cells[signal.name][p] = cells[signal.name][p] if ok else None
+                self.details[signal.name][p] = completed(seconds) if ok else failed(problems[p], seconds)
 
     def judge(self) -> None:
         """The judge on the rows it must see; with judge_rows="unsettled", the offline signals settle the
@@ -231,42 +199,25 @@ class _Batch:
         for position, label in settled.items():
             offline = self.cell(config.offline_name, position)
             self.cells[name][position] = settled_judge_cell(offline, label, name)
-            self.details[name][position] = _completed()
+            self.details[name][position] = completed()
         if asked:
             self._ask(name, asked)
-        self.triage = {
-            "rows": len(positions),
-            "judged": len(asked),
-            "saved": len(settled),
-            "mode": config.judge_rows,
-        }
+        self.triage = {"rows": len(positions), "judged": len(asked), "saved": len(settled)}
+        self.triage["mode"] = config.judge_rows
 
     def _ask(self, name: str, asked: list[int]) -> None:
-        from bertscore_plugins.evaluation.judge import run_judge
-
-        slim = pd.DataFrame(  # Phoenix's field names, and no big dict columns
-            {
-                "input": [self.rows[p].input for p in asked],
-                "output": [self.rows[p].output for p in asked],
-                "context": [_joined(self.rows[p].context) for p in asked],
-            }
+        rows = [
+            JudgeRow(
+                self.rows[p].label, self.rows[p].input, self.rows[p].output, joined(self.rows[p].context)
+            )
+            for p in asked
+        ]
+        config = self.config
+        verdicts = ask(
+            config.judge, rows, concurrency=config.judge_concurrency, max_retries=config.judge_max_retries
         )
-        judged = run_judge(
-            slim,
-            judge=self.config.judge,
-            concurrency=self.config.judge_concurrency,
-            max_retries=self.config.judge_max_retries,
-        )
-        for position, cell, details in zip(
-            asked, judged[f"{name}_score"], judged[f"{name}_execution_details"], strict=True
-        ):
-            if not usable(cell):
-                reason = "; ".join((details or {}).get("exceptions") or []) or "no verdict"
-                cell, details = (
-                    None,
-                    {**_completed(), **(details or {}), "status": "FAILED", "exceptions": [reason[:500]]},
-                )
-            self.cells[name][position], self.details[name][position] = cell, details
+        for position, verdict in zip(asked, verdicts, strict=True):
+            self.cells[name][position], self.details[name][position] = verdict.cell, dict(verdict.details)
 
     def disagreement(self) -> Thresholds | None:
         config = self.config
@@ -284,13 +235,9 @@ class _Batch:
             faith,
             thresholds,
             names=(config.similarity_name, config.faithfulness_name, config.disagreement_name),
-            labels=[_row_number(self.rows[p].label, p) for p in positions],
+            labels=[self.label(p) for p in positions],
         )
         for position, cell, detail in zip(positions, cells, details, strict=True):
             self.cells[config.disagreement_name][position] = cell
             self.details[config.disagreement_name][position] = detail
         return thresholds
-
-
-def _joined(context: Any) -> Any:
-    return CONTEXT_SEPARATOR.join(context) if isinstance(context, (list, tuple)) else context

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bertscore_plugins.core.config import ScoreConfig, SettingError, whole_number
+from bertscore_plugins.evaluation.judge import is_judge
 from bertscore_plugins.evaluation.names import (
     ANNOTATION_IDENTIFIER,
     DISAGREEMENT,
@@ -26,11 +27,10 @@ from bertscore_plugins.evaluation.names import (
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
 )
+from bertscore_plugins.evaluation.signals import DEFAULT_SIMILARITY_THRESHOLD, check_cut
 from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFULNESS_THRESHOLD
 from bertscore_plugins.settings import document, names_of, setting, settings_of, signed_names
 
-DEFAULT_SIMILARITY_THRESHOLD = 0.9
-"""F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling)."""
 FAITHFUL_CUT = 0.5  # the judge scores 1.0 (faithful) or 0.0 (unfaithful)
 JUDGE_ROWS = ("all", "unsettled")
 
@@ -88,8 +88,9 @@ class EvaluationConfig:
     disagreement_name: str = setting(DISAGREEMENT, "annotation name of the disagreement", flag=None)
     judge: Any = setting(
         None,
-        "Phoenix's FaithfulnessEvaluator (or a Phoenix LLM to build it with); None = no judge, the "
-        "offline faithfulness is the faithfulness signal",
+        "the faithfulness judge (a `Judge`: rows in, verdicts out; Phoenix's FaithfulnessEvaluator is "
+        "`bertscore_plugins.phoenix.faithfulness_judge(llm)`); None = no judge, the offline faithfulness "
+        "is the faithfulness signal",
         flag=None,
     )
     score: ScoreConfig = field(default_factory=ScoreConfig)
@@ -125,10 +126,7 @@ class EvaluationConfig:
     @property
     def judge_model(self) -> str | None:
         """``provider/model`` of the judge's LLM (what the signature records of it)."""
-        if self.judge is None:
-            return None
-        llm = getattr(self.judge, "llm", None) or getattr(getattr(self.judge, "evaluator", None), "llm", None)
-        return f"{getattr(llm, 'provider', '?')}/{getattr(llm, 'model', '?')}"
+        return None if self.judge is None else (self.judge.model or "?")
 
     @property
     def signature(self) -> str:
@@ -167,8 +165,6 @@ def _signed_value(config: EvaluationConfig, name: str) -> Any:
 
 def _check(config: EvaluationConfig) -> None:
     """Check every setting once; raise SettingError naming the bad one."""
-    from bertscore_plugins.integrations.phoenix.evaluators import check_cut
-
     for name in ("similarity_threshold", "groundedness_threshold", "offline_threshold"):
         object.__setattr__(config, name, check_cut(name, getattr(config, name)))
     if config.faithfulness_threshold is not None:
@@ -186,10 +182,13 @@ def _check(config: EvaluationConfig) -> None:
         raise SettingError("reference_key", "give reference_key or reference_dataset, not both")
     if not isinstance(config.score, ScoreConfig):
         raise SettingError("score", f"score must be a ScoreConfig, got {type(config.score).__name__}")
-    if config.judge is not None and not hasattr(config.judge, "evaluate"):
-        from bertscore_plugins.evaluation.judge import faithfulness_evaluator
-
-        object.__setattr__(config, "judge", faithfulness_evaluator(config.judge))  # an LLM was given
+    if config.judge is not None and not is_judge(config.judge):
+        raise SettingError(
+            "judge",
+            f"judge must be a Judge (a name, a model and verdicts(rows)), got {type(config.judge).__name__}; "
+            "for Phoenix's FaithfulnessEvaluator with an LLM use "
+            "bertscore_plugins.phoenix.faithfulness_judge(llm)",
+        )
     names = config.names
     if len(set(names)) != len(names):
         raise SettingError("disagreement_name", f"annotation names must differ, got {list(names)}")

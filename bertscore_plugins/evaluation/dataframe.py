@@ -1,34 +1,69 @@
-"""A DataFrame of RAG rows through every signal: the DataFrame adapter over :func:`.batch.evaluate_batch`."""
+"""A DataFrame of RAG rows through every signal: the DataFrame adapter over :func:`.batch.evaluate_batch`.
+
+The only module of the engine that touches pandas: rows come out of a frame as :class:`~.batch.BatchRow`
+values and results go back in as ``<name>_score`` / ``<name>_execution_details`` columns (the shape
+``phoenix.evals.evaluate_dataframe`` writes).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pandas as pd
 
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
-from bertscore_plugins.evaluation.batch import BatchRow, evaluate_batch
+from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
 from bertscore_plugins.evaluation.config import FAITHFUL_CUT as FAITHFUL_CUT
 from bertscore_plugins.evaluation.config import JUDGE_ROWS as JUDGE_ROWS
 from bertscore_plugins.evaluation.config import EvaluationConfig, evaluation_config
-from bertscore_plugins.evaluation.disagreement import Thresholds
+from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
+from bertscore_plugins.evaluation.names import (
+    DISAGREEMENT,
+    FAITHFULNESS,
+    SIMILARITY,
+    details_column,
+    score_column,
+)
 
 #: the fields a row offers and the column each is read from by default
 COLUMNS = {"input": "input", "output": "output", "context": "context", "reference": "reference"}
 
 
+@dataclass(frozen=True)
+class Columns:
+    """Where each field of a row lives in a frame (``input`` is the question)."""
+
+    input: str = "input"
+    output: str = "output"
+    context: str = "context"
+    reference: str = "reference"
+
+    @classmethod
+    def take(cls, keywords: dict[str, Any], columns: Columns | None = None) -> Columns:
+        """The columns named by ``<field>_column=`` keywords (``question_column`` for ``input``), removed
+        from ``keywords``, over ``columns`` (default: the fields' own names)."""
+        given = {
+            f.name: keywords.pop(f"{f.name}_column") for f in fields(cls) if f"{f.name}_column" in keywords
+        }
+        if "question_column" in keywords:
+            given["input"] = keywords.pop("question_column")
+        for field, column in given.items():
+            if not isinstance(column, str):
+                raise ArgumentTypeError(f"{field}_column must be a column name, got {column!r}")
+        return cls(**{**vars(columns or cls()), **given})
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(vars(self))
+
+
 def evaluate_rows(
     dataframe: pd.DataFrame,
-    llm: Any = None,
     *,
     config: EvaluationConfig | None = None,
-    judge: Any = None,
     thresholds: Thresholds | str | None = None,
-    input_column: str = "input",
-    output_column: str = "output",
-    context_column: str = "context",
-    reference_column: str = "reference",
+    columns: Columns | None = None,
     exit_on_error: bool = True,
     scorer: Any = None,
     **settings: Any,
@@ -37,22 +72,23 @@ def evaluate_rows(
 
     Similarity (BERTScore F1 of output vs reference), groundedness (BERTScore precision of output vs
     context) and the offline faithfulness (groundedness, lexical support and the fact check, read from the
-    groundedness call's alignment) take one core call each; Phoenix's ``FaithfulnessEvaluator`` judges
-    with ``llm`` (or ``judge``), on every row or, with ``judge_rows="unsettled"``, on the rows the offline
-    signals cannot settle. Without a judge, the offline faithfulness is the faithfulness signal. See
-    :func:`.batch.evaluate_batch`.
+    groundedness call's alignment) take one core call each; the configuration's judge (a
+    :class:`~.judge.Judge`) answers on every row or, with ``judge_rows="unsettled"``, on the rows the
+    offline signals cannot settle. Without a judge, the offline faithfulness is the faithfulness signal.
+    See :func:`.batch.evaluate_batch`. (``bertscore_plugins.phoenix.evaluate_rows`` is this function with
+    a Phoenix LLM or evaluator accepted as the judge.)
 
     Args:
         dataframe: one row per example, any index (keep a ``context.span_id`` index to log annotations).
-        llm, judge: a Phoenix ``LLM`` for the judge, or a ready judge evaluator; None: no judge.
         config: an :class:`EvaluationConfig`; ``**settings`` override it (its names or the core's).
         thresholds: a :class:`Thresholds` (the disagreement's cuts), "quantile" (the medians of this
             data), or None (the configuration's cuts).
-        *_column: where each field lives (``input_column`` is only read with a judge).
+        columns: where each field lives; or ``input_column=``, ``output_column=``, ``context_column=``,
+            ``reference_column=`` (``input`` is only read with a judge).
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
         scorer: the core scorer to use (default ``get_scorer(config.score)``).
-        **settings: any :class:`EvaluationConfig` setting (``similarity_threshold``, ``judge_rows``,
-            ``judge_concurrency``, ``similarity_name``, ...) or core setting (``model``, ``layer``, ...).
+        **settings: any :class:`EvaluationConfig` setting (``similarity_threshold``, ``judge``,
+            ``judge_rows``, ``similarity_name``, ...) or core setting (``model``, ``layer``, ...).
 
     Returns:
         A copy of ``dataframe`` (same index and columns) plus ``<name>_score`` and
@@ -61,26 +97,37 @@ def evaluate_rows(
     """
     if not isinstance(dataframe, pd.DataFrame):
         raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
-    config = evaluation_config(config, {**settings, **_judge_and_cuts(llm, judge, thresholds)})
-    columns = {"input": input_column, "output": output_column, "context": context_column}
-    columns["reference"] = reference_column
-    rows = rows_of(dataframe, columns, needs_input=config.judge is not None)
-    return evaluate_batch(rows, config, scorer=scorer, exit_on_error=exit_on_error).add_to(dataframe)
+    settings = dict(settings)
+    columns = Columns.take(settings, columns)
+    config = evaluation_config(config, {**settings, **_cuts(thresholds)})
+    rows = rows_of(dataframe, columns.as_dict(), needs_input=config.judge is not None)
+    result = evaluate_batch(rows, config, scorer=scorer, exit_on_error=exit_on_error)
+    return with_results(dataframe, result)
 
 
-def _judge_and_cuts(llm: Any, judge: Any, thresholds: Thresholds | str | None) -> dict[str, Any]:
-    """The settings that ``evaluate_rows``' own keywords stand for."""
-    settings: dict[str, Any] = {}
-    if judge is not None or llm is not None:
-        settings["judge"] = judge if judge is not None else llm
+def _cuts(thresholds: Thresholds | str | None) -> dict[str, Any]:
+    """The settings that ``evaluate_rows``' ``thresholds`` stands for."""
     if isinstance(thresholds, Thresholds):
-        settings["similarity_threshold"] = thresholds.similarity
-        settings["faithfulness_threshold"] = thresholds.faithfulness
-    elif thresholds == "quantile":
-        settings["thresholds_from_data"] = True
-    elif thresholds is not None:
+        return {
+            "similarity_threshold": thresholds.similarity,
+            "faithfulness_threshold": thresholds.faithfulness,
+        }
+    if thresholds == "quantile":
+        return {"thresholds_from_data": True}
+    if thresholds is not None:
         raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
-    return settings
+    return {}
+
+
+def with_results(dataframe: pd.DataFrame, result: BatchResult) -> pd.DataFrame:
+    """A copy of ``dataframe`` (one row per batch row) with ``<name>_execution_details`` and
+    ``<name>_score`` columns, the shape ``phoenix.evals.evaluate_dataframe`` writes."""
+    frame = dataframe.copy()
+    for name in result.cells:
+        frame[details_column(name)] = result.details[name]
+        frame[score_column(name)] = result.cells[name]
+    frame.attrs["judge_triage"] = result.triage
+    return frame
 
 
 def rows_of(
@@ -92,8 +139,8 @@ def rows_of(
     wants: frozenset[str] | None = None,
 ) -> list[BatchRow]:
     """One :class:`BatchRow` per row of ``dataframe``; ``known`` maps annotation names to the columns of
-    cells computed earlier (``<name>_score``); ``wants`` limits the signals. Raises KeyError naming
-    missing columns and the keyword that sets each."""
+    cells computed earlier (``<name>_score``); ``wants`` limits the signals. Raises ColumnNotFoundError
+    naming missing columns and the keyword that sets each."""
     needed = {field: column for field, column in columns.items() if field != "input" or needs_input}
     missing = {field: column for field, column in needed.items() if column not in dataframe.columns}
     if missing:
@@ -118,3 +165,55 @@ def rows_of(
         )
         for i, label in enumerate(dataframe.index)
     ]
+
+
+def add_disagreement(
+    dataframe: pd.DataFrame,
+    thresholds: Thresholds | str | None = None,
+    *,
+    similarity: str = SIMILARITY,
+    faithfulness: str = FAITHFULNESS,
+    name: str = DISAGREEMENT,
+    similarity_quantile: float = 0.5,
+    faithfulness_quantile: float = 0.5,
+) -> pd.DataFrame:
+    """Add ``<name>_score`` and ``<name>_execution_details`` from two existing score columns.
+
+    Args:
+        dataframe: has ``<similarity>_score`` and ``<faithfulness>_score`` cells (``Score.to_dict()``).
+        thresholds: a :class:`Thresholds`; "quantile" (or None) to set them from this data's quantiles.
+        similarity, faithfulness: the two score names to compare (e.g. faithfulness="groundedness").
+        name: the result's name.
+
+    Returns:
+        A copy with the new columns. Score 1.0 = the signals disagree, 0.0 = agree (direction
+        "minimize"); metadata records both scores, both thresholds and where they came from, and the
+        judge's explanation. A row missing either score gets a None cell and status "DID NOT RUN".
+    """
+    sim_cells = _score_cells(dataframe, similarity)
+    faith_cells = _score_cells(dataframe, faithfulness)
+    if thresholds is None or thresholds == "quantile":
+        quantiles = {
+            "similarity_quantile": similarity_quantile,
+            "faithfulness_quantile": faithfulness_quantile,
+        }
+        thresholds = Thresholds.from_cells(sim_cells, faith_cells, **quantiles)
+    elif not isinstance(thresholds, Thresholds):
+        raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
+    names = (similarity, faithfulness, name)
+    cells, details = disagreement_cells(
+        sim_cells, faith_cells, thresholds, names=names, labels=range(len(dataframe))
+    )
+    result = dataframe.copy()
+    result[details_column(name)] = details
+    result[score_column(name)] = cells
+    return result
+
+
+def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Any]:
+    column = score_column(name)
+    if column not in dataframe.columns:
+        raise ColumnNotFoundError(
+            f"no {column!r} column: run the {name!r} evaluator first (columns: {list(dataframe.columns)})"
+        )
+    return list(dataframe[column])

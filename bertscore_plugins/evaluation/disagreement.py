@@ -14,11 +14,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from phoenix.evals import Evaluator, Score
-from pydantic import BaseModel, ConfigDict
 
-from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
+from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.evaluation.cells import DID_NOT_RUN, Cell, completed, execution_details, usable
 from bertscore_plugins.evaluation.names import (
     AGREE,
     DISAGREEMENT,
@@ -27,8 +25,6 @@ from bertscore_plugins.evaluation.names import (
     HIGH_SIM_UNFAITHFUL,
     LOW_SIM_FAITHFUL,
     SIMILARITY,
-    details_column,
-    score_column,
 )
 
 LABELS = DISAGREEMENT_LABELS
@@ -94,7 +90,7 @@ class Thresholds:
         cls, similarity: Sequence[Any], faithfulness: Sequence[Any], **quantiles: float
     ) -> Thresholds:
         """`from_quantiles` over the rows whose two ``Score.to_dict()`` cells both have a score."""
-        both = [i for i in range(len(similarity)) if _usable(similarity[i]) and _usable(faithfulness[i])]
+        both = [i for i in range(len(similarity)) if usable(similarity[i]) and usable(faithfulness[i])]
         return cls.from_quantiles(
             [similarity[i]["score"] for i in both], [faithfulness[i]["score"] for i in both], **quantiles
         )
@@ -122,14 +118,14 @@ def disagreement_label(similarity: float, faithfulness: float, thresholds: Thres
     return AGREE
 
 
-def disagreement_score(
+def disagreement_cell(
     similarity: Mapping[str, Any],
     faithfulness: Mapping[str, Any],
     thresholds: Thresholds,
     *,
     name: str = DISAGREEMENT,
-) -> Score:
-    """The disagreement ``Score`` from two ``Score.to_dict()`` dicts (similarity, faithfulness)."""
+) -> dict[str, Any]:
+    """The disagreement cell from two cells (similarity, faithfulness): score 1.0 where they disagree."""
     sim_value = _check_number("similarity score", similarity.get("score"))
     faith_value = _check_number("faithfulness score", faithfulness.get("score"))
     label = disagreement_label(sim_value, faith_value, thresholds)
@@ -142,42 +138,20 @@ def disagreement_score(
         + (f" ({faith_label})" if faith_label else "")
         + f" {'>=' if faith_value >= thresholds.faithfulness else '<'} {thresholds.faithfulness:.3f}"
     )
-    return Score(
-        name=name,
-        score=0.0 if label == AGREE else 1.0,
-        label=label,
-        explanation=explanation,
-        metadata={
-            "similarity": sim_value,
-            "faithfulness": faith_value,
-            "similarity_threshold": thresholds.similarity,
-            "faithfulness_threshold": thresholds.faithfulness,
-            "threshold_source": thresholds.source,
-            "similarity_signal": sim_name,
-            "faithfulness_signal": faith_name,
-            "faithfulness_label": faith_label,
-            "judge_explanation": faithfulness.get("explanation"),
-            "similarity_explanation": similarity.get("explanation"),
-        },
-        kind="code",
-        direction="minimize",
-    )
-
-
-def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Any]:
-    column = score_column(name)
-    if column not in dataframe.columns:
-        raise ColumnNotFoundError(
-            f"no {column!r} column: run the {name!r} evaluator first (columns: {list(dataframe.columns)})"
-        )
-    return list(dataframe[column])
-
-
-def _usable(cell: Any) -> bool:
-    if not isinstance(cell, Mapping):
-        return False
-    value = cell.get("score")
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    metadata = {
+        "similarity": sim_value,
+        "faithfulness": faith_value,
+        "similarity_threshold": thresholds.similarity,
+        "faithfulness_threshold": thresholds.faithfulness,
+        "threshold_source": thresholds.source,
+        "similarity_signal": sim_name,
+        "faithfulness_signal": faith_name,
+        "faithfulness_label": faith_label,
+        "judge_explanation": faithfulness.get("explanation"),
+        "similarity_explanation": similarity.get("explanation"),
+    }
+    score = 0.0 if label == AGREE else 1.0
+    return Cell(name, score, label, explanation, metadata, direction="minimize").to_dict()
 
 
 def disagreement_cells(
@@ -195,105 +169,15 @@ def disagreement_cells(
     details: list[dict[str, Any]] = []
     for label, sim_cell, faith_cell in zip(labels, similarity, faithfulness, strict=True):
         pairs = ((similarity_name, sim_cell), (faithfulness_name, faith_cell))
-        missing = [n for n, cell in pairs if not _usable(cell)]
+        missing = [n for n, cell in pairs if not usable(cell)]
         if missing:
             cells.append(None)
             details.append(
-                {
-                    "status": "DID NOT RUN",
-                    "exceptions": [f"row {label}: no {' or '.join(missing)} score (that evaluator failed)"],
-                    "execution_seconds": 0.0,
-                }
+                execution_details(
+                    DID_NOT_RUN, [f"row {label}: no {' or '.join(missing)} score (that evaluator failed)"]
+                )
             )
             continue
-        cells.append(disagreement_score(sim_cell, faith_cell, thresholds, name=name).to_dict())
-        details.append({"status": "COMPLETED", "exceptions": [], "execution_seconds": 0.0})
+        cells.append(disagreement_cell(sim_cell, faith_cell, thresholds, name=name))
+        details.append(completed())
     return cells, details
-
-
-def add_disagreement(
-    dataframe: pd.DataFrame,
-    thresholds: Thresholds | str | None = None,
-    *,
-    similarity: str = SIMILARITY,
-    faithfulness: str = FAITHFULNESS,
-    name: str = DISAGREEMENT,
-    similarity_quantile: float = 0.5,
-    faithfulness_quantile: float = 0.5,
-) -> pd.DataFrame:
-    """Add ``<name>_score`` and ``<name>_execution_details`` from two existing score columns.
-
-    Args:
-        dataframe: has ``<similarity>_score`` and ``<faithfulness>_score`` cells (``Score.to_dict()``).
-        thresholds: a :class:`Thresholds`; "quantile" (or None) to set them from this data's quantiles.
-        similarity, faithfulness: the two score names to compare (e.g. faithfulness="groundedness").
-        name: the result's name.
-
-    Returns:
-        A copy with the new columns. Score 1.0 = the signals disagree, 0.0 = agree (direction
-        "minimize"); metadata records both scores, both thresholds and where they came from, and the
-        judge's explanation. A row missing either score gets a None cell and status "DID NOT RUN".
-    """
-    sim_cells = _score_cells(dataframe, similarity)
-    faith_cells = _score_cells(dataframe, faithfulness)
-    if thresholds is None or thresholds == "quantile":
-        thresholds = Thresholds.from_cells(
-            sim_cells,
-            faith_cells,
-            similarity_quantile=similarity_quantile,
-            faithfulness_quantile=faithfulness_quantile,
-        )
-    elif not isinstance(thresholds, Thresholds):
-        raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
-
-    cells, details = disagreement_cells(
-        sim_cells,
-        faith_cells,
-        thresholds,
-        names=(similarity, faithfulness, name),
-        labels=range(len(dataframe)),
-    )
-    result = dataframe.copy()
-    result[details_column(name)] = details
-    result[score_column(name)] = cells
-    return result
-
-
-class _NoInput(BaseModel):
-    """The disagreement evaluator reads whatever its two inner evaluators read: keep every key."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-class DisagreementEvaluator(Evaluator):
-    """Per-row disagreement as a Phoenix evaluator (for experiments and ``evaluate_dataframe``).
-
-    It runs the two inner evaluators on the same input (reuse :func:`annotations.experiment_evaluators`
-    to share their results so the judge runs once per row) and applies fixed ``thresholds``: an
-    experiment sees one row at a time, so quantile thresholds must be computed beforehand.
-    """
-
-    def __init__(
-        self,
-        similarity: Evaluator,
-        faithfulness: Evaluator,
-        thresholds: Thresholds,
-        *,
-        name: str = DISAGREEMENT,
-    ) -> None:
-        if not isinstance(thresholds, Thresholds):
-            raise ArgumentTypeError(f"DisagreementEvaluator needs fixed Thresholds, got {thresholds!r}")
-        super().__init__(name=name, kind="code", direction="minimize", input_schema=_NoInput)
-        self.similarity = similarity
-        self.faithfulness = faithfulness
-        self.thresholds = thresholds
-
-    def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
-        sim = self.similarity.evaluate(dict(eval_input))[0]
-        faith = self.faithfulness.evaluate(dict(eval_input))[0]
-        return [disagreement_score(sim.to_dict(), faith.to_dict(), self.thresholds, name=self.name)]
-
-    async def _async_evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
-        sim = (await self.similarity.async_evaluate(dict(eval_input)))[0]
-        faith = (await self.faithfulness.async_evaluate(dict(eval_input)))[0]
-        return [disagreement_score(sim.to_dict(), faith.to_dict(), self.thresholds, name=self.name)]

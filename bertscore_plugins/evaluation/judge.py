@@ -1,238 +1,128 @@
-"""Phoenix's own LLM faithfulness judge, run over a dataframe with bounded concurrency.
+"""The judge as an interface: rows in, verdicts out, a bounded number of requests in flight.
 
-We never write a judge prompt: ``phoenix.evals.metrics.FaithfulnessEvaluator`` (input, output, context ->
-faithful / unfaithful) is the judge, with any Phoenix ``LLM`` (OpenAI, Anthropic, LiteLLM, or a local
-OpenAI-compatible server by ``base_url``). A failing row is marked and never stops the others.
+The engine asks a :class:`Judge` whether each output is faithful to its context; it never writes a judge
+prompt and never imports an LLM library. Phoenix's own ``FaithfulnessEvaluator`` plugs in from the Phoenix
+integration (``bertscore_plugins.integrations.phoenix.judge.faithfulness_judge``); anything with a
+``name`` and a ``verdicts`` method does too (a stub in tests, another framework's judge).
+
+With ``judge_rows="unsettled"`` the offline signals settle the rows whose verdict is not in doubt
+(:func:`settled_label`) and the judge sees only the rest.
+
+    >>> class Always:
+    ...     name, model = "faithfulness", "stub/always"
+    ...     def verdicts(self, rows, *, concurrency, max_retries):
+    ...         return [Verdict({"name": self.name, "score": 1.0, "label": "faithful"}) for _ in rows]
+    >>> is_judge(Always())
+    True
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import io
-import logging
-import math
-import os
-import threading
-from collections.abc import Callable, Mapping
-from typing import Any
-
-import pandas as pd
-from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
-from phoenix.evals.metrics import FaithfulnessEvaluator
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.evaluation.cells import FAILED, completed, execution_details, usable
+from bertscore_plugins.evaluation.names import FAITHFUL, FAITHFULNESS, UNFAITHFUL
 
-logger = logging.getLogger(__name__)
-
-NO_JUDGE_LINE = (
-    "No LLM judge configured: the offline faithfulness (groundedness x the fact check of numbers, dates, "
-    "names and negations) is the faithfulness signal"
-)
-JUDGE_SETUP_HINT = """\
-No LLM judge configured, so groundedness (BERTScore precision of the output against its context) combined
-with the fact check (numbers, dates, names and negations carried by the context) stands in for faithfulness.
-To use Phoenix's FaithfulnessEvaluator instead, set for example:
-  OpenAI:         BERTSCORE_JUDGE_MODEL=gpt-4o-mini  OPENAI_API_KEY=sk-...
-  local server:   BERTSCORE_JUDGE_MODEL=<served name>  BERTSCORE_JUDGE_BASE_URL=http://127.0.0.1:8080/v1
-                  (llama.cpp --jinja, vLLM, Ollama /v1, LM Studio: it must support json_schema or tools)
-  Anthropic:      BERTSCORE_JUDGE_PROVIDER=anthropic  BERTSCORE_JUDGE_MODEL=claude-...  ANTHROPIC_API_KEY=...
-Optional: BERTSCORE_JUDGE_API_KEY (sent as api_key), BERTSCORE_JUDGE_TIMEOUT (seconds, default 60),
-BERTSCORE_JUDGE_RATE (requests/s to start at, default Phoenix's 5; it adapts up and down from there)."""
+#: groundedness at or above which a row whose facts are all carried needs no judge
+SETTLED_FAITHFUL = 0.9
 
 
-def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
-    """A Phoenix ``LLM`` from ``BERTSCORE_JUDGE_*`` environment variables, or None when not configured.
+@dataclass(frozen=True)
+class JudgeRow:
+    """What the judge reads of a row: the question, the answer and its context (passages joined)."""
 
-    ``BERTSCORE_JUDGE_MODEL`` (required), ``BERTSCORE_JUDGE_PROVIDER`` (default "openai"),
-    ``BERTSCORE_JUDGE_BASE_URL`` (a local OpenAI-compatible server), ``BERTSCORE_JUDGE_API_KEY``
-    (default: the provider's own variable; "sk-local" when only a base URL is given),
-    ``BERTSCORE_JUDGE_TIMEOUT`` (seconds), ``BERTSCORE_JUDGE_RATE`` (requests/s at first: Phoenix's client
-    starts at 5 and adapts; raise it where the provider allows). See :data:`JUDGE_SETUP_HINT`.
+    label: Any
+    input: Any
+    output: Any
+    context: Any
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's answer for one row: a cell (``Score.to_dict()`` shape, None when it failed) and its
+    execution details (status, exceptions, seconds)."""
+
+    cell: Mapping[str, Any] | None
+    details: Mapping[str, Any] = field(default_factory=completed)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A faithfulness judge: ``name`` is its signal's name, ``model`` what the signature records of it
+    (``provider/model``), ``verdicts`` answers for every row, in order, at most ``concurrency`` requests
+    in flight and ``max_retries`` extra attempts per failing row; a failing row is a Verdict with no cell,
+    never an exception that stops the others."""
+
+    name: str
+    model: str | None
+
+    def verdicts(self, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]: ...
+
+
+def is_judge(value: Any) -> bool:
+    """Whether ``value`` can serve as the judge (a :class:`Judge`)."""
+    return isinstance(value, Judge) and isinstance(getattr(value, "name", None), str)
+
+
+def ask(judge: Judge, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]:
+    """The judge's verdicts, one per row, each with a usable cell or FAILED with the reason."""
+    verdicts = list(judge.verdicts(rows, concurrency=concurrency, max_retries=max_retries))
+    if len(verdicts) != len(rows):
+        raise ArgumentError(f"judge {judge.name!r} gave {len(verdicts)} verdicts for {len(rows)} rows")
+    return [_checked(verdict) for verdict in verdicts]
+
+
+def _checked(verdict: Verdict) -> Verdict:
+    details = dict(verdict.details or {})
+    if usable(verdict.cell):
+        return Verdict(dict(verdict.cell or {}), {**completed(), **details})
+    reason = "; ".join(details.get("exceptions") or []) or "no verdict"
+    return Verdict(None, {**completed(), **details, "status": FAILED, "exceptions": [reason[:500]]})
+
+
+def failed_verdict(reason: str, seconds: float = 0.0) -> Verdict:
+    """A row the judge could not answer."""
+    return Verdict(None, execution_details(FAILED, (reason,), seconds))
+
+
+# -- triage: the rows the offline signals settle ----------------------------------------------------------
+
+
+def settled_label(cell: Mapping[str, Any] | None) -> str | None:
+    """ "faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
+
+    Settled unfaithful: a fact (number, date, name, polarity) the context contradicts or lacks: concrete
+    evidence. A row whose facts were not checked (not English) is never settled. Low groundedness alone
+    settles nothing: a faithful answer wrapped in polite padding scores as low as an off-topic one.
+    Settled faithful: every fact carried and groundedness at least ``SETTLED_FAITHFUL``. Everything else
+    is for the judge.
     """
-    env = os.environ if environ is None else environ
-    model = env.get("BERTSCORE_JUDGE_MODEL", "").strip()
-    if not model:
+    if not isinstance(cell, Mapping):
         return None
-    provider = env.get("BERTSCORE_JUDGE_PROVIDER", "openai").strip() or "openai"
-    kwargs: dict[str, Any] = {}
-    base_url = env.get("BERTSCORE_JUDGE_BASE_URL", "").strip()
-    if base_url:
-        kwargs["base_url"] = base_url
-    api_key = env.get("BERTSCORE_JUDGE_API_KEY", "").strip()
-    if api_key:
-        kwargs["api_key"] = api_key
-    elif base_url and provider == "openai" and not env.get("OPENAI_API_KEY"):
-        kwargs["api_key"] = "sk-local"  # local servers ignore it; the SDK insists on one
-    timeout = _positive_number(env, "BERTSCORE_JUDGE_TIMEOUT", "a number of seconds")
-    if timeout is not None:
-        kwargs["timeout"] = timeout
-    rate = _positive_number(env, "BERTSCORE_JUDGE_RATE", "requests per second")
-    if rate is not None:
-        kwargs["initial_per_second_request_rate"] = rate
-    return LLM(provider=provider, model=model, **kwargs)
-
-
-def _positive_number(env: Mapping[str, str], name: str, meaning: str) -> float | None:
-    text = env.get(name, "").strip()
-    if not text:
+    meta = cell.get("metadata") or {}
+    groundedness = meta.get("groundedness")
+    if groundedness is None:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ArgumentError(f"{name} must be a positive, finite number ({meaning}), got {text!r}")
-    return value
+    if meta.get("fact_label") == "unsupported":
+        return UNFAITHFUL
+    if meta.get("fact_checked") is False:
+        return None  # not English: the fact check read nothing, so the judge must see the row
+    if groundedness >= SETTLED_FAITHFUL:
+        return FAITHFUL
+    return None
 
 
-def faithfulness_evaluator(
-    llm: Any,
-    *,
-    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
-    **invocation_parameters: Any,
-) -> FaithfulnessEvaluator:
-    """Phoenix's ``FaithfulnessEvaluator`` with ``llm`` (temperature 0 unless given), optionally bound.
-
-    Args:
-        llm: a Phoenix ``LLM`` (or any object with ``generate_classification`` /
-            ``async_generate_classification``, as Phoenix's own tests use).
-        input_mapping: field ("input", "output", "context") -> column name, JSONPath or callable.
-        **invocation_parameters: passed to each request (e.g. ``max_tokens=256``).
-    """
-    invocation_parameters.setdefault("temperature", 0.0)
-    judge = FaithfulnessEvaluator(llm=llm, **invocation_parameters)
-    if input_mapping:
-        judge = bind_evaluator(evaluator=judge, input_mapping=dict(input_mapping))
-    return judge
-
-
-def _report_failures(result: pd.DataFrame, name: str) -> None:
-    """Keep the score column (Phoenix drops it when every row failed) and log the failed positions."""
-    if f"{name}_score" not in result.columns:
-        result[f"{name}_score"] = [None] * len(result)
-    failed = [
-        position
-        for position, details in enumerate(result[f"{name}_execution_details"])
-        if not details or details.get("status") == "FAILED"
-    ]
-    if failed:
-        logger.warning(
-            "judge %r failed on %d of %d rows (positions %s)", name, len(failed), len(result), failed
-        )
-
-
-class _LogLines(io.TextIOBase):
-    """File-like sink that turns what Phoenix's helpers print into log records."""
-
-    def write(self, text: str) -> int:
-        for line in text.splitlines():
-            if line.strip():
-                logger.info("phoenix: %s", line.strip())
-        return len(text)
-
-
-def _run_coroutine(factory: Callable[[], Any]) -> Any:
-    """Run a coroutine to completion on a worker thread's own event loop; Ctrl-C here cancels it.
-
-    Why a thread, also outside Jupyter: Phoenix's executor, run on the main thread, takes SIGINT for itself
-    and returns the rows judged so far as if the run had finished, so a Ctrl-C during the judge was lost
-    (``phoenix evaluate --follow`` kept polling). On a worker thread it leaves SIGINT alone: the
-    KeyboardInterrupt reaches the caller, and the judge's pending requests are cancelled."""
-    box: dict[str, Any] = {}
-    started = threading.Event()
-
-    def target() -> None:
-        loop = asyncio.new_event_loop()
-        box["loop"] = loop
-        started.set()
-        try:
-            box["value"] = loop.run_until_complete(factory())
-        except BaseException as error:
-            box["error"] = error
-        finally:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-    thread = threading.Thread(target=target, name="bertscore-judge", daemon=True)
-    thread.start()
-    try:
-        while thread.is_alive():
-            thread.join(0.2)
-    except KeyboardInterrupt:
-        started.wait()
-        _cancel(box["loop"])
-        thread.join(10)
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def _cancel(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel every task of ``loop`` (another thread's) and let it wind down."""
-
-    def cancel_all() -> None:
-        for task in asyncio.all_tasks(loop):
-            task.cancel()
-
-    with contextlib.suppress(RuntimeError):  # the loop already finished
-        loop.call_soon_threadsafe(cancel_all)
-
-
-def run_judge(
-    dataframe: pd.DataFrame,
-    llm: Any = None,
-    *,
-    judge: Any = None,
-    concurrency: int = 4,
-    max_retries: int = 1,
-    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
-) -> pd.DataFrame:
-    """Run the faithfulness judge over every row, ``concurrency`` requests at a time.
-
-    Uses ``phoenix.evals.async_evaluate_dataframe(concurrency=N, exit_on_error=False)``: a row whose
-    judge call fails (HTTP error, unparseable answer, unknown label) gets ``faithfulness_score`` None and
-    ``faithfulness_execution_details["status"] == "FAILED"`` with the exception; the other rows finish.
-    The ``<name>_score`` column always exists (Phoenix drops it when every row failed).
-
-    Args:
-        dataframe: rows with ``input``, ``output``, ``context`` (or map them with ``input_mapping``).
-        llm: a Phoenix ``LLM``; ignored when ``judge`` is given.
-        judge: an already-built judge evaluator (e.g. from :func:`faithfulness_evaluator`).
-        concurrency: at most this many judge requests in flight.
-        max_retries: extra attempts per failing row before it is marked FAILED.
-        input_mapping: as in :func:`faithfulness_evaluator`.
-
-    Returns:
-        A copy of ``dataframe`` with ``<judge>_execution_details`` and ``<judge>_score`` columns.
-    """
-    if judge is None:
-        if llm is None:
-            raise ArgumentError("run_judge needs llm= (a Phoenix LLM) or judge= (an evaluator)")
-        judge = faithfulness_evaluator(llm, input_mapping=input_mapping)
-    elif input_mapping:
-        judge = bind_evaluator(evaluator=judge, input_mapping=dict(input_mapping))
-    if not isinstance(concurrency, int) or concurrency < 1:
-        raise ArgumentError(f"concurrency must be a positive integer, got {concurrency!r}")
-    if len(dataframe) == 0:
-        result = dataframe.copy()
-        result[f"{judge.name}_execution_details"] = []
-        result[f"{judge.name}_score"] = []
-        return result
-
-    def evaluate() -> Any:
-        return async_evaluate_dataframe(
-            dataframe=dataframe,
-            evaluators=[judge],
-            concurrency=concurrency,
-            exit_on_error=False,
-            max_retries=max_retries,
-            hide_tqdm_bar=True,
-        )
-
-    # Phoenix's executor reports retries with tqdm.write (stdout); library code keeps stdout clean.
-    with contextlib.redirect_stdout(_LogLines()):
-        result = _run_coroutine(evaluate)
-    _report_failures(result, judge.name)
-    return result
+def settled_judge_cell(cell: Mapping[str, Any], label: str, name: str = FAITHFULNESS) -> dict[str, Any]:
+    """A judge-shaped cell for a row the offline signals settled (the judge was not asked)."""
+    return {
+        "name": name,
+        "score": 1.0 if label == FAITHFUL else 0.0,
+        "label": label,
+        "explanation": f"settled offline, judge not asked: {cell.get('explanation', '')}",
+        "metadata": {"source": "offline", "offline_score": cell.get("score")},
+        "kind": "code",
+        "direction": "maximize",
+    }

@@ -55,8 +55,8 @@ class ScoringCalls:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         import bertscore_plugins
-        import bertscore_plugins.evaluation.judge as judge_module
         import bertscore_plugins.integrations.phoenix as integration
+        import bertscore_plugins.integrations.phoenix.judge as judge_module
         import bertscore_plugins.models.load
 
         self.calls: list[str] = []

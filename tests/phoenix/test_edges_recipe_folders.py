@@ -111,7 +111,7 @@ def test_state_writes_leave_no_temporary_files(scored):
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):
-    import bertscore_plugins.evaluation.judge as judge_module
+    import bertscore_plugins.integrations.phoenix.judge as judge_module
 
     out = tmp_path / "out"
     args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "5"]
@@ -451,3 +451,56 @@ def test_a_parquet_table_is_checked_the_same_way(tmp_path, monkeypatch, capsys):
     damaged = arrow.set_column(arrow.schema.get_field_index("bertscore_score"), "bertscore_score", column)
     pq.write_table(damaged.replace_schema_metadata(arrow.schema.metadata), path)
     _damaged(capsys, args, path, None, "row 2: bertscore_score score is float nan, expected a finite number")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("leave_free", "unwritten", "kept"),
+    [
+        (0, "scores.jsonl", ()),  # nothing fits: the scored table is the first write
+        (40_000, "report/similarity_vs_faithfulness.png", ("scores.jsonl", "state.json")),  # the report
+    ],
+)
+def test_an_output_folder_on_a_full_disk_is_one_error_naming_the_file_and_exit_2(
+    tmp_path, capsys, monkeypatch, leave_free, unwritten, kept
+):
+    from tests.support.full_disk import full_file_system
+
+    no_judge(monkeypatch)
+    with full_file_system(tmp_path / "full", leave_free=leave_free) as disk:
+        out = disk / "out"
+        assert disagreement.main(_arguments(out)) == disagreement.EXIT_BAD_INPUT
+        error = _error(capsys)
+        assert error == (
+            f"error: --out: {out / unwritten} cannot be written (No space left on device); "
+            "free some space or use another --out"
+        )
+        assert sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(kept)  # no temporary left
+        assert not list(out.rglob(".*.tmp"))
+        if kept:  # what was saved before the disk filled is whole: a re-run elsewhere need not rescore it
+            assert OutputFolder(out).load_state().rows == 4
+
+
+@pytest.mark.slow
+def test_the_recipe_command_on_a_full_disk_exits_2_without_a_traceback(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.support.full_disk import full_file_system
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BERTSCORE_JUDGE_")}
+    with full_file_system(tmp_path / "full") as disk:
+        done = subprocess.run(
+            [sys.executable, "-m", "recipes.disagreement", *_arguments(disk / "out")],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONPATH": str(repo)},
+            timeout=600,
+        )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: --out: ")

@@ -75,6 +75,40 @@ def test_the_configuration_is_frozen_and_takes_the_core_settings_by_name():
         EvaluationConfig(reference_key="metadata.a", reference_dataset="gold")
 
 
+def test_the_judge_is_anything_with_a_name_a_model_and_verdicts_and_an_llm_is_refused_with_the_way_on():
+    from bertscore_plugins.evaluation.judge import Verdict
+
+    class Stub:
+        name, model = "faithfulness", "stub/one"
+
+        def verdicts(self, rows, *, concurrency, max_retries):
+            return [Verdict({"name": self.name, "score": 1.0, "label": "faithful"}) for _ in rows]
+
+    config = EvaluationConfig(judge=Stub())
+    assert (config.faithfulness_name, config.faithfulness_cut, config.judge_model) == (
+        "faithfulness",
+        0.5,
+        "stub/one",
+    )
+    assert "|judge=stub/one score:" in config.signature
+    llm = type("LLM", (), {"provider": "openai", "model": "gpt"})()
+    with pytest.raises(SettingError, match=r"faithfulness_judge\(llm\)") as refused:
+        EvaluationConfig(judge=llm)
+    assert refused.value.setting == "judge"
+
+
+def test_phoenix_s_judge_plugs_into_the_engine_and_records_its_model():
+    from bertscore_plugins.evaluation.judge import is_judge
+    from bertscore_plugins.integrations.phoenix import faithfulness_evaluator, faithfulness_judge
+    from bertscore_plugins.integrations.phoenix.judge import as_judge
+
+    llm = type("LLM", (), {"provider": "openai", "model": "gpt-4o-mini"})()
+    for judge in (faithfulness_judge(llm), faithfulness_judge(faithfulness_evaluator(llm)), as_judge(llm)):
+        assert is_judge(judge) and (judge.name, judge.model) == ("faithfulness", "openai/gpt-4o-mini")
+    assert EvaluationConfig(judge=as_judge(llm)).judge_model == "openai/gpt-4o-mini"
+    assert as_judge(None) is None
+
+
 # -- the shape of the wing's code ---------------------------------------------------------------------
 
 

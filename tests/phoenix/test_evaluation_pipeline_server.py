@@ -152,12 +152,17 @@ def test_without_a_judge_the_wrong_answers_are_unfaithful_and_scores_equal_the_c
 
 def test_rows_as_a_dataframe_and_as_spans_get_identical_cells_for_every_signal(clinic, tmp_path):
     from bertscore_plugins import ScoreConfig
-    from bertscore_plugins.integrations.phoenix import EvaluationConfig, evaluate_project, evaluate_rows
+    from bertscore_plugins.integrations.phoenix import (
+        EvaluationConfig,
+        evaluate_project,
+        evaluate_rows,
+        faithfulness_judge,
+    )
 
     project, sent = clinic.new("parity")
     with RagStub() as judge:
         config = EvaluationConfig(
-            judge=judge.llm(),
+            judge=faithfulness_judge(judge.llm()),
             judge_rows="unsettled",
             reference_key="metadata.reference",
             score=ScoreConfig(long_text="window"),

@@ -27,6 +27,7 @@ from bertscore_plugins.integrations.phoenix import (
     GroundednessEvaluator,
     Thresholds,
     add_disagreement,
+    batch_evaluate_dataframe,
     disagreement_filters,
     disagreement_label,
     evaluate_rows,
@@ -36,7 +37,6 @@ from bertscore_plugins.integrations.phoenix import (
     judge_llm_from_env,
     project_url,
     run_judge,
-    score_dataframe,
 )
 from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 from tests.support import stub_judge as stub_judge_module
@@ -182,7 +182,7 @@ def test_a_warning_about_a_row_names_the_frame_row_even_after_a_failed_row(score
         index=["s1", "s2", "s3", "s4"],
     )
     with pytest.warns(EmptyTextWarning) as caught:
-        result = score_dataframe(frame, BERTScoreEvaluator(0.9, scorer=scorer), exit_on_error=False)
+        result = batch_evaluate_dataframe(frame, BERTScoreEvaluator(0.9, scorer=scorer), exit_on_error=False)
     assert result["bertscore_score"].iloc[1] is None  # row 1 failed and was not scored
     [empty] = [w.message for w in caught if isinstance(w.message, EmptyTextWarning)]
     assert empty.candidate_rows == ("2 (index 's3')",)
@@ -204,7 +204,7 @@ def test_bertscore_evaluator_rejects_bad_settings():
 @pytest.mark.slow
 def test_batch_cells_equal_evaluate_dataframe_cells(similarity):
     per_row = evaluate_dataframe(dataframe=ROWS, evaluators=[similarity], hide_tqdm_bar=True)
-    batch = score_dataframe(ROWS, similarity)
+    batch = batch_evaluate_dataframe(ROWS, similarity)
     assert list(batch.columns) == list(per_row.columns)
     assert list(batch.columns[-2:]) == ["bertscore_execution_details", "bertscore_score"]
     assert batch.index.equals(ROWS.index)
@@ -223,7 +223,7 @@ def test_async_evaluate_dataframe_gives_the_same_cells(similarity):
         async_evaluate_dataframe(dataframe=ROWS, evaluators=[similarity], concurrency=2, hide_tqdm_bar=True)
     )
     for fast, slow in zip(
-        score_dataframe(ROWS, similarity)["bertscore_score"], result["bertscore_score"], strict=True
+        batch_evaluate_dataframe(ROWS, similarity)["bertscore_score"], result["bertscore_score"], strict=True
     ):
         assert_same_cell(fast, slow)
 
@@ -239,10 +239,10 @@ def test_batch_path_honours_bound_mapping_and_multiple_references(similarity, sc
     bound = bind_evaluator(
         evaluator=similarity, input_mapping={"output": "answer", "reference": "gold.texts"}
     )
-    [cell] = score_dataframe(frame, bound)["bertscore_score"]
+    [cell] = batch_evaluate_dataframe(frame, bound)["bertscore_score"]
     best = scorer.score(["The hotel has 48 rooms."], [["It has 36 rooms.", "The hotel has 36 rooms."]])
     assert cell["score"] == pytest.approx(float(best.f1[0]), abs=1e-6)
-    renamed = score_dataframe(
+    renamed = batch_evaluate_dataframe(
         frame.assign(ref=["The hotel has 36 rooms."]),
         similarity,
         input_mapping={"output": "answer", "reference": "ref"},
@@ -257,8 +257,8 @@ def test_batch_path_bad_row_raises_or_is_marked(similarity):
         {"output": ["fine text", None, "more text"], "reference": ["fine text", "x", "more"]}
     )
     with pytest.raises(InputError, match="row 1"):
-        score_dataframe(frame, similarity)
-    marked = score_dataframe(frame, similarity, exit_on_error=False)
+        batch_evaluate_dataframe(frame, similarity)
+    marked = batch_evaluate_dataframe(frame, similarity, exit_on_error=False)
     statuses = [d["status"] for d in marked["bertscore_execution_details"]]
     assert statuses == ["COMPLETED", "FAILED", "COMPLETED"]
     assert "row 1" in marked["bertscore_execution_details"].iloc[1]["exceptions"][0]
@@ -267,7 +267,7 @@ def test_batch_path_bad_row_raises_or_is_marked(similarity):
 
 
 def test_batch_cells_become_code_annotations_unchanged(similarity):
-    annotations = to_annotation_dataframe(dataframe=score_dataframe(ROWS, similarity))
+    annotations = to_annotation_dataframe(dataframe=batch_evaluate_dataframe(ROWS, similarity))
     assert list(annotations["context.span_id"]) == list(ROWS.index)
     assert set(annotations["annotation_name"]) == {"bertscore"}
     assert set(annotations["annotator_kind"]) == {"CODE"}
@@ -503,7 +503,7 @@ def test_filters_and_links():
 
 def test_add_disagreement_needs_both_columns(similarity):
     with pytest.raises(KeyError, match="faithfulness_score"):
-        add_disagreement(score_dataframe(ROWS, similarity), Thresholds(0.9))
+        add_disagreement(batch_evaluate_dataframe(ROWS, similarity), Thresholds(0.9))
 
 
 # -- stub judge over real HTTP (Phoenix's OpenAI adapter) -------------------------------------------

@@ -1,29 +1,37 @@
-"""BERTScore as a ``phoenix.evals`` evaluator, and a batch path that scores a whole dataframe at once.
+"""The engine's signals as ``phoenix.evals`` evaluators, and its batch paths in Phoenix's shapes.
 
 Phoenix calls an evaluator once per row; BERTScore is far cheaper per row when the core embeds a whole
-batch at once. :func:`score_dataframe` gives the batch speed while writing cells in exactly the shape of
-``phoenix.evals.evaluate_dataframe`` (``Score.to_dict()`` dicts and execution details), so everything
-downstream (``to_annotation_dataframe``, span annotations, the disagreement step) cannot tell them apart.
+batch at once. :func:`batch_evaluate_dataframe` gives the batch speed while writing cells in exactly the
+shape of ``phoenix.evals.evaluate_dataframe`` (``Score.to_dict()`` dicts and execution details), so
+everything downstream (``to_annotation_dataframe``, span annotations, the disagreement step) cannot tell
+them apart. The scores, labels and explanations are the evaluation engine's
+(:mod:`bertscore_plugins.evaluation.signals`); this module only speaks Phoenix.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
 from phoenix.evals import Evaluator, Score
 from phoenix.evals.utils import remap_eval_input
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bertscore_plugins.core.config import finite_number
-from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
-
-# Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too (0.9); pass
-# your own ``threshold`` (recorded in every row's metadata) or let the disagreement set it from the data.
-from bertscore_plugins.evaluation.config import DEFAULT_SIMILARITY_THRESHOLD as DEFAULT_SIMILARITY_THRESHOLD
-from bertscore_plugins.evaluation.names import DISSIMILAR, SIMILAR, SIMILARITY, details_column, score_column
+from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, InputError
+from bertscore_plugins.evaluation import dataframe as engine
+from bertscore_plugins.evaluation.cells import completed, failed, row_number
+from bertscore_plugins.evaluation.dataframe import add_disagreement as add_disagreement
+from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell
+from bertscore_plugins.evaluation.disagreement import disagreement_label as disagreement_label
+from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, details_column, score_column
+from bertscore_plugins.evaluation.signals import DEFAULT_SIMILARITY_THRESHOLD as DEFAULT_SIMILARITY_THRESHOLD
+from bertscore_plugins.evaluation.signals import Signal, Similarity, pair_problem, scorable, signal_cells
+from bertscore_plugins.evaluation.signals import check_cut as check_cut
+from bertscore_plugins.integrations.phoenix.judge import as_judge
 
 
 class SimilarityInput(BaseModel):
@@ -33,36 +41,13 @@ class SimilarityInput(BaseModel):
     reference: str | list[str]
 
 
-def _core() -> Any:
-    # Imported late: the core pulls in torch, which unit tests of the cell shapes do not need.
-    import bertscore_plugins
-
-    return bertscore_plugins
-
-
-def _input_error(message: str) -> Exception:
-    try:
-        return _core().InputError(message)
-    except (ImportError, AttributeError):  # core not importable: still fail with a clear message
-        return ValueError(message)
-
-
-def _fmt(value: float) -> str:
-    return f"{value:.3f}"
-
-
-def check_cut(name: str, value: Any) -> float:
-    """A label threshold: a finite number no greater than 1, since BERTScore never exceeds 1 (rescaled or
-    not) and a cut above it would label every row the same way; SettingError naming ``name`` otherwise."""
-    return finite_number(name, value, "a finite number no greater than 1", at_most=1.0)
-
-
 class _BERTScoreEvaluatorBase(Evaluator):
-    """Shared machinery: one scorer, one threshold, one way of turning core results into a Score."""
+    """A BERTScore signal of the engine (``signal_class``) as a Phoenix ``code`` evaluator: one scorer,
+    one threshold, the engine's cell as a ``Score``."""
 
     candidate_field = "output"
     reference_field = "reference"
-    labels = (SIMILAR, DISSIMILAR)
+    signal_class: type[Signal] = Similarity
 
     def __init__(
         self,
@@ -74,82 +59,41 @@ class _BERTScoreEvaluatorBase(Evaluator):
         input_schema: type[BaseModel],
         **core_settings: Any,
     ) -> None:
-        threshold = check_cut("threshold", threshold)
+        self.signal = self.signal_class(name, threshold, explain_k)  # SettingError for a bad threshold
         if scorer is not None and core_settings:
             raise ArgumentError(
                 f"pass either scorer= or core settings, not both (got settings {sorted(core_settings)})"
             )
         super().__init__(name=name, kind="code", direction="maximize", input_schema=input_schema)
-        self.threshold = float(threshold)
-        self.explain_k = int(explain_k)
+        self.threshold = self.signal.threshold
+        self.explain_k = self.signal.explain_k
+        self.labels = self.signal.labels
         self._scorer = scorer
         self._core_settings = dict(core_settings)
         if scorer is None and core_settings:
-            # Fail now, not on the first row, when a setting name is wrong.
-            _core().ScoreConfig.from_kwargs(**core_settings)
+            ScoreConfig.from_kwargs(**core_settings)  # fail now, not on the first row, when a name is wrong
 
     @property
     def scorer(self) -> Any:
         """The core ``BERTScorer`` (shared through ``get_scorer``: one model load per configuration)."""
         if self._scorer is None:
-            core = _core()
-            self._scorer = core.get_scorer(core.ScoreConfig.from_kwargs(**self._core_settings))
+            from bertscore_plugins.core.scorer import get_scorer  # torch: loaded on first use
+
+            self._scorer = get_scorer(ScoreConfig.from_kwargs(**self._core_settings))
         return self._scorer
 
-    # -- pieces each variant fills in -------------------------------------------------------------
-
     def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, Any]:
-        """(candidate, reference) for the core, from a validated input."""
-        return eval_input[self.candidate_field], eval_input[self.reference_field]
-
-    def _headline(self, precision: float, recall: float, f1: float) -> float:
-        return f1
-
-    def _extra_metadata(self, precision: float, recall: float, f1: float) -> dict[str, Any]:
-        return {}
-
-    def _explanation_head(self, precision: float, recall: float, f1: float) -> str:
-        return f"F1 {_fmt(f1)} (P {_fmt(precision)}, R {_fmt(recall)})"
-
-    # -- turning core output into a Score ---------------------------------------------------------
+        """(candidate, reference or context) as the core scores them, from a validated input."""
+        return scorable(eval_input[self.candidate_field], eval_input[self.reference_field], self.signal.reads)
 
     def score_from_result(self, result: Any, row: int) -> Score:
         """The Score for row ``row`` of a core ``Scores`` (computed with ``explain=True``)."""
-        precision = float(result.precision[row])
-        recall = float(result.recall[row])
-        f1 = float(result.f1[row])
-        value = self._headline(precision, recall, f1)
-        explanation_obj = result.explanations[row] if getattr(result, "explanations", None) else None
-        worst = explanation_obj.worst(self.explain_k) if explanation_obj is not None else []
-        summary = explanation_obj.summary(self.explain_k) if explanation_obj is not None else ""
-        explanation = self._explanation_head(precision, recall, f1)
-        if summary:
-            explanation += f"; worst: {summary}"
-        metadata = {
-            "precision": precision,
-            "recall": recall,
-            **self._extra_metadata(precision, recall, f1),
-            "threshold": self.threshold,
-            "signature": result.signature,
-            "worst_matches": [
-                {"token": m.token, "matched_token": m.matched_token, "similarity": float(m.similarity)}
-                for m in worst
-            ],
-        }
-        return Score(
-            name=self.name,
-            score=value,
-            label=self.labels[0] if value >= self.threshold else self.labels[1],
-            explanation=explanation,
-            metadata=metadata,
-            kind="code",
-            direction="maximize",
-        )
+        return Score(**self.signal.cell(result, row).to_dict())
 
     def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
         candidate, reference = self._pair(eval_input)
-        result = self.scorer.score([candidate], [reference], explain=True)
-        return [self.score_from_result(result, 0)]
+        cells = signal_cells(self.scorer, [self.signal], {0: (candidate, reference)})
+        return [Score(**cells[self.name][0])]
 
 
 class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
@@ -158,7 +102,7 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
     Inputs: ``output`` (str) and ``reference`` (str, or a list of str: the best-matching one counts).
     Map other column names with ``phoenix.evals.bind_evaluator(evaluator=..., input_mapping=...)``; in
     ``run_experiment`` / ``evaluate_experiment`` bind ``{"output": "output", "reference":
-    "expected.reference"}`` (or use ``annotations.experiment_evaluators``).
+    "expected.reference"}`` (or use ``experiments.experiment_evaluators``).
 
     Returns one ``Score``: ``score`` = F1, ``label`` "similar" when F1 >= ``threshold`` else
     "dissimilar", ``explanation`` naming the worst-matched output tokens ("Thursday -> Tuesday 0.71"),
@@ -196,27 +140,7 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
         )
 
 
-# -- batch path --------------------------------------------------------------------------------------
-
-
-def _as_texts(reference: Any) -> list[Any]:
-    return list(reference) if isinstance(reference, (list, tuple)) else [reference]
-
-
-def _required_fields(schema: type[BaseModel]) -> set[str]:
-    return {name for name, field in schema.model_fields.items() if field.is_required()}
-
-
-def _row_label(index: Any, position: int) -> str:
-    return f"row {_row_number(index, position)}"
-
-
-def _row_number(index: Any, position: int) -> str:
-    return str(position) if index == position else f"{position} (index {index!r})"
-
-
-def _execution_details(status: str, exceptions: Sequence[str], seconds: float) -> dict[str, Any]:
-    return {"status": status, "exceptions": list(exceptions), "execution_seconds": seconds}
+# -- a whole frame in one core call ------------------------------------------------------------------
 
 
 def _valid_pairs(
@@ -226,61 +150,33 @@ def _valid_pairs(
     ``exit_on_error`` the first problem raises ``InputError`` naming its row."""
     schema = evaluator.input_schema
     assert schema is not None  # set by the base class
-    required = _required_fields(schema)
+    required = {name for name, field in schema.model_fields.items() if field.is_required()}
     pairs: dict[int, tuple[str, Any]] = {}
     failures: dict[int, str] = {}
-    records = dataframe.to_dict("records")
-    for position, (index, record) in enumerate(zip(dataframe.index, records, strict=True)):
+    for position, (index, record) in enumerate(
+        zip(dataframe.index, dataframe.to_dict("records"), strict=True)
+    ):
         eval_input = {str(key): value for key, value in record.items()}
         try:
             remapped = remap_eval_input(
                 eval_input=eval_input, required_fields=required, input_mapping=mapping
             )
-            candidate, reference = evaluator._pair(schema.model_validate(remapped).model_dump())
-            # the core's text check, per row: one bad text fails its row, not the whole batch
-            for field, text in (
-                (evaluator.candidate_field, candidate),
-                *((evaluator.reference_field, ref) for ref in _as_texts(reference)),
-            ):
-                problem = _core().inputs.text_problem(text)
-                if problem:
-                    raise _input_error(f"{field} {problem}")
+            valid = schema.model_validate(remapped).model_dump()
+            candidate, other = valid[evaluator.candidate_field], valid[evaluator.reference_field]
+            problem = pair_problem(candidate, other, evaluator.reference_field)  # the engine's text check
+            if problem:
+                raise InputError(problem)
         except (ValidationError, ValueError, TypeError) as error:
-            problem = f"{_row_label(index, position)}: {type(error).__name__}: {error}"
+            problem = f"row {row_number(index, position)}: {type(error).__name__}: {error}"
             if exit_on_error:
-                raise _input_error(f"{evaluator.name}: {problem}") from error
+                raise InputError(f"{evaluator.name}: {problem}") from error
             failures[position] = problem
             continue
-        pairs[position] = (candidate, reference)
+        pairs[position] = evaluator._pair(valid)
     return pairs, failures
 
 
-def _batch_scores(
-    dataframe: pd.DataFrame,
-    evaluator: _BERTScoreEvaluatorBase,
-    pairs: dict[int, tuple[str, Any]],
-    progress: Any,
-) -> dict[int, dict[str, Any]]:
-    """``{position: Score.to_dict()}`` from ONE core call over the valid pairs."""
-    if not pairs:
-        return {}
-    from bertscore_plugins.core.scorer import row_labels_in_warnings
-
-    kwargs: dict[str, Any] = {"explain": True}
-    if progress is not None:
-        kwargs["progress"] = progress
-    positions = list(pairs)
-    # the core's warnings count positions among the scored rows; name the frame's rows instead
-    with row_labels_in_warnings([_row_number(dataframe.index[p], p) for p in positions]):
-        result = evaluator.scorer.score(
-            [pairs[p][0] for p in positions], [pairs[p][1] for p in positions], **kwargs
-        )
-    return {
-        position: evaluator.score_from_result(result, row).to_dict() for row, position in enumerate(positions)
-    }
-
-
-def score_dataframe(
+def batch_evaluate_dataframe(
     dataframe: pd.DataFrame,
     evaluator: _BERTScoreEvaluatorBase,
     *,
@@ -288,15 +184,20 @@ def score_dataframe(
     exit_on_error: bool = True,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    """Score every row of ``dataframe`` with ``evaluator`` in ONE core call.
+    """Evaluate every row of ``dataframe`` with a BERTScore evaluator in ONE core call.
 
     The result equals ``phoenix.evals.evaluate_dataframe(dataframe, [evaluator])`` cell for cell in
     ``<name>_score`` (same ``Score.to_dict()`` dicts, same scores) and in the keys of
     ``<name>_execution_details``; ``execution_seconds`` is the batch time shared evenly over the rows.
 
+        >>> scored = batch_evaluate_dataframe(frame, BERTScoreEvaluator(threshold=0.9))  # doctest: +SKIP
+        >>> scored["bertscore_score"][0]["label"]                                          # doctest: +SKIP
+        'similar'
+
     Args:
         dataframe: one row per example; any index (a ``span_id`` index is kept for annotations).
-        evaluator: a :class:`BERTScoreEvaluator` or :class:`GroundednessEvaluator`.
+        evaluator: a :class:`BERTScoreEvaluator`, ``GroundednessEvaluator`` or
+            ``OfflineFaithfulnessEvaluator``.
         input_mapping: field -> column name, JSONPath or callable; default: the mapping bound with
             ``bind_evaluator`` / ``.bind()``, else the field names themselves.
         exit_on_error: True: a bad row raises ``InputError`` naming the row and the problem.
@@ -306,23 +207,112 @@ def score_dataframe(
     Returns:
         A copy of ``dataframe`` with ``<name>_execution_details`` and ``<name>_score`` columns.
     """
+    options = {"input_mapping": input_mapping, "exit_on_error": exit_on_error, "progress": progress}
+    return scored_frame(dataframe, evaluator, [getattr(evaluator, "signal", None)], options)
+
+
+def scored_frame(
+    dataframe: pd.DataFrame, evaluator: Any, signals: list[Any], options: Mapping[str, Any]
+) -> pd.DataFrame:
+    """``dataframe`` with a score and a details column per signal, all read from ONE core call over the
+    rows ``evaluator`` validates (``options``: input_mapping, exit_on_error, progress)."""
     if not isinstance(dataframe, pd.DataFrame):
         raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
     if not isinstance(evaluator, _BERTScoreEvaluatorBase):
         raise ArgumentTypeError(
-            f"score_dataframe needs a BERTScoreEvaluator or GroundednessEvaluator, got {type(evaluator).__name__}"
+            "batch_evaluate_dataframe needs a BERTScoreEvaluator, GroundednessEvaluator or "
+            f"OfflineFaithfulnessEvaluator, got {type(evaluator).__name__}"
         )
     started = time.perf_counter()
-    mapping = input_mapping if input_mapping is not None else getattr(evaluator, "_input_mapping", None)
-    pairs, failures = _valid_pairs(dataframe, evaluator, mapping, exit_on_error)
-    scores = _batch_scores(dataframe, evaluator, pairs, progress)
-    per_row_seconds = (time.perf_counter() - started) / max(len(dataframe), 1)
-    result_df = dataframe.copy()
-    result_df[details_column(evaluator.name)] = [
-        _execution_details("FAILED", [failures[p]], per_row_seconds)
-        if p in failures
-        else _execution_details("COMPLETED", [], per_row_seconds)
-        for p in range(len(dataframe))
-    ]
-    result_df[score_column(evaluator.name)] = [scores.get(p) for p in range(len(dataframe))]
-    return result_df
+    mapping = options.get("input_mapping")
+    mapping = mapping if mapping is not None else getattr(evaluator, "_input_mapping", None)
+    pairs, failures = _valid_pairs(dataframe, evaluator, mapping, options.get("exit_on_error", True))
+    labels = {p: row_number(dataframe.index[p], p) for p in pairs}
+    cells = signal_cells(evaluator.scorer, signals, pairs, labels, options.get("progress"))
+    seconds = (time.perf_counter() - started) / max(len(dataframe), 1)
+    result = dataframe.copy()
+    for signal in signals:
+        result[details_column(signal.name)] = [
+            failed(failures[p], seconds) if p in failures else completed(seconds)
+            for p in range(len(dataframe))
+        ]
+        result[score_column(signal.name)] = [cells[signal.name].get(p) for p in range(len(dataframe))]
+    return result
+
+
+def score_dataframe(
+    dataframe: pd.DataFrame, evaluator: _BERTScoreEvaluatorBase, **options: Any
+) -> pd.DataFrame:
+    """The old name of :func:`batch_evaluate_dataframe` (``bertscore_plugins.hf_datasets.score_dataframe``
+    is the other function of that name: BERTScore columns for a frame without Phoenix)."""
+    warnings.warn(
+        "bertscore_plugins.phoenix.score_dataframe is now batch_evaluate_dataframe (the name "
+        "score_dataframe is hf_datasets' BERTScore columns); the old name works in 0.x",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return batch_evaluate_dataframe(dataframe, evaluator, **options)
+
+
+# -- the whole pipeline, with Phoenix's judge --------------------------------------------------------
+
+
+def evaluate_rows(
+    dataframe: pd.DataFrame, llm: Any = None, *, judge: Any = None, **options: Any
+) -> pd.DataFrame:
+    """Every signal for every row of ``dataframe``, with Phoenix's ``FaithfulnessEvaluator`` as the judge.
+
+    :func:`bertscore_plugins.evaluation.dataframe.evaluate_rows` (same keywords: ``config``,
+    ``thresholds``, ``*_column``, ``exit_on_error``, ``scorer`` and every setting), where the judge may be
+    given as a Phoenix ``LLM`` (``llm=``), a Phoenix evaluator or a ready judge (``judge=``); None: no
+    judge, the offline faithfulness is the faithfulness signal.
+    """
+    chosen = as_judge(judge if judge is not None else llm)
+    if chosen is not None:
+        options["judge"] = chosen
+    return engine.evaluate_rows(dataframe, **options)
+
+
+# -- the disagreement as an evaluator (experiments) ---------------------------------------------------
+
+
+class _NoInput(BaseModel):
+    """The disagreement evaluator reads whatever its two inner evaluators read: keep every key."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class DisagreementEvaluator(Evaluator):
+    """Per-row disagreement as a Phoenix evaluator (for experiments and ``evaluate_dataframe``).
+
+    It runs the two inner evaluators on the same input (reuse :func:`experiments.experiment_evaluators`
+    to share their results so the judge runs once per row) and applies fixed ``thresholds``: an
+    experiment sees one row at a time, so quantile thresholds must be computed beforehand.
+    """
+
+    def __init__(
+        self,
+        similarity: Evaluator,
+        faithfulness: Evaluator,
+        thresholds: Thresholds,
+        *,
+        name: str = DISAGREEMENT,
+    ) -> None:
+        if not isinstance(thresholds, Thresholds):
+            raise ArgumentTypeError(f"DisagreementEvaluator needs fixed Thresholds, got {thresholds!r}")
+        super().__init__(name=name, kind="code", direction="minimize", input_schema=_NoInput)
+        self.similarity, self.faithfulness, self.thresholds = similarity, faithfulness, thresholds
+
+    def _score(self, similarity: Score, faithfulness: Score) -> list[Score]:
+        cell = disagreement_cell(
+            similarity.to_dict(), faithfulness.to_dict(), self.thresholds, name=self.name
+        )
+        return [Score(**cell)]
+
+    def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+        sim = self.similarity.evaluate(dict(eval_input))[0]
+        return self._score(sim, self.faithfulness.evaluate(dict(eval_input))[0])
+
+    async def _async_evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+        sim = (await self.similarity.async_evaluate(dict(eval_input)))[0]
+        return self._score(sim, (await self.faithfulness.async_evaluate(dict(eval_input)))[0])

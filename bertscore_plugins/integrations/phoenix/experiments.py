@@ -15,10 +15,12 @@ import pandas as pd
 from phoenix.evals import Evaluator, Score, bind_evaluator
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.disagreement import DisagreementEvaluator, Thresholds, _NoInput
-from bertscore_plugins.evaluation.judge import _LogLines
+from bertscore_plugins.evaluation.dataframe import Columns
+from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.names import DISAGREEMENT, score_column
+from bertscore_plugins.integrations.phoenix.evaluators import DisagreementEvaluator, _NoInput
 from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEvaluator
+from bertscore_plugins.integrations.phoenix.judge import _LogLines
 
 # -- datasets and experiments ------------------------------------------------------------------------
 
@@ -65,7 +67,7 @@ def experiment_evaluators(
 
     Bound to datasets made by :func:`create_dataset` (input ``{question, context}``, expected
     ``{reference}``); the task's return value is the output. ``faithfulness`` is Phoenix's judge (from
-    :func:`~bertscore_plugins.evaluation.judge.faithfulness_evaluator`) or a :class:`GroundednessEvaluator`.
+    :func:`~bertscore_plugins.integrations.phoenix.judge.faithfulness_evaluator`) or a :class:`GroundednessEvaluator`.
     The disagreement evaluator reuses the other two's results, so each runs once per example.
     """
     sim = _SharedResult(
@@ -90,25 +92,26 @@ def create_dataset(
     rows: pd.DataFrame,
     *,
     name: str,
-    question_column: str = "input",
-    context_column: str = "context",
-    reference_column: str = "reference",
-    output_column: str = "output",
+    columns: Columns | None = None,
     description: str | None = None,
     span_id_column: str | None = None,
+    **column_names: str,
 ) -> Any:
     """A Phoenix dataset, one example per row: input ``{question, context}``, expected ``{reference}``.
 
-    The row's output and its position go into the example's metadata (``output``, ``row``), so a task
-    can replay the output and stored results can be looked up. With ``span_id_column`` the examples
-    link back to the traced spans.
+    ``columns`` (or ``question_column=``, ``context_column=``, ``reference_column=``,
+    ``output_column=``) says where each field is; the question defaults to the ``input`` column. The
+    row's output and its position go into the example's metadata (``output``, ``row``), so a task can
+    replay the output and stored results can be looked up. With ``span_id_column`` the examples link back
+    to the traced spans.
     """
+    where = _columns(columns, column_names, "create_dataset")
     frame = pd.DataFrame(
         {
-            "question": list(rows[question_column]),
-            "context": [_plain(v) for v in rows[context_column]],
-            "reference": [_plain(v) for v in rows[reference_column]],
-            "output": list(rows[output_column]),
+            "question": list(rows[where.input]),
+            "context": [_plain(v) for v in rows[where.context]],
+            "reference": [_plain(v) for v in rows[where.reference]],
+            "output": list(rows[where.output]),
             "row": list(range(len(rows))),
         }
     )
@@ -125,6 +128,17 @@ def create_dataset(
         span_id_key=span_key,
         dataset_description=description,
     )
+
+
+def _columns(columns: Columns | None, column_names: dict[str, Any], caller: str) -> Columns:
+    """The columns of ``columns`` with the ``<field>_column=`` keywords applied; TypeError for others."""
+    where = Columns.take(column_names, columns)
+    if column_names:
+        raise TypeError(
+            f"{caller}() got unknown argument(s) {sorted(column_names)}; the columns are question_column, "
+            "context_column, reference_column and output_column"
+        )
+    return where
 
 
 def _plain(value: Any) -> Any:
@@ -160,18 +174,17 @@ def log_experiment(
     dataset_name: str,
     experiment_name: str,
     score_names: Sequence[str] | None = None,
-    question_column: str = "input",
-    context_column: str = "context",
-    reference_column: str = "reference",
-    output_column: str = "output",
     experiment_metadata: Mapping[str, Any] | None = None,
     dataset: Any = None,
+    columns: Columns | None = None,
+    **column_names: str,
 ) -> tuple[Any, Any]:
     """A dataset of the rows and an experiment whose evaluations are the STORED results (no rescoring).
 
     The task replays each row's output; one evaluator per score name returns that row's stored cell,
     so logging after an outage never recomputes BERTScore or calls the judge again. Pass ``dataset`` to
-    reuse a dataset created earlier (e.g. by a run that stopped before its experiment).
+    reuse a dataset created earlier (e.g. by a run that stopped before its experiment); ``columns`` (or
+    the ``*_column=`` keywords) as in :func:`create_dataset`.
 
     Returns:
         ``(dataset, ran_experiment)``.
@@ -181,16 +194,9 @@ def log_experiment(
         if score_names is not None
         else [c[: -len("_score")] for c in results.columns if c.endswith("_score")]
     )
+    where = _columns(columns, column_names, "log_experiment")
     if dataset is None:
-        dataset = create_dataset(
-            client,
-            results,
-            name=dataset_name,
-            question_column=question_column,
-            context_column=context_column,
-            reference_column=reference_column,
-            output_column=output_column,
-        )
+        dataset = create_dataset(client, results, name=dataset_name, columns=where)
     # phoenix.client reports progress and evaluator errors on stdout; library code keeps stdout clean.
     with contextlib.redirect_stdout(_LogLines()):
         experiment = client.experiments.run_experiment(

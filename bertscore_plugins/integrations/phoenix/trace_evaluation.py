@@ -158,10 +158,14 @@ def _split_settings(
 ) -> tuple[TraceSettings, EvaluationConfig]:
     """(how spans are read, how they are evaluated) from the keyword settings; SettingError for a
     setting that would label a span by its page."""
+    from bertscore_plugins.integrations.phoenix.judge import as_judge  # phoenix.evals: only with a judge
+
     settings = dict(settings)
     if "llm" in settings:
         llm = settings.pop("llm")
         settings.setdefault("judge", llm)
+    if settings.get("judge") is not None:
+        settings["judge"] = as_judge(settings["judge"])  # a Phoenix LLM or evaluator: Phoenix's judge
     trace = TraceSettings(**{k: settings.pop(k) for k in names_of(TraceSettings) if k in settings})
     if config is None:
         settings.setdefault("long_text", LONG_TEXT)

@@ -1,0 +1,232 @@
+"""The BERTScore signals of a row, computed with the core: similarity, groundedness, offline faithfulness.
+
+Each :class:`Signal` turns one row of a core ``Scores`` (scored with ``explain=True``) into a cell; the
+three share one reading of the result, differing in which score is the headline, their labels and what they
+add. :func:`signal_cells` scores a batch of (output, reference-or-context) pairs in ONE core call and gives
+every signal's cell for every pair, so groundedness and the offline faithfulness read the same alignment.
+
+    >>> signal = Similarity(name="bertscore", threshold=0.9)
+    >>> cells = signal_cells(get_scorer(), [signal], {0: ("Left on Thursday.", "Left on Tuesday.")})
+    ...                                                                               # doctest: +SKIP
+    >>> cells["bertscore"][0]["label"]                                                # doctest: +SKIP
+    'similar'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bertscore_plugins.core.config import finite_number
+from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.evaluation.cells import Cell
+from bertscore_plugins.evaluation.names import (
+    DISSIMILAR,
+    GROUNDED,
+    GROUNDEDNESS,
+    OFFLINE_FAITHFULNESS,
+    SIMILAR,
+    SIMILARITY,
+    UNGROUNDED,
+)
+from bertscore_plugins.facts import (
+    CONTEXT_SEPARATOR,
+    DEFAULT_GROUNDEDNESS_THRESHOLD,
+    FAITHFUL,
+    FAITHFULNESS_THRESHOLD,
+    UNFAITHFUL,
+    evaluate_pair,
+)
+from bertscore_plugins.inputs import text_problem
+
+# Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too (0.9); pass
+# your own threshold (recorded in every row's metadata) or let the disagreement set it from the data.
+DEFAULT_SIMILARITY_THRESHOLD = 0.9
+"""F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling)."""
+
+
+def check_cut(name: str, value: Any) -> float:
+    """A label threshold: a finite number no greater than 1, since BERTScore never exceeds 1 (rescaled or
+    not) and a cut above it would label every row the same way; SettingError naming ``name`` otherwise."""
+    return finite_number(name, value, "a finite number no greater than 1", at_most=1.0)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3f}"
+
+
+@dataclass(frozen=True)
+class Signal:
+    """A BERTScore signal: its annotation name, label cut and how many worst-matched tokens it names.
+
+    ``reads`` is the row field scored against the output ("reference" or "context").
+    """
+
+    name: str
+    threshold: float
+    explain_k: int = 3
+
+    reads = "reference"
+    labels = (SIMILAR, DISSIMILAR)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threshold", check_cut("threshold", self.threshold))
+        object.__setattr__(self, "explain_k", int(self.explain_k))
+
+    def headline(self, precision: float, recall: float, f1: float) -> float:
+        return f1
+
+    def explanation_head(self, precision: float, recall: float, f1: float) -> str:
+        return f"F1 {_fmt(f1)} (P {_fmt(precision)}, R {_fmt(recall)})"
+
+    def extra_metadata(self, precision: float, recall: float, f1: float) -> dict[str, Any]:
+        return {}
+
+    def cell(self, result: Any, row: int) -> Cell:
+        """This signal's cell for row ``row`` of a core ``Scores`` (computed with ``explain=True``)."""
+        precision, recall, f1 = (
+            float(result.precision[row]),
+            float(result.recall[row]),
+            float(result.f1[row]),
+        )
+        value = self.headline(precision, recall, f1)
+        explained = result.explanations[row] if getattr(result, "explanations", None) else None
+        worst = explained.worst(self.explain_k) if explained is not None else []
+        summary = explained.summary(self.explain_k) if explained is not None else ""
+        explanation = self.explanation_head(precision, recall, f1) + (
+            f"; worst: {summary}" if summary else ""
+        )
+        metadata = {
+            "precision": precision,
+            "recall": recall,
+            **self.extra_metadata(precision, recall, f1),
+            "threshold": self.threshold,
+            "signature": result.signature,
+            "worst_matches": [
+                {"token": m.token, "matched_token": m.matched_token, "similarity": float(m.similarity)}
+                for m in worst
+            ],
+        }
+        label = self.labels[0] if value >= self.threshold else self.labels[1]
+        return Cell(self.name, value, label, explanation, metadata)
+
+
+class Similarity(Signal):
+    """BERTScore F1 of the output against a reference: "similar" at or above the cut."""
+
+
+class Groundedness(Signal):
+    """BERTScore precision of the output against its context: is each output token supported by some
+    context token? (On FRANK, BERTScore-P against the article correlates 0.62 with human factuality,
+    F1 against the reference 0.08.)"""
+
+    reads = "context"
+    labels = (GROUNDED, UNGROUNDED)
+
+    def headline(self, precision: float, recall: float, f1: float) -> float:
+        return precision
+
+    def explanation_head(self, precision: float, recall: float, f1: float) -> str:
+        return f"precision against the context {precision:.3f} (R {recall:.3f}, F1 {f1:.3f})"
+
+    def extra_metadata(self, precision: float, recall: float, f1: float) -> dict[str, Any]:
+        return {"f1": f1}
+
+
+class OfflineFaithfulness(Groundedness):
+    """Groundedness combined with the fact check (``bertscore_plugins.facts``), read from the same
+    alignment: the wrong day, number, negation or name that groundedness alone lets through."""
+
+    labels = (FAITHFUL, UNFAITHFUL)
+
+    def cell(self, result: Any, row: int) -> Cell:
+        grounded = super().cell(result, row)
+        explained = result.explanations[row] if getattr(result, "explanations", None) else None
+        if explained is None:
+            raise ArgumentError(
+                "the offline faithfulness needs the core's alignment: score with explain=True"
+            )
+        precision = float(result.precision[row])
+        signal = evaluate_pair(
+            explained.candidate_text, explained.reference_text, explained, precision, self.threshold
+        )
+        details = signal.to_dict()
+        metadata = {
+            **grounded.metadata,
+            **{key: details[key] for key in details if key not in ("score", "label", "explanation")},
+            "facts": signal.facts.to_dict()["facts"],
+        }
+        return Cell(self.name, signal.score, signal.label, signal.explanation, metadata)
+
+
+def default_signals() -> tuple[Signal, Signal, Signal]:
+    """The three signals with their default names and cuts."""
+    return (
+        Similarity(SIMILARITY, DEFAULT_SIMILARITY_THRESHOLD),
+        Groundedness(GROUNDEDNESS, DEFAULT_GROUNDEDNESS_THRESHOLD),
+        OfflineFaithfulness(OFFLINE_FAITHFULNESS, FAITHFULNESS_THRESHOLD),
+    )
+
+
+# -- the pairs a batch scores ----------------------------------------------------------------------------
+
+
+def joined(context: Any) -> Any:
+    """Several passages as one text (blank lines between them, so each can support the output)."""
+    return CONTEXT_SEPARATOR.join(context) if isinstance(context, (list, tuple)) else context
+
+
+def pair_problem(output: Any, other: Any, reads: str) -> str | None:
+    """What makes (output, reference-or-context) unscorable, naming the field ("output is None (a missing
+    value?)"), or None. A reference may be several texts (the best one counts), a context several passages.
+    """
+    problem = text_problem(output)
+    if problem:
+        return f"output {problem}"
+    texts = list(other) if isinstance(other, (list, tuple)) else [other]
+    if not texts:
+        return f"{reads} is an empty list"
+    for text in texts:
+        problem = text_problem(text)
+        if problem:
+            return f"{reads} {problem}"
+    return None
+
+
+def scorable(output: Any, other: Any, reads: str) -> tuple[str, Any]:
+    """The pair the core scores: a context's passages joined, a reference's list kept (multi-reference)."""
+    if reads == "context":
+        return output, joined(other)
+    return output, list(other) if isinstance(other, tuple) else other
+
+
+def signal_cells(
+    scorer: Any,
+    signals: Sequence[Signal],
+    pairs: Mapping[int, tuple[str, Any]],
+    labels: Mapping[int, str] | None = None,
+    progress: bool | None = None,
+) -> dict[str, dict[int, dict[str, Any]]]:
+    """``{signal name: {position: cell dict}}`` for every pair, from ONE core call.
+
+    Args:
+        scorer: the core ``BERTScorer``.
+        signals: the signals to read from the call (all read the same side of the pairs).
+        pairs: ``{position: (output, reference or context)}``, already checked with :func:`pair_problem`.
+        labels: how the core's warnings name each position's row (default: the position).
+        progress: the core's progress bar (None: its default).
+    """
+    if not pairs:
+        return {signal.name: {} for signal in signals}
+    from bertscore_plugins.core.scorer import row_labels_in_warnings  # torch: loaded when scoring
+
+    positions = list(pairs)
+    options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}
+    # the core's warnings count positions among the scored pairs; name the caller's rows instead
+    with row_labels_in_warnings([(labels or {}).get(p, str(p)) for p in positions]):
+        result = scorer.score([pairs[p][0] for p in positions], [pairs[p][1] for p in positions], **options)
+    return {
+        signal.name: {p: signal.cell(result, row).to_dict() for row, p in enumerate(positions)}
+        for signal in signals
+    }
