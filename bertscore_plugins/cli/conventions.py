@@ -237,3 +237,18 @@ def seconds_between(smallest: float, largest: float) -> Any:
         return value
 
     return parse
+
+
+def open_fraction() -> Any:
+    """An argparse type: a number strictly between 0 and 1 (a level or a coverage; nan refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+        if not 0.0 < value < 1.0:  # also refuses nan and inf
+            raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {text}")
+        return value
+
+    return parse

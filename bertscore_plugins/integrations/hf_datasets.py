@@ -56,7 +56,7 @@ def _package_version() -> str:
 
 def model_identity(config: ScoreConfig) -> str:
     """The model's identity (repo@revision or a content hash of a local folder) without loading weights."""
-    from bertscore_plugins.models.load import resolve_model
+    from bertscore_plugins.models.resolve import resolve_model
 
     return resolve_model(config.model, config.lang).identity
 

