@@ -14,7 +14,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from bertscore_plugins.errors import ModelLoadError
+from bertscore_plugins.errors import FileFormatError, ModelLoadError
+from bertscore_plugins.files import read_json_object
 from bertscore_plugins.models import objects, presets
 from bertscore_plugins.models.identity import file_sha256, weights_digest, with_files
 from bertscore_plugins.models.names import (
@@ -129,6 +130,10 @@ def _local_folder(given: Path) -> ModelSource:
     folder = sentence_transformers_module_folder(given)
     if not (folder / "config.json").is_file():
         raise ModelLoadError(f"model folder {folder} has no config.json: is it a Hugging Face model folder?")
+    try:  # checked once, here, naming the line: transformers' own message names neither (or the tokenizer)
+        read_json_object(folder / "config.json", "model's config.json")
+    except FileFormatError as error:
+        raise ModelLoadError(str(error)) from None
     digest = weights_digest(folder)
     if digest == "none":
         raise ModelLoadError(
