@@ -168,7 +168,6 @@ __all__ = [
     "BaselineNotFoundError",
     "BertScorePluginsError",
     "ClusterResourceError",
-    "ClusterResourceError",
     "ColumnNotFoundError",
     "FileFormatError",
     "FolderGivenError",

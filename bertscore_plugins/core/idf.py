@@ -77,7 +77,9 @@ class IdfTable:
 def _token_id(key: object) -> int:
     """A table key as a token id: a whole number >= 0 (an int, or its decimal text as JSON keys are).
     Anything else is refused by name: int() would turn 3.7 into token 3, another token's weight."""
-    if (isinstance(key, numbers.Integral) and not isinstance(key, bool)) or (isinstance(key, str) and key.strip().isdecimal()):
+    if (isinstance(key, numbers.Integral) and not isinstance(key, bool)) or (
+        isinstance(key, str) and key.strip().isdecimal()
+    ):
         token_id = int(key)
     else:
         raise IdfWeightError(
