@@ -295,7 +295,7 @@ def _locate(error: InputError, indices: list | range | None, label: str = "datas
     relabelled = [
         ((labels[row[0]], row[1]) if isinstance(row, tuple) else labels[row], problem) for row, problem in bad
     ]
-    return f"{rows_message(error.side, relabelled)} ({label}s, not positions)"
+    return f"{rows_message(error.side, relabelled)} (by {label}, not position)"
 
 
 def score_dataframe(

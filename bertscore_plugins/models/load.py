@@ -21,7 +21,7 @@ import torch
 from bertscore_plugins.errors import ArgumentError, ModelLoadError, SettingError
 from bertscore_plugins.models import checks as model_checks
 from bertscore_plugins.models import objects as model_objects
-from bertscore_plugins.models.layers import quantize_int8, truncate
+from bertscore_plugins.models.layers import Truncated, quantize_int8, truncate
 from bertscore_plugins.models.resolve import ModelSource, resolve_model
 
 logger = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
 def _placed(
     source: ModelSource,
     tokenizer: Any,
-    cut: Any,
+    cut: Truncated,
     spec: ModelSpec,
     torch_device: torch.device,
     revision: str | None,

@@ -228,7 +228,7 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
         block.to_parquet(source / f"part-{number}.parquet", index=False)
     output = tmp_path / "scored"
 
-    # half a CPU per actor: the parquet read and write tasks need the rest (see _warn_if_pool_takes_every_cpu)
+    # half a CPU per actor: the parquet read and write tasks need the rest (see check_cluster_resources)
     score_parquet(
         str(source),
         str(output),
