@@ -12,7 +12,8 @@ written against those modules keep working.
     ├── SettingError             (TypeError, ValueError)  a configuration setting, named in .setting
     ├── ArgumentError            (ValueError)  a function argument with a bad value
     │   ├── IdfWeightError                     an idf weight that is not finite or would overflow
-    │   └── OutputPathError                    an output that is an input, or another output, of the run
+    │   ├── OutputPathError                    an output that is an input, or another output, of the run
+    │   └── ClusterResourceError               a Ray job the connected cluster cannot hold
     ├── ArgumentTypeError        (TypeError)   a function argument of the wrong type
     ├── ColumnNotFoundError      (KeyError)    a table column the caller named is missing
     ├── InputError               (ValueError)  candidates or references, naming the row
@@ -132,6 +133,10 @@ class IdfWeightError(ArgumentError):
     """An idf table weight that is not a finite number in [0, idf.MAX_WEIGHT]; names the token id."""
 
 
+class ClusterResourceError(ArgumentError):
+    """A Ray job asks for resources (GPUs, CPUs) the connected cluster cannot give; names the setting."""
+
+
 class OutputPathError(ArgumentError):
     """An output would overwrite an input, or another output, of the same run; names both flags."""
 
@@ -162,6 +167,7 @@ __all__ = [
     "ArgumentTypeError",
     "BaselineNotFoundError",
     "BertScorePluginsError",
+    "ClusterResourceError",
     "ColumnNotFoundError",
     "FileFormatError",
     "FolderGivenError",

@@ -17,6 +17,7 @@ two outputs that are one file, and a folder that cannot take the new file.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import re
@@ -96,6 +97,24 @@ def read_lines(path: str | Path, what: str = "file") -> list[str]:
 def read_text(path: str | Path, what: str = "file") -> str:
     """A UTF-8 text file's content (errors name the file and line)."""
     return decode(read_bytes(path, what), path)
+
+
+def read_json_object(path: str | Path, what: str = "file") -> dict:
+    """A JSON file holding one object, or one FileFormatError naming the file and line: not JSON, too
+    deep, or another JSON value than an object."""
+    text = read_text(path, what)
+    if json_too_deep(text):
+        raise FileFormatError(path, f"the {what} nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        problem = getattr(error, "msg", str(error))
+        raise FileFormatError(
+            path, f"the {what} is not JSON ({problem})", getattr(error, "lineno", None)
+        ) from None
+    if not isinstance(value, dict):
+        raise FileFormatError(path, f"the {what} must hold a JSON object, got {type(value).__name__}")
+    return value
 
 
 def numbered_lines(path: str | Path, what: str = "file") -> Iterator[tuple[int, str]]:

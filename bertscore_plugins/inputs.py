@@ -76,13 +76,58 @@ def _plain_list(values: Any) -> list:
 
 
 def check_candidates(candidates: Any) -> list[str]:
-    """Candidates as a list of str; raises InputError naming the first bad row."""
+    """Candidates as a list of str; raises InputError naming the bad rows (see `refuse_rows`)."""
     items = _rows(candidates, "candidates")
-    for row, item in enumerate(items):
-        problem = _describe(item)
-        if problem:
-            raise InputError(f"candidates[{row}] {problem}")
+    refuse_rows(
+        "candidates", [(row, problem) for row, item in enumerate(items) if (problem := _describe(item))]
+    )
     return items
+
+
+#: rows a message names before "and N more"
+SHOWN_ROWS = 3
+
+
+def refuse_rows(name: str, bad: list[tuple[Any, str]]) -> None:
+    """Raise InputError for the `bad` rows ((row label, problem) pairs, in row order), if any.
+
+    One bad row: ``candidates[3] is NaN (a missing value?)``. Several with the first one's problem:
+    ``candidates rows 3, 7, 9 and 12 more are NaN (a missing value?)``, so a column with many missing
+    values is found in one run, not one row per run; rows with other problems are counted after it.
+    """
+    if bad:
+        error = InputError(rows_message(name, bad))
+        error.side, error.bad_rows = name, list(bad)  # for callers that name rows by their own labels
+        raise error
+
+
+def rows_message(name: str, bad: list[tuple[Any, str]]) -> str:
+    """The message of `refuse_rows` for these (row label, problem) pairs."""
+    first_problem = bad[0][1]
+    same = [row for row, problem in bad if problem == first_problem]
+    if len(same) == 1:
+        message = f"{name}{_indexed(same[0])} {first_problem}"
+    else:
+        shown = ", ".join(
+            f"{row[0]} (reference {row[1]})" if isinstance(row, tuple) else str(row)
+            for row in same[:SHOWN_ROWS]
+        )
+        more = f" and {len(same) - SHOWN_ROWS} more" if len(same) > SHOWN_ROWS else ""
+        verb, rest = first_problem.split(" ", 1)
+        message = f"{name} rows {shown}{more} {_PLURAL.get(verb, verb)} {rest}"
+    others = len(bad) - len(same)
+    if others:
+        row, problem = next((row, problem) for row, problem in bad if problem != first_problem)
+        message += f"; {others} more row(s) have other problems, e.g. {name}{_indexed(row)} {problem}"
+    return message
+
+
+def _indexed(row: Any) -> str:
+    """``[3]`` for a row, ``[3][1]`` for a (row, position in its references) pair."""
+    return "".join(f"[{part}]" for part in row) if isinstance(row, tuple) else f"[{row}]"
+
+
+_PLURAL = {"is": "are", "holds": "hold", "has": "have"}
 
 
 def check_references(references: Any, expected_rows: int | None = None) -> list[list[str]]:
@@ -96,29 +141,23 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
         raise InputError(
             f"candidates and references differ in length: {expected_rows} candidates, {len(rows)} references"
         )
-    groups = []
+    groups, bad = [], []
     for row, item in enumerate(rows):
         if isinstance(item, str):
             problem = _describe(item)
-            if problem:
-                raise InputError(f"references[{row}] {problem}")
+            bad += [(row, problem)] if problem else []
             groups.append([item])
             continue
         problem = _describe(item) if item is None or isinstance(item, (float, bytes, bytearray)) else None
         if problem is None and _shape_problem(item) is not None:
             problem = f"is {_shape_problem(item)}; expected a str or a list of str"
-        if problem:
-            raise InputError(f"references[{row}] {problem}")
-        group = _plain_list(item)
-        if not group:
-            raise InputError(
-                f"references[{row}] is an empty list: each candidate needs at least one reference"
-            )
-        for position, text in enumerate(group):
-            problem = _describe(text)
-            if problem:
-                raise InputError(f"references[{row}][{position}] {problem}")
+        group = _plain_list(item) if problem is None else []
+        if problem is None and not group:
+            problem = "is an empty list: each candidate needs at least one reference"
+        bad += [(row, problem)] if problem else []
+        bad += [((row, at), problem) for at, text in enumerate(group) if (problem := _describe(text))]
         groups.append(group)
+    refuse_rows("references", bad)
     return groups
 
 

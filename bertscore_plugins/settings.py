@@ -35,7 +35,22 @@ DERIVED = "derived"
 
 @dataclass(frozen=True)
 class SettingInfo:
-    """What a configuration field says about itself (see `setting`)."""
+    """What a configuration field says about itself (the keywords of `setting`).
+
+    help: one sentence for the docstring and ``--help``.
+    signed: True when the setting changes a result: it is in the signature and the fingerprint; False
+        for speed-and-memory settings (device, batch sizes).
+    flag: the long command-line flag; derived from the name by default; None = no flag (a setting only
+        Python can give, such as a fitted table).
+    short: a short flag such as ``-m``.
+    also: further spellings of the flag (bert-score's ``--baseline_path``).
+    choices: the accepted values (None means "no choice" when the default is None).
+    parse: turns the flag's text into the value; default: from the field's type (int, float, str; a bool
+        becomes a switch).
+    upstream: bert_score's name for the same setting (``num_layers``); accepted everywhere.
+    signature_key: the setting's key in the signature, when not its name.
+    metavar: the placeholder ``--help`` shows.
+    """
 
     help: str
     signed: bool = True
@@ -49,51 +64,11 @@ class SettingInfo:
     metavar: str | None = None
 
 
-def setting(
-    default: Any,
-    help: str,
-    *,
-    signed: bool = True,
-    flag: str | None = DERIVED,
-    short: str | None = None,
-    also: tuple[str, ...] = (),
-    choices: tuple[Any, ...] | None = None,
-    parse: Callable[[str], Any] | None = None,
-    upstream: str | None = None,
-    signature_key: str | None = None,
-    metavar: str | None = None,
-) -> Any:
-    """A dataclass field that carries its own metadata.
-
-    Args:
-        default: the default value (immutable).
-        help: one sentence for the docstring and ``--help``.
-        signed: True when the setting changes a result: it is in the signature and the fingerprint.
-            False for speed-and-memory settings (device, batch sizes).
-        flag: the long command-line flag; derived from the name by default; None = no flag (a setting
-            only Python can give, such as a fitted table).
-        short: a short flag such as ``-m``.
-        also: further spellings of the flag (bert-score's ``--baseline_path``).
-        choices: the accepted values (None means "no choice" when the default is None).
-        parse: turns the flag's text into the value; default: from the field's type (int, float, str;
-            a bool becomes a switch).
-        upstream: bert_score's name for the same setting (``num_layers``); accepted everywhere.
-        signature_key: the setting's key in the signature, when not its name.
-        metavar: the placeholder ``--help`` shows.
-    """
-    info = SettingInfo(
-        help=help,
-        signed=signed,
-        flag=flag,
-        short=short,
-        also=also,
-        choices=choices,
-        parse=parse,
-        upstream=upstream,
-        signature_key=signature_key,
-        metavar=metavar,
-    )
-    return dataclasses.field(default=default, metadata={_KEY: info})
+def setting(default: Any, help: str, **info: Any) -> Any:
+    """A dataclass field that carries its own metadata: `default` (immutable), one `help` sentence, and
+    any of `SettingInfo`'s fields by keyword (``signed=False``, ``short="-m"``, ``upstream="num_layers"``,
+    ...; an unknown keyword is a TypeError when the class is declared)."""
+    return dataclasses.field(default=default, metadata={_KEY: SettingInfo(help=help, **info)})
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,17 @@ Example:
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
 
 from bertscore_plugins.analysis.stats import (
     DEFAULT_SEED,
+    PAIRED_METHODS,
     SCORE_NAMES,
     Interval,
     PairedResult,
@@ -30,7 +33,7 @@ from bertscore_plugins.analysis.stats import (
 )
 from bertscore_plugins.core.scorer import resolve_scorer
 from bertscore_plugins.core.signature import Signature
-from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.errors import ArgumentError, InputError
 
 
 @dataclass(frozen=True)
@@ -64,17 +67,21 @@ class SystemComparison:
         return self.test.better(alpha)
 
     def verdict(self, alpha: float = 0.05) -> str:
-        """One sentence: which system is better, by how much, with its interval and p-value."""
+        """One sentence: which system is better, by how much, with its interval and p-value.
+
+        On too few rows for any difference to be significant at `alpha` (`stats.minimum_rows`), the
+        verdict is withheld and no interval or p-value is given: they would be numbers without meaning
+        (on one row every resample is that row, so p would read 0.0000)."""
         t = self.test
+        too_few = t.too_few_rows(alpha)
+        if too_few:
+            return f"no verdict: {too_few}; B - A = {self.metric} {t.difference:+.4f} (n = {t.n}, no p-value)"
         what = (
             f"{self.metric} {t.difference:+.4f} "
             f"({t.confidence:.0%} CI {t.low:+.4f} .. {t.high:+.4f}), p = {t.p_value:.4f} "
             f"({_method_name(t.method)}, {t.resamples} resamples, n = {t.n})"
         )
         winner = self.better(alpha)
-        too_few = t.too_few_rows(alpha)
-        if too_few:
-            return f"no verdict: {too_few}; B - A = {what}"
         if winner == "b":
             return f"B is better than A: {what}"
         if winner == "a":
@@ -84,7 +91,9 @@ class SystemComparison:
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
-            "test": self.test.to_dict(),
+            # too few rows: no p-value or interval, as in the verdict
+            "test": self.test.to_dict()
+            | ({"p_value": None, "low": None, "high": None} if self.test.too_few_rows() else {}),
             "better": self.better(),
             "too_few_rows": self.test.too_few_rows(),
             "a": {name: interval.to_dict() for name, interval in self.intervals_a.items()},
@@ -99,18 +108,59 @@ def _method_name(method: str) -> str:
     return "paired bootstrap" if method == "bootstrap" else "approximate randomization"
 
 
+@dataclass(frozen=True)
+class ComparisonOptions:
+    """How two systems are compared (every field is also a keyword of `compare_systems`).
+
+    metric: "f1", "precision" or "recall". method: "bootstrap" (paired bootstrap resampling) or
+    "randomization" (approximate randomization). resamples: resamples/trials, a positive whole number
+    (None: the method's default, 1000 or 10000). confidence: the intervals' coverage, in (0, 1).
+    seed: a non-negative whole number (None: unreproducible). top: how many of the rows that moved most
+    to return (0 or more).
+
+    Raises:
+        ArgumentError: a value outside these ranges, naming the setting.
+    """
+
+    metric: str = "f1"
+    method: str = "bootstrap"
+    resamples: int | None = None
+    confidence: float = 0.95
+    seed: int | None = DEFAULT_SEED
+    top: int = 5
+
+    def __post_init__(self) -> None:
+        if self.metric not in SCORE_NAMES:
+            raise ArgumentError(f"metric must be one of {SCORE_NAMES}, got {self.metric!r}")
+        if self.method not in PAIRED_METHODS:
+            raise ArgumentError(f"method must be one of {PAIRED_METHODS}, got {self.method!r}")
+        if self.resamples is not None:
+            _whole("resamples", self.resamples, 1)
+        if not (_is_number(self.confidence) and 0.0 < self.confidence < 1.0):  # also refuses NaN
+            raise ArgumentError(f"confidence must be a number between 0 and 1, got {self.confidence!r}")
+        if self.seed is not None:
+            _whole("seed", self.seed, 0)
+        _whole("top", self.top, 0)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _whole(name: str, value: Any, smallest: int) -> None:
+    whole = _is_number(value) and math.isfinite(value) and value == int(value)
+    if not (whole and value >= smallest):
+        kind = "a positive whole number" if smallest == 1 else f"a whole number >= {smallest}"
+        raise ArgumentError(f"{name} must be {kind}, got {value!r}")
+
+
 def compare_systems(
     candidates_a: Sequence[str],
     candidates_b: Sequence[str],
     references: Sequence[str] | Sequence[Sequence[str]],
     scorer: Any = None,
     *,
-    metric: str = "f1",
-    method: str = "bootstrap",
-    resamples: int | None = None,
-    confidence: float = 0.95,
-    seed: int | None = DEFAULT_SEED,
-    top: int = 5,
+    options: ComparisonOptions | None = None,
     **settings: Any,
 ) -> SystemComparison:
     """Score systems A and B against the same references and test the difference of their means.
@@ -118,12 +168,10 @@ def compare_systems(
     Args:
         candidates_a, candidates_b: the two systems' outputs, row-aligned with `references`.
         references: one string or a list of strings per row.
-        scorer: a `BERTScorer`, a `ScoreConfig`, or None for the default configuration; `settings`
-            (ScoreConfig names) are applied on top.
-        metric: "f1", "precision" or "recall".
-        method: "bootstrap" (paired bootstrap resampling) or "randomization" (approximate randomization).
-        resamples, confidence, seed: passed to the test (seeded by default, so results reproduce).
-        top: how many of the rows that moved most to return.
+        scorer: a `BERTScorer`, a `ScoreConfig`, or None for the default configuration.
+        options: how to compare (`ComparisonOptions`); its fields may also be given as keywords
+            (`metric="recall", resamples=2000, seed=1, top=10`), which are applied on top.
+        settings: ScoreConfig names, applied on top of `scorer`.
 
     Returns:
         A `SystemComparison`; `.verdict()` says which is better, by how much, with CI and p-value.
@@ -133,10 +181,8 @@ def compare_systems(
         SignatureMismatch (a ValueError): the two systems' scores were made with different settings
             (the message names them), so their difference would not be the systems'.
     """
-    from bertscore_plugins.errors import InputError
-
-    if metric not in SCORE_NAMES:
-        raise ArgumentError(f"metric must be one of {SCORE_NAMES}, got {metric!r}")
+    chosen = {name: settings.pop(name) for name in _OPTION_NAMES if name in settings}
+    options = replace(options or ComparisonOptions(), **chosen)
     for name, candidates in (("candidates_a", candidates_a), ("candidates_b", candidates_b)):
         if len(candidates) != len(references):
             raise InputError(
@@ -147,12 +193,36 @@ def compare_systems(
     result_a = scorer.score(list(candidates_a), references)
     result_b = scorer.score(list(candidates_b), references)
     result_a.signature.require_same(result_b.signature, "system A's and system B's scores")
-    scores_a = np.asarray(getattr(result_a, metric), dtype=np.float64)
-    scores_b = np.asarray(getattr(result_b, metric), dtype=np.float64)
+    scores_a = np.asarray(getattr(result_a, options.metric), dtype=np.float64)
+    scores_b = np.asarray(getattr(result_b, options.metric), dtype=np.float64)
     test = paired_test(
-        scores_a, scores_b, method=method, resamples=resamples, confidence=confidence, seed=seed
+        scores_a,
+        scores_b,
+        method=options.method,
+        resamples=options.resamples,
+        confidence=options.confidence,
+        seed=options.seed,
     )
-    moved = tuple(
+    return SystemComparison(
+        options.metric,
+        test,
+        corpus_intervals(result_a, confidence=options.confidence, seed=options.seed),
+        corpus_intervals(result_b, confidence=options.confidence, seed=options.seed),
+        _moved_rows(scores_a, scores_b, (candidates_a, candidates_b, references), options.top),
+        result_a.signature,
+        scores_a,
+        scores_b,
+    )
+
+
+_OPTION_NAMES = tuple(field.name for field in fields(ComparisonOptions))
+
+
+def _moved_rows(
+    scores_a: np.ndarray, scores_b: np.ndarray, texts: tuple[Sequence, Sequence, Sequence], top: int
+) -> tuple[MovedRow, ...]:
+    candidates_a, candidates_b, references = texts
+    return tuple(
         MovedRow(
             row,
             float(scores_a[row]),
@@ -163,16 +233,6 @@ def compare_systems(
             (references[row],) if isinstance(references[row], str) else tuple(references[row]),
         )
         for row, change in rows_that_moved(scores_a, scores_b, k=top)
-    )
-    return SystemComparison(
-        metric,
-        test,
-        corpus_intervals(result_a, confidence=confidence, seed=seed),
-        corpus_intervals(result_b, confidence=confidence, seed=seed),
-        moved,
-        result_a.signature,
-        scores_a,
-        scores_b,
     )
 
 

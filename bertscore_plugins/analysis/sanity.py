@@ -150,9 +150,24 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
         A `SanityReport`; `report.passed` is False if a must-pass check failed; `report.table()`
         prints it.
     """
-    from bertscore_plugins.core.scorer import EmptyTextWarning
-
     scorer = resolve_scorer(scorer, settings)
+    candidates, references = _checklist_pairs()
+    result = scorer.score(candidates, references)
+    f1 = np.asarray(result.f1, dtype=np.float64)
+    # Row order must not change a score: score the same rows reversed.
+    reversed_f1 = np.asarray(scorer.score(candidates[::-1], references[::-1]).f1, dtype=np.float64)[::-1]
+    paraphrase_f1 = f1[1 : 1 + 2 * len(PARAPHRASES) : 2]
+    rows = [
+        *_exactness_rows(scorer, f1[0], result.rescaled),
+        _order_row(f1, reversed_f1),
+        _paraphrase_row(paraphrase_f1, f1[2 : 2 + 2 * len(PARAPHRASES) : 2]),
+        *_blind_spot_rows(scorer, f1[1 + 2 * len(PARAPHRASES) :], paraphrase_f1),
+    ]
+    return SanityReport(tuple(rows), str(result.signature))
+
+
+def _checklist_pairs() -> tuple[list[str], list[str]]:
+    """The exact copy, each paraphrase and off-topic text against its reference, each blind spot."""
     references = [EXACT_COPY]
     candidates = [EXACT_COPY]
     for reference, paraphrase, off_topic in PARAPHRASES:
@@ -161,50 +176,55 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
     for _, reference, wrong in BLIND_SPOTS:
         candidates.append(wrong)
         references.append(reference)
-    result = scorer.score(candidates, references)
-    f1 = np.asarray(result.f1, dtype=np.float64)
-    # Row order must not change a score: score the same rows reversed.
-    reversed_f1 = np.asarray(scorer.score(candidates[::-1], references[::-1]).f1, dtype=np.float64)[::-1]
+    return candidates, references
 
-    # Exactness checks read raw scores: a rescaled empty row is -b/(1-b) by construction, not 0.
-    raw_scorer = scorer.with_config(rescale=False) if result.rescaled else scorer
+
+def _exactness_rows(scorer: Any, copy_f1: float, rescaled: bool) -> list[SanityRow]:
+    """An exact copy scores 1, an empty side 0. Read from raw scores: a rescaled empty row is
+    -b/(1-b) by construction, not 0."""
+    from bertscore_plugins.core.scorer import EmptyTextWarning
+
+    raw_scorer = scorer.with_config(rescale=False) if rescaled else scorer
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyTextWarning)  # the empty rows are the point of this check
         raw = raw_scorer.score([EXACT_COPY, "", EXACT_COPY], [EXACT_COPY, EXACT_COPY, ""])
-    raw_precision, raw_recall, raw_f1 = (
+    precision, recall, f1 = (
         np.asarray(column, dtype=np.float64) for column in (raw.precision, raw.recall, raw.f1)
     )
+    return [
+        _exact_copy_row(precision[0], recall[0], f1[0], copy_f1, rescaled),
+        _empty_row("empty candidate scores 0", precision[1], recall[1], f1[1]),
+        _empty_row("empty reference scores 0", precision[2], recall[2], f1[2]),
+    ]
 
-    rows = [_exact_copy_row(raw_precision[0], raw_recall[0], raw_f1[0], f1[0], result.rescaled)]
-    rows.append(_empty_row("empty candidate scores 0", raw_precision[1], raw_recall[1], raw_f1[1]))
-    rows.append(_empty_row("empty reference scores 0", raw_precision[2], raw_recall[2], raw_f1[2]))
+
+def _order_row(f1: np.ndarray, reversed_f1: np.ndarray) -> SanityRow:
     worst_order_change = float(np.max(np.abs(f1 - reversed_f1)))
-    rows.append(
-        SanityRow(
-            "row order does not change scores",
-            PASS if worst_order_change <= EXACT_TOLERANCE else FAIL,
-            f"{worst_order_change:.1e}",
-            "largest change when the batch is reversed",
-        )
+    return SanityRow(
+        "row order does not change scores",
+        PASS if worst_order_change <= EXACT_TOLERANCE else FAIL,
+        f"{worst_order_change:.1e}",
+        "largest change when the batch is reversed",
     )
 
-    paraphrase_f1 = f1[1 : 1 + 2 * len(PARAPHRASES) : 2]
-    off_topic_f1 = f1[2 : 2 + 2 * len(PARAPHRASES) : 2]
+
+def _paraphrase_row(paraphrase_f1: np.ndarray, off_topic_f1: np.ndarray) -> SanityRow:
     wins = int(np.sum(paraphrase_f1 > off_topic_f1))
-    rows.append(
-        SanityRow(
-            "paraphrase beats off-topic",
-            PASS if wins == len(PARAPHRASES) else FAIL,
-            f"{paraphrase_f1.min():.3f}-{paraphrase_f1.max():.3f} vs {off_topic_f1.min():.3f}-{off_topic_f1.max():.3f}",
-            f"{wins}/{len(PARAPHRASES)} paraphrases above their off-topic text "
-            f"(smallest margin {float(np.min(paraphrase_f1 - off_topic_f1)):+.3f})",
-        )
+    return SanityRow(
+        "paraphrase beats off-topic",
+        PASS if wins == len(PARAPHRASES) else FAIL,
+        f"{paraphrase_f1.min():.3f}-{paraphrase_f1.max():.3f} vs {off_topic_f1.min():.3f}-{off_topic_f1.max():.3f}",
+        f"{wins}/{len(PARAPHRASES)} paraphrases above their off-topic text "
+        f"(smallest margin {float(np.min(paraphrase_f1 - off_topic_f1)):+.3f})",
     )
 
-    blind_f1 = f1[1 + 2 * len(PARAPHRASES) :]
+
+def _blind_spot_rows(scorer: Any, blind_f1: np.ndarray, paraphrase_f1: np.ndarray) -> list[SanityRow]:
+    """Per blind spot: does similarity rank the factual error with the correct rewordings (warn), and
+    does the offline fact check catch it."""
+    rows = []
     paraphrase_median = float(np.median(paraphrase_f1))
-    checks = _fact_checks(scorer)
-    for (name, _, _), score, check in zip(BLIND_SPOTS, blind_f1, checks, strict=True):
+    for (name, _, _), score, check in zip(BLIND_SPOTS, blind_f1, _fact_checks(scorer), strict=True):
         above = int(np.sum(paraphrase_f1 < score))
         # warn = the metric ranks the factual error at least as close as a typical correct rewording
         blind = score >= paraphrase_median
@@ -226,7 +246,7 @@ def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
                 f"caught: {check.explanation}" if caught else "not caught by the offline fact check",
             )
         )
-    return SanityReport(tuple(rows), str(result.signature))
+    return rows
 
 
 def _fact_checks(scorer: Any) -> list[Any]:

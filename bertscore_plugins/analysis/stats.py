@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -138,7 +139,10 @@ def _as_scores(values: Any, name: str) -> np.ndarray:
 def _check_common(confidence: float, resamples: int) -> None:
     if not 0.0 < confidence < 1.0:
         raise ArgumentError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
-    if int(resamples) != resamples or resamples < 1:
+    whole = isinstance(resamples, numbers.Integral) or (
+        isinstance(resamples, float) and math.isfinite(resamples) and resamples == int(resamples)
+    )
+    if isinstance(resamples, bool) or not whole or resamples < 1:
         raise ArgumentError(f"resamples must be a positive integer, got {resamples!r}")
 
 
@@ -391,9 +395,13 @@ def paired_test(
         A `PairedResult`: difference = mean(B) - mean(A), its interval, the two-sided p-value, n.
     """
     if method == "bootstrap":
-        return paired_bootstrap(scores_a, scores_b, resamples or 1000, confidence, seed)
+        return paired_bootstrap(
+            scores_a, scores_b, 1000 if resamples is None else resamples, confidence, seed
+        )
     if method in ("randomization", "ar"):
-        return approximate_randomization(scores_a, scores_b, resamples or 10000, confidence, seed)
+        return approximate_randomization(
+            scores_a, scores_b, 10000 if resamples is None else resamples, confidence, seed
+        )
     raise ArgumentError(f"method must be one of {PAIRED_METHODS}, got {method!r}")
 
 

@@ -12,8 +12,14 @@ from bertscore_plugins.cli.common import (
     read_aligned,
     references_by_row,
 )
-from bertscore_plugins.cli.conventions import StoreOnce, add_output, deprecated, write_result
-from bertscore_plugins.errors import UsageError
+from bertscore_plugins.cli.conventions import (
+    StoreOnce,
+    add_output,
+    deprecated,
+    open_fraction,
+    whole_number_at_least,
+    write_result,
+)
 from bertscore_plugins.files import check_outputs, write_output
 
 
@@ -37,31 +43,7 @@ def register(subparsers) -> None:
         help="file with one reference per line; several files (-r a b, or -r repeated) = several "
         "references per line",
     )
-    parser.add_argument("--metric", choices=["f1", "precision", "recall"], default="f1")
-    parser.add_argument(
-        "--method",
-        choices=["bootstrap", "randomization"],
-        default="bootstrap",
-        help="paired bootstrap resampling (default) or approximate randomization",
-    )
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=None,
-        help="resamples/trials (default 1000 for bootstrap, 10000 for randomization)",
-    )
-    parser.add_argument(
-        "--confidence",
-        type=float,
-        default=None,
-        help="interval coverage (default 1 - alpha, so the interval excludes 0 exactly when the verdict "
-        "says significant)",
-    )
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level for the verdict")
-    parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
-    )
-    parser.add_argument("--top", type=int, default=5, help="rows that moved most to show (default 5)")
+    _add_test_arguments(parser)
     parser.add_argument(
         "--cache-dir",
         default=None,
@@ -78,16 +60,53 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def _add_test_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the two systems are compared: analysis.comparison.ComparisonOptions, checked as parsed."""
+    parser.add_argument("--metric", choices=["f1", "precision", "recall"], default="f1")
+    parser.add_argument(
+        "--method",
+        choices=["bootstrap", "randomization"],
+        default="bootstrap",
+        help="paired bootstrap resampling (default) or approximate randomization",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=whole_number_at_least(1),
+        default=None,
+        help="resamples/trials, a positive whole number (default 1000 for bootstrap, 10000 for randomization)",
+    )
+    parser.add_argument(
+        "--confidence",
+        type=open_fraction(),
+        default=None,
+        help="interval coverage (default 1 - alpha, so the interval excludes 0 exactly when the verdict "
+        "says significant)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=open_fraction(),
+        default=0.05,
+        help="significance level for the verdict (default 0.05)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=whole_number_at_least(0),
+        default=DEFAULT_SEED,
+        help=f"random seed, a whole number >= 0 (default {DEFAULT_SEED})",
+    )
+    parser.add_argument(
+        "--top", type=whole_number_at_least(0), default=5, help="rows that moved most to show (default 5)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins.analysis.comparison import compare_systems, format_comparison
+    from bertscore_plugins.analysis.comparison import ComparisonOptions, compare_systems, format_comparison
     from bertscore_plugins.core.scorer import BERTScorer
 
     check_outputs(
         {"-o/--output": args.output, "--json": args.json},
         {"-a/--system-a": args.system_a, "-b/--system-b": args.system_b, "-r/--references": args.references},
     )
-    if not 0.0 < args.alpha < 1.0:  # also refuses NaN
-        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha!r}")
     confidence = 1.0 - args.alpha if args.confidence is None else args.confidence
     system_a, (system_b, *columns) = read_aligned(
         ("-a/--system-a", args.system_a),
@@ -103,12 +122,7 @@ def run(args: argparse.Namespace) -> int:
         system_b,
         references,
         scorer=scorer,
-        metric=args.metric,
-        method=args.method,
-        resamples=args.resamples,
-        confidence=confidence,
-        seed=args.seed,
-        top=args.top,
+        options=ComparisonOptions(args.metric, args.method, args.resamples, confidence, args.seed, args.top),
     )
     result = json.dumps(comparison.to_dict(), indent=2) + "\n"
     if args.json:

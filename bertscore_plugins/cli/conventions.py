@@ -38,9 +38,10 @@ _GIVEN = "_flags_given"
 _TSV_SAFE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 
 
-class StoreOnce(argparse._StoreAction):
-    """argparse's "store", refusing a second value for the same setting (``-o a -o b``, or a flag and
-    its alias) instead of silently keeping the last."""
+class _Once:
+    """Mixed into an action that sets one value: a second value for the same setting, by the same flag
+    or another spelling of it (``-o a -o b``, ``--format text --json``, ``--layer 3 --num_layers 4``), is
+    refused with one error naming both spellings, instead of a silent "last one wins"."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault(_GIVEN, {})
@@ -50,6 +51,28 @@ class StoreOnce(argparse._StoreAction):
             parser.error(f"{option_string} given twice{also}; give it once")
         given[self.dest] = option_string
         super().__call__(parser, namespace, values, option_string)
+
+
+class StoreOnce(_Once, argparse._StoreAction):
+    """argparse's "store", refusing a second value for the same setting."""
+
+
+#: the actions that set one value, and their once-only forms (made on first use, one per class)
+_SINGLE_VALUED = (argparse._StoreAction, argparse._StoreConstAction, argparse.BooleanOptionalAction)
+_ONCE_FORMS: dict[type, type] = {argparse._StoreAction: StoreOnce}
+
+
+def make_single_valued_flags_once(parser: argparse.ArgumentParser) -> None:
+    """Every action of `parser` that sets one value refuses a second one, however it was declared (by
+    name, by class, in a group, through `deprecated`, by an integration's own flags): the action's class
+    is swapped for its once-only form, so no declaration can forget it."""
+    for action in parser._actions:
+        kind = type(action)
+        if isinstance(action, _Once) or not isinstance(action, _SINGLE_VALUED):
+            continue
+        if kind not in _ONCE_FORMS:
+            _ONCE_FORMS[kind] = type(f"{kind.__name__}Once", (_Once, kind), {})
+        action.__class__ = _ONCE_FORMS[kind]
 
 
 def deprecated(
@@ -195,12 +218,21 @@ def write_result(text: str, output: str, summary: dict[str, Any] | None, summary
     if output != STREAM:
         write_output(output, text)
     else:
-        sys.stdout.write(text)
+        write_lines_to_stdout(text)
     if summary_text is not None and summary_to == STREAM:
-        sys.stdout.write(summary_text)
+        write_lines_to_stdout(summary_text)
     elif summary_text is not None and summary_to is None:
         sys.stderr.write(summary_text)
     sys.stdout.flush()
+
+
+def write_lines_to_stdout(text: str) -> None:
+    """`text` to stdout a line at a time, each flushed: a reader that has had enough (``| head -1``) is
+    seen at the next line as a BrokenPipeError (exit 141, cli.main), not hidden by one large write that
+    the pipe's buffer swallowed whole."""
+    for line in text.splitlines(keepends=True):
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 # ----- flag values parsed into their types (argparse names the flag when a parser raises) ---------------
@@ -234,6 +266,21 @@ def seconds_between(smallest: float, largest: float) -> Any:
             raise argparse.ArgumentTypeError(
                 f"must be between {smallest:g} and {largest:g} seconds, got {text}"
             )
+        return value
+
+    return parse
+
+
+def open_fraction() -> Any:
+    """An argparse type: a number strictly between 0 and 1 (a level or a coverage; nan refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+        if not 0.0 < value < 1.0:  # also refuses nan and inf
+            raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {text}")
         return value
 
     return parse

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import os
 import sys
@@ -32,17 +33,45 @@ EXIT_BROKEN_PIPE = 141
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a mistake raises UsageError (printed as one line by main) instead of usage + exit,
-    and a flag that takes one value refuses a second one (conventions.StoreOnce)."""
+    a flag that takes one value refuses a second one (conventions.make_single_valued_flags_once), and a
+    mistyped flag gets "did you mean" with the closest flag of its command."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        from bertscore_plugins.cli.conventions import StoreOnce
+    def parse_known_args(self, args=None, namespace=None):
+        from bertscore_plugins.cli.conventions import make_single_valued_flags_once
 
-        self.register("action", None, StoreOnce)
-        self.register("action", "store", StoreOnce)
+        make_single_valued_flags_once(self)  # a subcommand's parser runs this too, when it is chosen
+        return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            command = _chosen_command(self, parsed)
+            command.error(_unrecognized(command, unknown))
+        return parsed
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _chosen_command(parser: argparse.ArgumentParser, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command the line chose (phoenix evaluate: two levels down)."""
+    command = parser
+    while True:
+        chooser = next((a for a in command._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if chooser is None or getattr(parsed, chooser.dest, None) not in chooser.choices:
+            return command
+        command = chooser.choices[getattr(parsed, chooser.dest)]
+
+
+def _unrecognized(command: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """What argparse could not place, with the closest flag of the command for each mistyped flag."""
+    flags = [flag for action in command._actions for flag in action.option_strings]
+    described = []
+    for argument in unknown:
+        flag = argument.split("=", 1)[0]
+        close = difflib.get_close_matches(flag, flags, n=1, cutoff=0.6) if flag.startswith("-") else []
+        described.append(f"{argument} (did you mean {close[0]}?)" if close else argument)
+    return f"unrecognized argument{'s' if len(unknown) > 1 else ''}: {' '.join(described)}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,7 +27,7 @@ from bertscore_plugins.files import (
 
 if TYPE_CHECKING:
     from bertscore_plugins.core.config import ScoreConfig
-    from bertscore_plugins.models.load import ModelSource
+    from bertscore_plugins.models.resolve import ModelSource
 
 #: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32
 _LARGEST_BASELINE = 1 - 1e-6

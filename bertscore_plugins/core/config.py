@@ -256,6 +256,28 @@ def finite_number(
     return number
 
 
+def check_layer_list(layers: Any, deepest: int, model_name: str) -> list[int]:
+    """`score_layers`' `layers` as a sorted list of layer numbers 0..deepest (None: all of them).
+
+    Raises:
+        SettingError: not a list, empty, or holding something that is not a layer of this model.
+    """
+    if layers is None:
+        return list(range(deepest + 1))
+    if isinstance(layers, (str, bytes)) or not hasattr(layers, "__iter__"):
+        raise SettingError("layers", f"layers must be a list of layer numbers, got {layers!r}")
+    wanted = list(layers)
+    if not wanted:
+        raise SettingError("layers", f"layers is empty: pass at least one of 0..{deepest}, or None for all")
+    for layer in wanted:
+        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer <= deepest:
+            raise SettingError(
+                "layers",
+                f"layers must hold layer numbers 0..{deepest} of model {model_name!r}, got {layer!r}",
+            )
+    return sorted({int(layer) for layer in wanted})
+
+
 def _choice(config: ScoreConfig, name: str, choices: tuple) -> None:
     value = getattr(config, name)
     if not (value is None or isinstance(value, str)) or value not in choices:

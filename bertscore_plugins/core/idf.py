@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -36,7 +37,7 @@ class IdfTable:
         num_documents: int | None = None,
         model_identity: str | None = None,
     ) -> None:
-        self._weights = {int(k): _weight(v, f"weight of token id {k}") for k, v in weights.items()}
+        self._weights = {_token_id(k): _weight(v, f"weight of token id {k}") for k, v in weights.items()}
         self.unseen_weight = _weight(unseen_weight, "unseen_weight")
         self.num_documents = num_documents
         self.model_identity = model_identity
@@ -71,6 +72,22 @@ class IdfTable:
 
     def __setstate__(self, state) -> None:
         (self._weights, self.unseen_weight, self.num_documents, self.model_identity, self.digest) = state
+
+
+def _token_id(key: object) -> int:
+    """A table key as a token id: a whole number >= 0 (an int, or its decimal text as JSON keys are).
+    Anything else is refused by name: int() would turn 3.7 into token 3, another token's weight."""
+    if (isinstance(key, numbers.Integral) and not isinstance(key, bool)) or (
+        isinstance(key, str) and key.strip().isdecimal()
+    ):
+        token_id = int(key)
+    else:
+        raise IdfWeightError(
+            f"IdfTable key {key!r} ({type(key).__name__}) is not a token id: keys must be whole numbers >= 0"
+        )
+    if token_id < 0:
+        raise IdfWeightError(f"IdfTable key {key!r} is not a token id: keys must be whole numbers >= 0")
+    return token_id
 
 
 def _weight(value: object, name: str) -> float:

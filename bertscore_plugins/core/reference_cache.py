@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -128,6 +129,31 @@ class ReferenceCache:
         while self.max_bytes is not None and self._bytes > self.max_bytes and len(self._memory) > 1:
             _, (_, oldest) = self._memory.popitem(last=False)
             self._bytes -= _size(oldest)
+
+
+def embed_through_cache(
+    cache: ReferenceCache | None,
+    texts: list[str],
+    tokens: list[TokenizedText],
+    references: set[str],
+    embed: Callable[[list[TokenizedText]], list[torch.Tensor]],
+    device: torch.device,
+) -> list[torch.Tensor | None]:
+    """Per text: its embedding from `cache` when it is a reference the cache holds, else from `embed`
+    (and then stored when it is a reference); None for an empty text. `cache` None: `embed` for all."""
+    references = references if cache is not None else set()
+    embeddings: list[torch.Tensor | None] = [None] * len(texts)
+    for i, text in enumerate(texts):
+        hit = cache.get(text, device) if text in references else None  # type: ignore[union-attr]
+        if hit is not None:
+            embeddings[i] = hit[1][None]
+    to_embed = [i for i, embedding in enumerate(embeddings) if embedding is None and not tokens[i].is_empty]
+    fresh = embed([tokens[i] for i in to_embed]) if to_embed else []
+    for i, embedding in zip(to_embed, fresh, strict=True):
+        embeddings[i] = embedding
+        if texts[i] in references:
+            cache.put(texts[i], tokens[i], embedding[0])  # type: ignore[union-attr]
+    return embeddings
 
 
 def _size(embedding: torch.Tensor) -> int:

@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import re
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -37,7 +36,7 @@ import numpy as np
 from bertscore_plugins.core.config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import BERTScorer, get_scorer, row_labels_in_warnings
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError
-from bertscore_plugins.inputs import check_pairs, check_references
+from bertscore_plugins.inputs import check_pairs, check_references, rows_message
 from bertscore_plugins.settings import unsigned_defaults
 
 SCORE_NAMES = ("precision", "recall", "f1")
@@ -56,7 +55,7 @@ def _package_version() -> str:
 
 def model_identity(config: ScoreConfig) -> str:
     """The model's identity (repo@revision or a content hash of a local folder) without loading weights."""
-    from bertscore_plugins.models.load import resolve_model
+    from bertscore_plugins.models.resolve import resolve_model
 
     return resolve_model(config.model, config.lang).identity
 
@@ -129,7 +128,12 @@ class BERTScoreTransform:
         return combined
 
     def fit_idf(self, references: Iterable[Any]) -> BERTScoreTransform:
-        """A copy whose idf table is fitted on the whole reference column (str or list of str per row)."""
+        """A NEW transform whose idf table is fitted on the whole reference column (str or list of str per
+        row); this one is left unchanged (it is frozen, like its configuration), so keep the result:
+
+            >>> transform = transform.fit_idf(ds["reference"])  # doctest: +SKIP
+            >>> ds = ds.map(transform, batched=True)  # doctest: +SKIP
+        """
         groups = check_references(list(references))
         scorer = get_scorer(self.config.replace(idf=False))
         table = scorer.fit_idf(groups)
@@ -204,7 +208,7 @@ class BERTScoreTransform:
         try:
             candidates, references = check_pairs(candidates, references)
         except InputError as error:
-            raise InputError(_locate(str(error), indices)) from None
+            raise InputError(_locate(error, indices)) from None
         scorer = self._scorer_for(rank)
         # with the dataset's row indices, the core's warnings name dataset rows, not batch positions
         with row_labels_in_warnings(list(indices)) if indices is not None else contextlib.nullcontext():
@@ -275,14 +279,23 @@ def _single_threaded_after_fork() -> None:
         torch.set_num_threads(1)
 
 
-def _locate(message: str, indices: list | range | None, label: str = "dataset row") -> str:
-    """Add the user's row label to a position-based error (map(with_indices=True) or a DataFrame index)."""
+def _locate(error: InputError, indices: list | range | None, label: str = "dataset row") -> str:
+    """A position-based input error told with the user's row labels (map(with_indices=True) or a
+    DataFrame index): every bad row, not only the first."""
+    message = str(error)
     if indices is None:
         return f"{message} (row number within the map() batch; pass with_indices=True to get the dataset row)"
-    match = re.search(r"\[(\d+)\]", message)
-    if match is None:
+    bad = getattr(error, "bad_rows", None)
+    if not bad:
         return message
-    return f"{message} ({label} {list(indices)[int(match.group(1))]!r})"
+    labels = list(indices)
+    if len(bad) == 1:
+        row = bad[0][0]
+        return f"{message} ({label} {labels[row[0] if isinstance(row, tuple) else row]!r})"
+    relabelled = [
+        ((labels[row[0]], row[1]) if isinstance(row, tuple) else labels[row], problem) for row, problem in bad
+    ]
+    return f"{rows_message(error.side, relabelled)} (by {label}, not position)"
 
 
 def score_dataframe(
@@ -318,7 +331,7 @@ def score_dataframe(
     try:
         candidates, references = check_pairs(df[candidate_column].tolist(), df[reference_column].tolist())
     except InputError as error:
-        raise InputError(_locate(str(error), df.index.tolist(), "DataFrame index")) from None
+        raise InputError(_locate(error, df.index.tolist(), "DataFrame index")) from None
     scores = get_scorer(config).score(candidates, references, progress=progress)
     scored = df.copy()
     for name in SCORE_NAMES:

@@ -4,12 +4,16 @@ Each Ray actor loads the model once (through `get_scorer`) and scores pandas bat
 candidate/reference pairs; the output keeps every input column and adds
 ``<prefix>precision``, ``<prefix>recall``, ``<prefix>f1`` and ``<prefix>signature``.
 
-Fault tolerance (see recipes/RAY.md): the actor pool is created with ``max_restarts=-1`` (a dead actor
-is recreated, on another node if its node is gone) and ``max_task_retries=3`` (the batch it was scoring
-is re-run on the recreated actor, at most three times, so a batch that kills every process it touches,
-such as an out-of-memory text, fails the job instead of looping forever). A map task's output block is
-only published when the task completes, so a killed actor neither loses nor duplicates rows, and the
-retried batch gets the same numbers because scoring is deterministic.
+Fault tolerance (see recipes/RAY.md) is Ray Data's own for actor pools: a dead actor is recreated (on
+another node if its node is gone) and the batch it was scoring is re-run on it. Ray 2.60 takes other
+actor options only through its deprecated ``ray_remote_args``, so none are passed: a batch that kills
+every process it touches (an out-of-memory text) is retried by Ray without a bound. A map task's output
+block is only published when the task completes, so a killed actor neither loses nor duplicates rows,
+and the retried batch gets the same numbers because scoring is deterministic.
+
+Resources are checked before any work: a pool the connected cluster cannot hold (a GPU per actor on a
+machine without one, more CPUs than it has, none left for read and write tasks) is refused at once with
+one error naming the setting and the cluster's resources, instead of a job that waits forever.
 
 This module needs the ``ray`` extra (``pip install 'bertscore-plugins[ray]'``); nothing in the core
 imports it.
@@ -19,8 +23,8 @@ from __future__ import annotations
 
 import logging
 import math
-import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -31,14 +35,10 @@ import ray.data
 from bertscore_plugins.core.config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.idf import IdfTable
 from bertscore_plugins.core.scorer import get_scorer
-from bertscore_plugins.errors import ArgumentError, InputError
+from bertscore_plugins.errors import ArgumentError, ClusterResourceError, InputError
 
 logger = logging.getLogger(__name__)
 
-#: restarts of a dead actor (-1 = always recreate it; Ray Data's own default)
-DEFAULT_MAX_RESTARTS = -1
-#: re-runs of the batch a dead actor was scoring before the job fails (finite: a poison batch must stop)
-DEFAULT_MAX_TASK_RETRIES = 3
 #: blocks per actor when reading an in-memory Hugging Face dataset, so every actor gets work
 BLOCKS_PER_ACTOR = 4
 
@@ -207,53 +207,56 @@ def fit_idf_on_dataset(
     return get_scorer(base).fit_idf(_flatten(references))
 
 
-def _warn_if_pool_takes_every_cpu(actors: int, cpus_per_actor: float) -> None:
-    # Ray Data starts the actor pool before the read tasks; a pool holding every CPU leaves none for
-    # reading or writing files, and the job waits forever (seen with read_parquet on a 2-CPU node).
-    if not ray.is_initialized():
-        return
-    cluster_cpus = ray.cluster_resources().get("CPU", 0)
-    if cluster_cpus and actors * cpus_per_actor >= cluster_cpus:
-        warnings.warn(
-            f"the actor pool reserves {actors} x {cpus_per_actor} CPUs of the cluster's {cluster_cpus:g}; "
-            "read and write tasks (read_parquet, write_parquet) would wait forever for a CPU. "
-            "Lower cpus_per_actor (fractions work, e.g. 0.5) or use fewer actors.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+@dataclass(frozen=True)
+class RayJob:
+    """How `score_ray_dataset` runs on the cluster (each field is also its keyword).
+
+    actors: size of the actor pool (``ray.data.ActorPoolStrategy(size=actors)``). gpus_per_actor and
+    cpus_per_actor: resources reserved per actor (fractions share a device; Ray sets the actor's thread
+    count from its CPUs); the pool must leave a CPU for read and write tasks. batch_size: rows per batch.
+    candidate_column, reference_column, prefix: as in `BERTScoreRayUDF`. preserve_order: keep the input
+    row order (sets ``ds.context.execution_options.preserve_order``, shared with the dataset). udf_class:
+    a subclass of `BERTScoreRayUDF` to run instead (e.g. one that adds columns).
+
+    Raises:
+        ArgumentError: a count that is not a positive whole number, a negative resource.
+    """
+
+    actors: int = 1
+    gpus_per_actor: float = 0
+    cpus_per_actor: float = 1
+    batch_size: int = 256
+    candidate_column: str = "candidate"
+    reference_column: str = "reference"
+    prefix: str = "bertscore_"
+    preserve_order: bool = True
+    udf_class: type[BERTScoreRayUDF] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("actors", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ArgumentError(f"{name} must be a positive whole number, got {value!r}")
+        for name in ("gpus_per_actor", "cpus_per_actor"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+                raise ArgumentError(f"{name} must be a finite number >= 0, got {value!r}")
+
+
+_JOB_NAMES = tuple(field.name for field in fields(RayJob))
+#: Ray Data 2.60 takes actor options only through the deprecated ``ray_remote_args``: not passed any more
+_RETIRED = {"max_restarts", "max_task_retries"}
 
 
 def score_ray_dataset(
-    ds: ray.data.Dataset,
-    *,
-    actors: int = 1,
-    gpus_per_actor: float = 0,
-    cpus_per_actor: float = 1,
-    batch_size: int = 256,
-    candidate_column: str = "candidate",
-    reference_column: str = "reference",
-    prefix: str = "bertscore_",
-    preserve_order: bool = True,
-    max_restarts: int = DEFAULT_MAX_RESTARTS,
-    max_task_retries: int = DEFAULT_MAX_TASK_RETRIES,
-    udf_class: type[BERTScoreRayUDF] | None = None,
-    config: ScoreConfig | None = None,
-    **settings: Any,
+    ds: ray.data.Dataset, job: RayJob | None = None, *, config: ScoreConfig | None = None, **settings: Any
 ) -> ray.data.Dataset:
     """Add BERTScore columns to a Ray dataset with a fixed pool of `actors` model-holding actors.
 
     Args:
         ds: dataset with a candidate column and a reference column (str or list of str per row).
-        actors: size of the actor pool (``ray.data.ActorPoolStrategy(size=actors)``).
-        gpus_per_actor: GPUs reserved per actor (1 = one GPU each; fractions share a GPU).
-        cpus_per_actor: CPUs reserved per actor (Ray sets the actor's thread count from it). Leave at
-            least one CPU of the cluster free for read/write tasks (a warning says when none is left).
-        batch_size: rows per batch handed to an actor.
-        candidate_column, reference_column, prefix: as in `BERTScoreRayUDF`.
-        preserve_order: keep the input row order in the output (sets
-            ``ds.context.execution_options.preserve_order``; the context is shared with `ds`).
-        max_restarts, max_task_retries: Ray actor fault-tolerance settings (see the module docstring).
-        udf_class: a subclass of `BERTScoreRayUDF` to run instead (e.g. one that adds columns).
+        job: how to run (`RayJob`); its fields may also be given as keywords (``actors=8,
+            gpus_per_actor=1, batch_size=1024``), applied on top.
         config, **settings: scoring settings, the same names as `ScoreConfig`. ``idf=True`` fits one
             table on the whole reference column first (one extra pass over `ds`) and hands it to every
             actor.
@@ -261,38 +264,77 @@ def score_ray_dataset(
     Returns:
         A lazy dataset; write it once (``write_parquet``) or ``materialize()`` it, since every consumer
         re-runs the pipeline, model included.
+
+    Raises:
+        ClusterResourceError: the connected Ray cluster cannot give the pool what it asks for (no GPU for
+            ``gpus_per_actor``, too few CPUs, or none left for read/write tasks): raised here, before any
+            work, instead of the job waiting forever for resources. Checked when Ray is initialised.
     """
-    if not isinstance(actors, int) or actors < 1:
-        raise ArgumentError(f"actors must be a positive integer, got {actors!r}")
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ArgumentError(f"batch_size must be a positive integer, got {batch_size!r}")
-    if gpus_per_actor < 0 or cpus_per_actor < 0:
-        raise ArgumentError("gpus_per_actor and cpus_per_actor must be >= 0")
-    _warn_if_pool_takes_every_cpu(actors, cpus_per_actor)
+    retired = sorted(_RETIRED & set(settings))
+    if retired:
+        raise ArgumentError(
+            f"{', '.join(retired)}: no longer passed to Ray (Ray Data takes them only through its deprecated "
+            "ray_remote_args); Ray Data's own fault tolerance applies: a dead actor is recreated and its "
+            "batch re-run"
+        )
+    chosen = {name: settings.pop(name) for name in _JOB_NAMES if name in settings}
+    job = replace(job or RayJob(), **chosen)
+    check_cluster_resources(job)
     scoring = _build_config(config, settings)
     if scoring.idf is True:
-        table = fit_idf_on_dataset(ds, reference_column=reference_column, config=scoring)
+        table = fit_idf_on_dataset(ds, reference_column=job.reference_column, config=scoring)
         logger.info("fitted idf on the whole reference column: %r", table)
         scoring = scoring.replace(idf=table)
-    if preserve_order:
+    if job.preserve_order:
         ds.context.execution_options.preserve_order = True
-    remote_args: dict[str, Any] = {"max_restarts": max_restarts, "max_task_retries": max_task_retries}
-    if gpus_per_actor:
-        remote_args["num_gpus"] = gpus_per_actor
     return ds.map_batches(
-        udf_class or BERTScoreRayUDF,
+        job.udf_class or BERTScoreRayUDF,
         fn_constructor_kwargs={
-            "candidate_column": candidate_column,
-            "reference_column": reference_column,
-            "prefix": prefix,
+            "candidate_column": job.candidate_column,
+            "reference_column": job.reference_column,
+            "prefix": job.prefix,
             "config": scoring,
         },
-        batch_size=batch_size,
+        batch_size=job.batch_size,
         batch_format="pandas",
-        compute=ray.data.ActorPoolStrategy(size=actors),
-        num_cpus=cpus_per_actor,
-        **remote_args,
+        compute=ray.data.ActorPoolStrategy(size=job.actors),
+        num_cpus=job.cpus_per_actor,
+        num_gpus=job.gpus_per_actor or None,
     )
+
+
+def check_cluster_resources(job: RayJob) -> None:
+    """Refuse, naming the setting and the cluster's resources, a pool the connected cluster cannot run:
+    Ray would otherwise wait forever for an actor no node can hold ("no node can provide the resources")
+    or for a CPU for the read and write tasks (seen with read_parquet on a 2-CPU node)."""
+    if not ray.is_initialized():
+        return  # Ray Data starts a local instance when the job runs; nothing to ask yet
+    total = ray.cluster_resources()
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    has = _resources_text(total)
+    pool_gpus = job.actors * job.gpus_per_actor
+    if job.gpus_per_actor and not any(node.get("GPU", 0) >= job.gpus_per_actor for node in nodes):
+        raise ClusterResourceError(
+            f"gpus_per_actor={job.gpus_per_actor:g}: no node of the Ray cluster has that many GPUs (it has {has}); "
+            "set gpus_per_actor=0 to score on CPUs, or connect to a cluster with GPUs"
+        )
+    if pool_gpus > total.get("GPU", 0):
+        raise ClusterResourceError(
+            f"actors={job.actors} x gpus_per_actor={job.gpus_per_actor:g} needs {pool_gpus:g} GPUs but the Ray "
+            f"cluster has {has}; lower actors to {int(total.get('GPU', 0) // job.gpus_per_actor)} or less"
+        )
+    pool_cpus = job.actors * job.cpus_per_actor
+    if job.cpus_per_actor and pool_cpus >= total.get("CPU", 0):
+        raise ClusterResourceError(
+            f"actors={job.actors} x cpus_per_actor={job.cpus_per_actor:g} reserves {pool_cpus:g} CPUs but the Ray "
+            f"cluster has {has}, and read and write tasks need a CPU besides the pool, or the job waits "
+            "forever; lower cpus_per_actor (fractions work, e.g. 0.5) or actors"
+        )
+
+
+def _resources_text(resources: dict[str, float]) -> str:
+    cpus, gpus = resources.get("CPU", 0), resources.get("GPU", 0)
+    return f"{cpus:g} CPU and {gpus:g} GPU" + ("" if gpus else " (no GPU)")
 
 
 def from_huggingface(hf_dataset: Any, *, actors: int, blocks_per_actor: int = BLOCKS_PER_ACTOR):

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from bertscore_plugins.errors import ModelLoadError
-from bertscore_plugins.models.load import _find_layer_list
+from bertscore_plugins.models.layers import find_layer_list
 
 #: how many tensor names a message lists before "... (N in all)"
 _SHOWN = 5
@@ -130,7 +130,7 @@ class _Places:
         self.kept_modules = {id(module) for module in kept.modules()} - self.unused_modules
         self.unused_parameters = {id(p) for module in unused for p in module.parameters()}
         self.kept_parameters = {id(p) for p in kept.parameters()} - self.unused_parameters
-        found = _find_layer_list(kept)
+        found = find_layer_list(kept)
         self.layers = (
             {id(p): index for index, block in enumerate(found[2]) for p in block.parameters()}
             if found

@@ -19,21 +19,42 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
-import io
 import json
 import logging
 import os
 import shutil
 import tempfile
-import zipfile
-import zlib
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from bertscore_plugins.errors import ModelLoadError, PresetIntegrityError, PresetNotInstalledError
+from bertscore_plugins.models.preset_archive import (
+    PinnedFile,
+    PresetSpec,
+    assemble,
+    looks_complete,
+    verify_folder,
+)
+
+#: names other modules and tests find here (the archive module holds them)
+__all__ = [
+    "PRESET_NAMES",
+    "PinnedFile",
+    "PresetInfo",
+    "PresetIntegrityError",
+    "PresetNotInstalledError",
+    "PresetSpec",
+    "assemble",
+    "baseline_of",
+    "find_parts",
+    "load_spec",
+    "models_cache_dir",
+    "resolve_preset",
+    "resolve_spec",
+    "verify_folder",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +69,6 @@ CACHE_ENV = "BERTSCORE_PLUGINS_CACHE"
 #: a folder holding the part files (by their file names) instead of the installed packages; for tests
 PARTS_DIR_ENV = "BERTSCORE_PLUGINS_PARTS_DIR"
 
-_MARKER = ".bertscore_plugins_verified.json"
-_BLOCK = 1 << 20
-
 
 @dataclass(frozen=True)
 class PresetInfo:
@@ -60,47 +78,6 @@ class PresetInfo:
     default_layer: int  # chosen on WMT16 (mean Pearson over six to-English pairs, F1, no idf)
     identity: str  # e.g. "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b"
     baseline_file: str | None  # the shipped bert_score-format baseline (LAYER,P,R,F), if computed
-
-
-@dataclass(frozen=True)
-class PinnedFile:
-    """One file with its pinned size and sha256."""
-
-    name: str
-    size: int
-    sha256: str
-
-
-@dataclass(frozen=True)
-class PresetSpec:
-    """Everything the project pins about a preset (read from its JSON file)."""
-
-    name: str
-    repo: str
-    revision: str
-    default_layer: int
-    extra: str
-    archive_root: str  # the folder inside the zip that holds the model files
-    parts: tuple[tuple[str, PinnedFile], ...]  # (distribution name, part file) in order
-    files: tuple[PinnedFile, ...]  # files of the assembled folder
-    weights_file: str
-    baseline: str | None  # package-relative path of the shipped baseline
-
-    @property
-    def weights_sha256(self) -> str:
-        return next(f.sha256 for f in self.files if f.name == self.weights_file)
-
-    @property
-    def folder_name(self) -> str:
-        return f"{self.name}-{self.revision[:12]}"
-
-    @property
-    def identity(self) -> str:
-        return f"{self.repo}@{self.revision[:7]};sha256:{self.weights_sha256[:8]}"
-
-    @property
-    def install_hint(self) -> str:
-        return f'pip install "bertscore-plugins[{self.extra}]"'
 
 
 def load_spec(name: str) -> PresetSpec:
@@ -177,175 +154,6 @@ def _installed_part(distribution: str, file_name: str) -> Path | None:
     return None
 
 
-class _JoinedParts(io.RawIOBase):
-    """The part files read as one seekable stream (what `zipfile` needs), without concatenating on disk."""
-
-    def __init__(self, paths: list[Path]) -> None:
-        self._handles = [open(path, "rb") for path in paths]  # noqa: SIM115 - closed in close()
-        self._starts: list[int] = []
-        total = 0
-        for handle in self._handles:
-            self._starts.append(total)
-            total += os.fstat(handle.fileno()).st_size
-        self._size = total
-        self._position = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
-        self._position = max(0, base + offset)
-        return self._position
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        written = 0
-        while written < len(view) and self._position < self._size:
-            index = max(i for i, start in enumerate(self._starts) if start <= self._position)
-            handle = self._handles[index]
-            handle.seek(self._position - self._starts[index])
-            chunk = handle.read(len(view) - written)
-            if not chunk:
-                break
-            view[written : written + len(chunk)] = chunk
-            written += len(chunk)
-            self._position += len(chunk)
-        return written
-
-    def close(self) -> None:
-        for handle in self._handles:
-            handle.close()
-        super().close()
-
-
-_DIGESTS: dict[tuple[str, int, int], str] = {}
-
-
-def _sha256_of(path: Path) -> str:
-    """sha256 of a file, memoised per (path, size, mtime) within this process."""
-    stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key not in _DIGESTS:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(_BLOCK), b""):
-                digest.update(block)
-        _DIGESTS[key] = digest.hexdigest()
-    return _DIGESTS[key]
-
-
-def _check(kind: str, name: str, pin: PinnedFile, size: int, sha256: str, hint: str) -> None:
-    if size != pin.size or sha256 != pin.sha256:
-        raise PresetIntegrityError(
-            f"{kind} {name} does not match its pinned digest: expected sha256 {pin.sha256} ({pin.size:,} bytes), "
-            f"got sha256 {sha256} ({size:,} bytes). {hint}"
-        )
-
-
-def _copy_verified(source: BinaryIO, target: Path, pin: PinnedFile) -> None:
-    digest = hashlib.sha256()
-    size = 0
-    with open(target, "wb") as out:
-        for block in iter(lambda: source.read(_BLOCK), b""):
-            digest.update(block)
-            size += len(block)
-            out.write(block)
-    _check("file", pin.name, pin, size, digest.hexdigest(), "The preset folder was not created.")
-
-
-def assemble(spec: PresetSpec, parts: list[Path], folder: Path) -> Path:
-    """Build `folder` from the parts: verify parts, extract pinned files, verify them, move into place.
-
-    Nothing is written under `folder` itself until every file has been verified; on any failure the
-    temporary folder is removed. Raises PresetIntegrityError (naming the part or file, with expected and
-    actual digests) when anything differs from the pins.
-    """
-    reinstall = f'Reinstall the parts: pip install --force-reinstall "bertscore-plugins[{spec.extra}]".'
-    for (distribution, pin), path in zip(spec.parts, parts, strict=True):
-        _check(
-            "part",
-            f"{pin.name} (package {distribution}, {path})",
-            pin,
-            path.stat().st_size,
-            _sha256_of(path),
-            reinstall,
-        )
-
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-{os.getpid()}-", dir=folder.parent))
-    try:
-        joined = io.BufferedReader(_JoinedParts(parts), _BLOCK)
-        try:
-            archive = zipfile.ZipFile(joined)
-        except zipfile.BadZipFile as error:
-            joined.close()
-            raise PresetIntegrityError(
-                f"the preset parts do not form a zip archive ({error}). {reinstall}"
-            ) from error
-        with archive:
-            names = set(archive.namelist())
-            for pin in spec.files:
-                member = spec.archive_root + pin.name
-                if member not in names:
-                    raise PresetIntegrityError(
-                        f"file {pin.name} is missing from the preset archive ({member})"
-                    )
-                target = building / pin.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    with archive.open(member) as source:
-                        _copy_verified(source, target, pin)
-                except (zipfile.BadZipFile, zlib.error, EOFError) as error:
-                    raise PresetIntegrityError(
-                        f"file {pin.name} could not be extracted from the preset parts ({error}). {reinstall}"
-                    ) from error
-        marker = {
-            "preset": spec.name,
-            "identity": spec.identity,
-            "files": {pin.name: {"sha256": pin.sha256, "size": pin.size} for pin in spec.files},
-        }
-        (building / _MARKER).write_text(json.dumps(marker, indent=1, sort_keys=True))
-        os.chmod(building, 0o755)  # mkdtemp makes it private; the cache may be shared
-        try:
-            os.replace(building, folder)
-        except OSError:
-            # another process finished first: use its folder if it is complete, else report why not
-            if not _looks_complete(spec, folder):
-                raise
-            logger.info("preset folder %s was assembled by another process", folder)
-    finally:
-        if building.exists():
-            shutil.rmtree(building, ignore_errors=True)
-    return folder
-
-
-def _looks_complete(spec: PresetSpec, folder: Path) -> bool:
-    """The marker of this spec and every pinned file at its pinned size and sha256 (hashed once per
-    process and file version: the signature's digest is always one this process checked)."""
-    try:
-        marker = json.loads((folder / _MARKER).read_text())
-    except (OSError, ValueError):
-        return False
-    if marker.get("identity") != spec.identity:
-        return False
-    try:
-        return all(
-            (folder / pin.name).is_file()
-            and (folder / pin.name).stat().st_size == pin.size
-            and _sha256_of(folder / pin.name) == pin.sha256
-            for pin in spec.files
-        )
-    except OSError:  # a file vanished or cannot be read while checking
-        return False
-
-
 @contextlib.contextmanager
 def _cache_lock(cache: Path, wait: bool = True):
     """An exclusive lock on the cache folder itself (no lock file to leave behind); yields whether held."""
@@ -381,22 +189,6 @@ def _remove_leftovers(folder: Path) -> None:
     for path in _leftovers(folder):
         logger.info("removing %s, left by an interrupted preset assembly", path)
         shutil.rmtree(path, ignore_errors=True)
-
-
-def verify_folder(spec: PresetSpec, folder: Path) -> None:
-    """Re-hash every pinned file of an assembled folder (raises PresetIntegrityError on a difference)."""
-    for pin in spec.files:
-        path = folder / pin.name
-        if not path.is_file():
-            raise PresetIntegrityError(f"file {pin.name} is missing from {folder}")
-        _check(
-            "file",
-            f"{pin.name} in {folder}",
-            pin,
-            path.stat().st_size,
-            _sha256_of(path),
-            "Delete the folder to rebuild it.",
-        )
 
 
 def resolve_preset(
@@ -440,7 +232,7 @@ def resolve_spec(
     folder = cache / spec.folder_name
     if full_check and folder.is_dir():
         verify_folder(spec, folder)
-    if _looks_complete(spec, folder):
+    if looks_complete(spec, folder):
         if _leftovers(folder):
             with contextlib.suppress(OSError), _cache_lock(cache, wait=False) as held:
                 if held:
@@ -449,7 +241,7 @@ def resolve_spec(
         parts = find_parts(spec, parts_dir)
         with _cache_lock(cache):
             # another process may have built it while we waited for the lock
-            if not _looks_complete(spec, folder):
+            if not looks_complete(spec, folder):
                 _remove_leftovers(folder)
                 if folder.exists():
                     # not ours or damaged: set it aside (never half-use it), then rebuild
@@ -463,11 +255,11 @@ def resolve_spec(
         path=folder,
         default_layer=spec.default_layer,
         identity=spec.identity,
-        baseline_file=_baseline(spec),
+        baseline_file=baseline_of(spec),
     )
 
 
-def _baseline(spec: PresetSpec) -> str | None:
+def baseline_of(spec: PresetSpec) -> str | None:
     if not spec.baseline:
         return None
     path = resources.files("bertscore_plugins").joinpath(spec.baseline)

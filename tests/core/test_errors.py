@@ -25,6 +25,7 @@ def test_the_public_names_of_the_tree_are_pinned() -> None:
         "ArgumentTypeError",
         "BaselineNotFoundError",
         "BertScorePluginsError",
+        "ClusterResourceError",
         "ColumnNotFoundError",
         "FileFormatError",
         "FolderGivenError",
@@ -137,7 +138,7 @@ def test_a_column_error_reads_as_its_message() -> None:
 
 
 def test_a_preset_that_cannot_be_assembled_is_a_model_load_error(tmp_path, monkeypatch) -> None:
-    from bertscore_plugins.models import load as models
+    from bertscore_plugins.models import resolve as models
 
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")

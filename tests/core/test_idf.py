@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import re
 
 import pytest
 
@@ -34,3 +35,18 @@ def test_the_digest_follows_content_and_model_and_survives_pickling():
     assert table.digest != idf_from_token_ids([[1, 2], [1, 2]], "model-a").digest
     restored = pickle.loads(pickle.dumps(table))
     assert restored == table and restored.as_dict() == table.as_dict() and isinstance(restored, IdfTable)
+
+
+@pytest.mark.parametrize("key", [3.7, 3.0, True, -1, "x", None])
+def test_a_key_that_is_not_a_whole_token_id_is_refused_naming_it(key):
+    """int(3.7) would silently give token 3 another token's weight."""
+    from bertscore_plugins.errors import IdfWeightError
+
+    with pytest.raises(IdfWeightError, match=rf"IdfTable key {re.escape(repr(key))}.* is not a token id"):
+        IdfTable({key: 1.0}, 1.0)
+
+
+def test_integer_keys_of_any_kind_and_their_decimal_text_are_token_ids():
+    import numpy as np
+
+    assert IdfTable({np.int64(3): 1.0, "7": 2.0, 9: 0.5}, 1.0).as_dict() == {3: 1.0, 7: 2.0, 9: 0.5}

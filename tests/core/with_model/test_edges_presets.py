@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bertscore_plugins.models import presets
+from bertscore_plugins.models import identity, presets
 from tests.core.with_model.test_presets import _leftovers, tiny  # noqa: F401 - the fixture is used by name
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
@@ -68,7 +68,7 @@ def test_a_same_size_change_after_assembly_is_caught_without_full_check(tiny, tm
     stat = weights.stat()
     weights.write_bytes(bytes([WEIGHTS[0] ^ 1]) + WEIGHTS[1:])  # same size, same mtime: only a hash sees it
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    presets._DIGESTS.clear()  # a new process: nothing memoised
+    identity._DIGESTS.clear()  # a new process: nothing memoised
     rebuilt = presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
     assert (rebuilt.path / "model.safetensors").read_bytes() == WEIGHTS
     assert rebuilt.identity == f"example/tiny@0123456;sha256:{spec.weights_sha256[:8]}"

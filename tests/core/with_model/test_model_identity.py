@@ -14,7 +14,7 @@ import pytest
 
 from bertscore_plugins import BERTScorer, ScoreConfig, get_scorer
 from bertscore_plugins.models.identity import files_digest, identity_files
-from bertscore_plugins.models.load import resolve_model
+from bertscore_plugins.models.resolve import resolve_model
 from tests.support.tiny_models import CASED_TEXTS, FILE_EDITS, edit_model_file, tiny_bert
 
 pytestmark = pytest.mark.model  # loads models: outside the fast unit run

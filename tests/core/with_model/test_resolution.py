@@ -1,5 +1,5 @@
 """A scorer resolves its model once: the CLI's `layer` reaches the scorer through one resolution, one
-layer decision (models.choose_layer) and one baseline decision (baseline.baseline_for)."""
+layer decision (models.layers.choose_layer) and one baseline decision (baseline.baseline_for)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from bertscore_plugins import BERTScorer, ScoreConfig, get_scorer
 from bertscore_plugins.cli.common import config_from_args
 from bertscore_plugins.cli.main import build_parser
-from bertscore_plugins.core import baseline, scorer
+from bertscore_plugins.core import baseline, scorer, scorer_cache
+from bertscore_plugins.models import layers, resolve
 from bertscore_plugins.models import load as models
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
@@ -30,9 +31,11 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     counting(models, "resolve_model")
     counting(scorer, "resolve_model")  # imported by name there
-    counting(models, "choose_layer")
+    counting(scorer_cache, "resolve_model")
+    counting(layers, "choose_layer")
     counting(scorer, "baseline_for")
-    monkeypatch.setattr(scorer, "_SCORERS", {})  # so the scorer is built here, not found
+    # so the scorer is built here, not found
+    monkeypatch.setattr(scorer, "_SCORERS", scorer_cache.ScorerCache(scorer.BERTScorer._for_resolved))
     monkeypatch.setattr(models, "_MODEL_CACHE", {})  # so the loader runs and decides the layer
     return counts
 
@@ -55,5 +58,5 @@ def test_the_baseline_decision_reads_the_users_file_first(tmp_path):
     path = tmp_path / "mine.tsv"
     path.write_text("LAYER,P,R,F\n4,0.5,0.5,0.5\n")
     config = ScoreConfig(rescale=True, baseline_path=str(path))
-    found = baseline.baseline_for(config, models.resolve_model("default"), 4)
+    found = baseline.baseline_for(config, resolve.resolve_model("default"), 4)
     assert (found.precision, found.source) == (0.5, "mine.tsv")
