@@ -128,27 +128,34 @@ def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable
     return wrapped
 
 
-@_sigterm_as_ctrl_c
-def run_evaluate(args: argparse.Namespace) -> int:
-    from bertscore_plugins.cli.main import describe
+def _evaluation_config(args: argparse.Namespace) -> EvaluationConfig:
+    """The command's settings as the evaluation's one configuration; the judge from the environment
+    unless --no-judge (without one, a line says how to configure it)."""
     from bertscore_plugins.integrations.phoenix.judge import (
         NO_JUDGE_LINE,
         faithfulness_judge,
         judge_llm_from_env,
     )
+
+    llm = None if args.no_judge else judge_llm_from_env()
+    if llm is None and not args.no_judge:
+        print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
+    return EvaluationConfig(
+        score=config_from_args(args),
+        judge=faithfulness_judge(llm) if llm is not None else None,
+        **values_from_args(args, EvaluationConfig),
+    )
+
+
+@_sigterm_as_ctrl_c
+def run_evaluate(args: argparse.Namespace) -> int:
+    from bertscore_plugins.cli.main import describe
     from bertscore_plugins.integrations.phoenix.trace_evaluation import TraceEvaluationError, evaluate_project
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
     check_outputs({"-o/--output": args.output})
-    llm = None if args.no_judge else judge_llm_from_env()
-    if llm is None and not args.no_judge:
-        print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
-    config = EvaluationConfig(
-        score=config_from_args(args),
-        judge=faithfulness_judge(llm) if llm is not None else None,
-        **values_from_args(args, EvaluationConfig),
-    )
+    config = _evaluation_config(args)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the settings hold
 
     latest: list = []
