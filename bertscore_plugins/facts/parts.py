@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
-from bertscore_plugins.facts.extract import TextFacts, stem
+from bertscore_plugins.facts.text import TextFacts, stem
 
 #: source sentences in one window that an output sentence is compared with (a summary sentence often
 #: fuses two or three adjacent source sentences)
