@@ -273,7 +273,37 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...], c: float, cho
 
 
 def _cost_lines() -> list[str]:
-    """benchmarks/facts_cost.py's ratio, when it has been run."""
+    """benchmarks/facts_cost.py's ratios, when it has been run."""
+    return _added_cost_lines() + _scaling_lines()
+
+
+def _scaling_lines() -> list[str]:
+    """benchmarks/facts_cost.py --scaling: time for 4x the output, peak memory for 4x the rows."""
+    path = QUALITY_MD.parent / "results" / "facts_scaling.json"
+    if not path.exists():
+        return []
+    scaling = json.loads(path.read_text(encoding="utf-8"))
+    timing, (small, large) = scaling["time"], scaling["memory"]
+    ratios = ", ".join(f"{label} {ratio:.2f}x" for label, ratio in timing["ratio_for_4x_text"].items())
+    return [
+        "",
+        f"Scaling (`benchmarks/facts_cost.py --scaling`, one run): the fact check and every part on an output "
+        f"of {timing['sentences'][1]:,} sentences against one of {timing['sentences'][0]:,} take {ratios} the "
+        f"time (linear is 4x; the target is at most 4.5x). Peak memory of the offline faithfulness over "
+        f"{large['rows']:,} rows is **{scaling['peak_memory_ratio_10000_vs_2500_rows']:.2f}x** that over "
+        f"{small['rows']:,} ({small['peak_mb']:.0f} MB and {large['peak_mb']:.0f} MB; the target is at most "
+        f"1.1x): rows are scored {_chunk_rows()} at a time and each chunk's alignments dropped. "
+        f"({scaling['machine']}.)",
+    ]
+
+
+def _chunk_rows() -> int:
+    from bertscore_plugins.facts import CHUNK_ROWS
+
+    return CHUNK_ROWS
+
+
+def _added_cost_lines() -> list[str]:
     cost = facts_cost()
     if cost is None:
         return []

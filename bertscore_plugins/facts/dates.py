@@ -13,6 +13,7 @@ from bertscore_plugins.facts.text import Fact, Word, joined
 
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
+_DOTTED_TIME = re.compile(r"^(\d{1,2})\.(\d{2})$")  # "6.15pm": a time only with am/pm
 # numeric dates, found in the raw text before tokenising: 2024-08-14, 14/08/2024, 14.08.2024
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DMY_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{2}|\d{4})\b")
@@ -28,13 +29,55 @@ def calendar_fact_at(words: list[Word], i: int) -> Fact | None:
     month = month_at(words, i)
     if month is not None:
         return _date_from_month(words, i, month)
-    time = _TIME.match(lower)
+    return _time_at(words, i)
+
+
+def _time_at(words: list[Word], i: int) -> Fact | None:
+    """ "14:05", "2:05 pm", "9 am", "6.15pm": the value is "h:mm" on the 24-hour clock, and the unit
+    "24h" when the text fixes the half of the day (am/pm, an hour over 12 or a leading zero); without
+    it "2:05" may be 2:05 or 14:05 (values.py reads both)."""
+    lower = words[i].lower
+    meridiem = _meridiem(words, i + 1)
+    time = _TIME.match(lower) or (_DOTTED_TIME.match(lower) if meridiem else None)
     if time:
-        return Fact("time", word.text, f"{int(time.group(1))}:{time.group(2)}", (i,))
+        hour, minute = int(time.group(1)), time.group(2)
+    elif meridiem and lower.isdigit() and len(lower) <= 2:
+        hour, minute = int(lower), "00"
+    else:
+        return None
+    if hour > 23 or int(minute) > 59 or (meridiem and not 1 <= hour <= 12):
+        return None
+    last = i
+    if meridiem:
+        hour = hour % 12 + (12 if meridiem[0] == "pm" else 0)
+        last = i + meridiem[1]
+    explicit = bool(meridiem) or hour > 12 or hour == 0 or lower.startswith("0")
+    return Fact(
+        "time",
+        joined(words, i, last),
+        f"{hour}:{minute}",
+        tuple(range(i, last + 1)),
+        "24h" if explicit else None,
+    )
+
+
+def _meridiem(words: list[Word], k: int) -> tuple[str, int] | None:
+    """("am" or "pm", how many words it takes) for "pm", "p.m." or "PM" at word ``k``."""
+    if k >= len(words):
+        return None
+    lower = words[k].lower
+    if lower in ("am", "pm"):
+        return lower, 1
+    spelled = "".join(w.lower for w in words[k : k + 4])
+    for half in ("am", "pm"):
+        if spelled.startswith(f"{half[0]}.m."):
+            return half, 4 if spelled == f"{half[0]}.m." else 3
     return None
 
 
 def month_at(words: list[Word], i: int) -> int | None:
+    """The month a word names, when it names one: "March" the month, not "march" the verb; "May" only
+    next to a day or a year, or capitalised after a word of time ("in May", "since May")."""
     lower = words[i].lower.rstrip(".")
     if lower not in lx.MONTHS:
         return None
@@ -42,11 +85,16 @@ def month_at(words: list[Word], i: int) -> int | None:
         next_word = words[i + 1].lower if i + 1 < len(words) else ""
         previous = words[i - 1].lower if i > 0 else ""
         near_number = (
-            _day_value(next_word) is not None or _day_value(previous) is not None or previous == "of"
+            _day_value(next_word) is not None
+            or _day_value(previous) is not None
+            or previous == "of"
+            or _year_at(words, i + 1) is not None
         )
-        if not (
-            near_number or (words[i].text[:1].isupper() and not words[i].sentence_start and len(lower) > 3)
-        ):
+        capitalised = words[i].text[:1].isupper()
+        named = (
+            capitalised and not words[i].sentence_start and (len(lower) > 3 or previous in lx.BEFORE_MONTH)
+        )
+        if not (near_number or named):
             return None
     return lx.MONTHS[lower]
 

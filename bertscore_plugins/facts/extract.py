@@ -13,12 +13,16 @@ from functools import lru_cache
 
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.dates import calendar_fact_at, date_from_day, numeric_dates
-from bertscore_plugins.facts.negation import negations, polarity
+from bertscore_plugins.facts.negation import litotes, negations, polarity
 from bertscore_plugins.facts.numbers import number_at, number_fact, unit_of
 from bertscore_plugins.facts.text import Fact, TextFacts, Word, stem, tokenize
 
+#: texts kept read: enough for a source shared by the rows around it (one article, many summaries), few
+#: enough that memory stays flat over many rows (4,096 long sources held hundreds of MB)
+CACHED_TEXTS = 256
 
-@lru_cache(maxsize=4096)
+
+@lru_cache(maxsize=CACHED_TEXTS)
 def extract(text: str) -> TextFacts:
     """Every fact unit of ``text`` except entities (which depend on the other side); cached per text."""
     words = tokenize(text)
@@ -42,7 +46,9 @@ def extract(text: str) -> TextFacts:
     for k, w in enumerate(words):
         positions.setdefault(w.lower, []).append(k)
     starts = [w.start for w in words]
-    return TextFacts(text, words, facts, clause_polarity, negated, proper, forms, starts, positions)
+    return TextFacts(
+        text, words, facts, clause_polarity, negated, proper, forms, starts, positions, litotes(words)
+    )
 
 
 def _fact_at(words: list[Word], i: int) -> Fact | None:
@@ -53,8 +59,7 @@ def _fact_at(words: list[Word], i: int) -> Fact | None:
     number = number_at(words, i)
     if number is None:
         return None
-    value, last, ordinal = number
-    return date_from_day(words, i, last, value, ordinal) or number_fact(words, i, number)
+    return date_from_day(words, i, number.last, number.value, number.ordinal) or number_fact(words, i, number)
 
 
 def _capitalised_name(words: list[Word], k: int) -> bool:

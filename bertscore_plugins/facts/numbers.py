@@ -8,6 +8,7 @@ number ("just over 500") make it approximate.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.text import Fact, Word, joined
@@ -16,8 +17,15 @@ _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$|^\d+(?:\.\d+)?$")
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
 _MINUS = {"-", "\u2212", "\u2013"}
 
-#: (value, index of the last word of the number, is an ordinal)
-Number = tuple[float, int, bool]
+
+class Number(NamedTuple):
+    """A number found in the words: its value, the index of its last word, whether it is an ordinal, and
+    whether it was written as a year ("nineteen ninety-five")."""
+
+    value: float
+    last: int
+    ordinal: bool
+    year: bool = False
 
 
 def number_at(words: list[Word], i: int) -> Number | None:
@@ -25,11 +33,13 @@ def number_at(words: list[Word], i: int) -> Number | None:
     lower = words[i].lower
     ordinal = _ORDINAL_DIGITS.match(lower)
     if ordinal:
-        return float(ordinal.group(1)), i, True
+        return Number(float(ordinal.group(1)), i, True)
     if _DIGITS.match(lower):
         return _digits_at(words, i)
+    if lower == "no":
+        return _none_at(words, i)
     if lower in lx.ORDINALS:
-        return float(lx.ORDINALS[lower]), i, True
+        return Number(float(lx.ORDINALS[lower]), i, True)
     if not (
         lower in lx.UNITS
         or lower in lx.TENS
@@ -39,7 +49,32 @@ def number_at(words: list[Word], i: int) -> Number | None:
         return None
     if lower in lx.SCALES and (i == 0 or words[i - 1].lower not in ("a", "an", "one")):
         return None  # "several hundred", "thousands of": a size, not a count
-    return _spelled_at(words, i)
+    return _spelled_year(words, i) or _spelled_at(words, i)
+
+
+def _none_at(words: list[Word], i: int) -> Number | None:
+    """ "no deaths": a count of zero, when "no" stands before the thing counted (not "no longer", "no
+    more than", "no one"). Checked only where the context counts the same thing (values.py)."""
+    if i + 1 >= len(words):
+        return None
+    following = words[i + 1].lower
+    if not words[i + 1].text[:1].isalpha() or following in lx.STOPWORDS or following in lx.NOT_COUNTED:
+        return None
+    return Number(0.0, i, False)
+
+
+def _spelled_year(words: list[Word], i: int) -> Number | None:
+    """A year read as two numbers of two digits: "nineteen ninety-five" (1995), "twenty twenty-four"."""
+    century = lx.UNITS.get(words[i].lower, lx.TENS.get(words[i].lower, 0))
+    if not 15 <= century <= 20 or i + 1 >= len(words):  # 1500-2099: "eleven thirty" is a time
+        return None
+    following = words[i + 1].lower
+    if not (following in lx.TENS or 10 <= lx.UNITS.get(following, 0) <= 19):
+        return None
+    rest = _spelled_at(words, i + 1)
+    if not 10 <= rest.value <= 99 or rest.ordinal:
+        return None
+    return Number(float(century * 100 + rest.value), rest.last, False, year=True)
 
 
 def _digits_at(words: list[Word], i: int) -> Number:
@@ -48,10 +83,12 @@ def _digits_at(words: list[Word], i: int) -> Number:
     after = words[i + 1].lower if i + 1 < len(words) else ""
     # "1.5 million", "4.2bn"; "m" and "k" scale only money ("£5m": 5 million, "a 5m wall": metres)
     money = bool(after) and i > 0 and words[i - 1].lower in lx.CURRENCY and words[i + 1].start == words[i].end
-    if after in lx.SCALES and (after not in ("m", "k") or money):
+    attached = bool(after) and words[i + 1].start == words[i].end
+    # "5k people": a "k" written onto the number is a thousand ("5km" is read as kilometres before this)
+    if after in lx.SCALES and (after not in ("m", "k") or money or (after == "k" and attached)):
         value *= lx.SCALES[after]
         last = i + 1
-    return value, last, False
+    return Number(value, last, False)
 
 
 def _joins_number(words: list[Word], i: int, k: int) -> bool:
@@ -91,13 +128,13 @@ def _spelled_at(words: list[Word], i: int) -> Number:
             break
         last = k
         k += 1
-    return float(total + current), last, ordinal_end
+    return Number(float(total + current), last, ordinal_end)
 
 
 def number_fact(words: list[Word], i: int, number: Number) -> Fact | None:
     """The number or year fact of the number found at word ``i`` (None for a pronoun "one" or a bare
     "first"/"second")."""
-    value, last, ordinal = number
+    value, last, ordinal = number.value, number.last, number.ordinal
     lower = words[i].lower
     if ordinal and lower in lx.AMBIGUOUS_ORDINALS:
         return None
@@ -114,16 +151,18 @@ def number_fact(words: list[Word], i: int, number: Number) -> Fact | None:
         first = i - 1
     approx, hedge = _approximator(words, first)
     span = tuple(range(first, last + 1 + unit_words))
-    if (
+    if number.year or (
         not ordinal
         and float(value).is_integer()
         and 1800 <= value <= 2100
         and lower.isdigit()
         and (unit is None or unit not in lx.MEASURES)
     ):
-        return Fact("year", words[i].text, float(value), (i,))  # "in 2019", "the 2013 bombings"
+        # "in 2019", "the 2013 bombings", "in nineteen ninety-five"
+        return Fact("year", joined(words, i, last), float(value), tuple(range(i, last + 1)))
     text = joined(words, span[0], span[-1])
-    return Fact("number", text, float(value), span, unit, window, approx, hedge)
+    optional = lower == "no"  # "no deaths" is checked only against a count of deaths
+    return Fact("number", text, float(value), span, unit, window, approx, hedge, optional)
 
 
 def _negative_sign(words: list[Word], i: int) -> bool:

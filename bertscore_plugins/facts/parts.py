@@ -55,6 +55,9 @@ class Parts:
     lcs: float
     weakest_lexical: float
     novel_rare: tuple[str, ...] = ()
+    #: the weakest sentence's support, where a sentence the source writes word for word (in one passage)
+    #: counts as supported whatever its embedding: what vouching reads (signal.vouched)
+    sentence_support: float = 1.0
 
 
 def _content(word: Any) -> bool:
@@ -72,14 +75,24 @@ def _sentence_of(words: np.ndarray, facts: TextFacts) -> np.ndarray:
 
 
 def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[float, int]:
-    """(weakest sentence score, its sentence index) from the core's similarity matrix.
+    """(weakest sentence score, its sentence index) from the core's similarity matrix."""
+    scores = sentence_scores(out, ctx, explanation)
+    if not scores:
+        return 1.0, -1
+    lowest = min(scores, key=lambda sentence: scores[sentence])
+    return scores[lowest], lowest
+
+
+def sentence_scores(out: TextFacts, ctx: TextFacts, explanation: Any) -> dict[int, float]:
+    """Per output sentence, the mean of its tokens' best similarity within its best source window
+    (sentence -1: the whole output, when no token maps to a sentence); empty without an alignment.
 
     Linear in the output's length: one pass over the matrix for the per-token best similarity, and per
     output sentence one reduction over source sentences (windows slide over those, not over tokens).
     """
     similarity = getattr(explanation, "similarity", None)
     if similarity is None or similarity.numel() == 0 or not explanation.candidate_spans:
-        return 1.0, -1
+        return {}
     matrix = (
         similarity.float().numpy() if hasattr(similarity, "float") else np.asarray(similarity, dtype=float)
     )
@@ -91,7 +104,7 @@ def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[f
     order = np.argsort(ctx_sentence[kept], kind="stable")
     columns, labels = matrix[:, kept][:, order], ctx_sentence[kept][order]
     if columns.shape[1] == 0:
-        return float(matrix.max(axis=1).mean()), -1
+        return {-1: float(matrix.max(axis=1).mean())}
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
     per_sentence = np.maximum.reduceat(columns, starts, axis=1)  # output tokens x source sentences
     span = min(WINDOW_SENTENCES, per_sentence.shape[1])
@@ -101,15 +114,14 @@ def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[f
     # per output sentence, the mean over its tokens in each window (one pass: tokens sorted by sentence)
     kept = out_sentence >= 0
     if not kept.any():
-        return float(windows.mean(axis=0).max()), -1
+        return {-1: float(windows.mean(axis=0).max())}
     order = np.argsort(out_sentence[kept], kind="stable")
     labels = out_sentence[kept][order]
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
     sums = np.add.reduceat(windows[kept][order], starts, axis=0)
     counts = np.diff(np.r_[starts, len(labels)])[:, None]
     scores = (sums / counts).max(axis=1)
-    lowest = int(scores.argmin())
-    return float(scores[lowest]), int(labels[starts[lowest]])
+    return {int(labels[start]): float(score) for start, score in zip(starts, scores, strict=True)}
 
 
 def lexical_support(out: TextFacts, ctx: TextFacts, carried: frozenset[int] = frozenset()) -> float:
@@ -181,9 +193,18 @@ def lexical_sequence_parts(
     """(ROUGE-L precision of the whole output against the whole source, that of its weakest sentence of
     three words or more against its best source passage), on stemmed words. A word that states a fact the
     source carries (``carried``) counts as matched wherever it stands: the source wrote the fact its way."""
+    whole, per_sentence = _lexical(out, ctx, carried)
+    weakest = [precision for precision, length in per_sentence.values() if length >= 3]
+    return whole, min(weakest, default=whole)
+
+
+def _lexical(
+    out: TextFacts, ctx: TextFacts, carried: frozenset[int]
+) -> tuple[float, dict[int, tuple[float, int]]]:
+    """(whole-output ROUGE-L precision, per output sentence: (precision against its best passage, words))."""
     a, (masks, length) = _stems(out), _masks(ctx)
     if not a or not length:
-        return (0.0, 0.0) if a else (1.0, 1.0)
+        return (0.0, {}) if a else (1.0, {})
 
     def precision(tokens: list[tuple[int, int, str]], masks: dict[str, int], length: int) -> int:
         rest = [token for k, _, token in tokens if k not in carried]
@@ -194,12 +215,11 @@ def lexical_sequence_parts(
     for token in a:
         sentences.setdefault(token[1], []).append(token)
     passages = _passage_masks(ctx)
-    weakest = [
-        max(precision(tokens, m, n) for m, n in passages) / len(tokens)
-        for tokens in sentences.values()
-        if len(tokens) >= 3
-    ]
-    return whole, min(weakest, default=whole)
+    per_sentence = {
+        sentence: (max(precision(tokens, m, n) for m, n in passages) / len(tokens), len(tokens))
+        for sentence, tokens in sentences.items()
+    }
+    return whole, per_sentence
 
 
 def sentence_text(facts: TextFacts, sentence: int, limit: int = 120) -> str:
@@ -231,8 +251,16 @@ def novel_rare_words(
 def parts(out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()) -> Parts:
     """The row's parts; ``carried``: the output's words that state a fact the source carries (the fact
     check's ``supported_words``), which the lexical parts count as the source's."""
-    weakest, index = alignment_parts(out, ctx, explanation)
+    scores = sentence_scores(out, ctx, explanation)
+    index = min(scores, key=lambda sentence: scores[sentence]) if scores else -1
+    weakest = scores[index] if scores else 1.0
     text = sentence_text(out, index) if index >= 0 else ""
-    lcs, weakest_lexical = lexical_sequence_parts(out, ctx, carried)
+    whole, per_sentence = _lexical(out, ctx, carried)
+    long_enough = [precision for precision, length in per_sentence.values() if length >= 3]
+    copied = {sentence for sentence, (precision, _) in per_sentence.items() if precision >= 1.0}
+    # a sentence the source writes word for word is supported, however its tokens embed (the last
+    # sentence of a long source, read in the last window, embedded at 0.73 against itself)
+    support = min((1.0 if sentence in copied else score for sentence, score in scores.items()), default=1.0)
     novel = novel_rare_words(out, ctx, explanation, carried)
-    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical, novel)
+    lexical = lexical_support(out, ctx, carried)
+    return Parts(weakest, text, lexical, whole, min(long_enough, default=whole), novel, support)

@@ -151,35 +151,101 @@ def check_polarity(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list
             cues.setdefault(out.words[cue].clause, (cue, fact))
     for clause in out.clause_polarity:
         if clause in cues:
-            cue, fact = cues[clause]
-            pairs = _counterparts(out, ctx, _predicate_words(out, ctx, clause, after=cue), alignment)
-            if pairs is None:
-                continue  # the scope restates nothing in the context: groundedness's case, not polarity's
-            negated_output = out.negated[min(cue + 1, len(out.words) - 1)]
-            agrees = _context_negated(ctx, pairs, negated_output) == negated_output
-            strongest = max(pairs, key=lambda pair: pair[1])[0]
-            findings.append(
-                Finding(
-                    "negation",
-                    fact.text,
-                    agrees,
-                    None if agrees else _clause_text(ctx, ctx.words[strongest].clause),
-                )
-            )
-            continue
-        words = _predicate_words(out, ctx, clause)
-        pairs = _counterparts(out, ctx, words, alignment)
-        if (
-            pairs is not None
-            and _restates_negated_head(out, ctx, words, pairs)
-            and _context_negated(ctx, pairs, False)
-        ):
-            negated = [pair for pair in pairs if ctx.negated[pair[0]]] or pairs  # name the negated clause
-            strongest = max(negated, key=lambda pair: pair[1])[0]
-            text = " ".join(out.words[k].text for k in words[:4])
-            findings.append(Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause)))
+            found = _negated_clause(out, ctx, alignment, *cues[clause])
+        else:
+            found = _plain_clause(out, ctx, alignment, clause)
+        if found is not None:
+            findings.append(found)
     findings += _antonyms(out, ctx, alignment)
+    findings += _double_negations(out, ctx, alignment)
     findings += _permissive(out, ctx)
+    return findings
+
+
+def _negated_clause(
+    out: TextFacts, ctx: TextFacts, alignment: Alignment, cue: int, fact: Fact
+) -> Finding | None:
+    """A negated output clause: the context must negate what it restates."""
+    pairs = _counterparts(out, ctx, _predicate_words(out, ctx, out.words[cue].clause, after=cue), alignment)
+    if pairs is None:
+        return None  # the scope restates nothing in the context: groundedness's case, not polarity's
+    negated_output = out.negated[min(cue + 1, len(out.words) - 1)]
+    agrees = _context_negated(ctx, pairs, negated_output) == negated_output
+    strongest = max(pairs, key=lambda pair: pair[1])[0]
+    return Finding(
+        "negation", fact.text, agrees, None if agrees else _clause_text(ctx, ctx.words[strongest].clause)
+    )
+
+
+def _plain_clause(out: TextFacts, ctx: TextFacts, alignment: Alignment, clause: int) -> Finding | None:
+    """A plain output clause that restates a negated context clause ("Parking is free" for "Parking is
+    not free"): unsupported, naming the context's clause."""
+    words = _predicate_words(out, ctx, clause)
+    pairs = _counterparts(out, ctx, words, alignment)
+    if pairs is None or not _restates_negated_head(out, ctx, words, pairs):
+        return None
+    if not (_context_negated(ctx, pairs, False) or _says_only_negated_head(out, ctx, words, pairs)):
+        return None
+    negated = [pair for pair in pairs if ctx.negated[pair[0]]] or pairs  # name the negated clause
+    strongest = max(negated, key=lambda pair: pair[1])[0]
+    text = " ".join(out.words[k].text for k in words[:4])
+    return Finding("negation", text, False, _clause_text(ctx, ctx.words[strongest].clause))
+
+
+def _says_only_negated_head(
+    out: TextFacts, ctx: TextFacts, words: list[int], pairs: list[tuple[int, float]]
+) -> bool:
+    """The plain clause gives a thing the very quality a restated context clause denies it, and the
+    context never writes that word outside a negation: "Parking at the clinic is free" against "Parking
+    at the clinic is not free" (the subject's words, plain in both, outvote the predicate in the
+    word-by-word vote). Predicates after "be" only ("is not free", "are not allowed"): a negated verb
+    ("may not be playing much") is often restated loosely ("struggled for playing time") in a summary."""
+    heads = _predicate_heads(ctx)
+    said = {stem(out.words[k].lower) for k in words if _after_be(out, k)}
+    positions = _stem_positions(ctx)
+    for j, _ in pairs:
+        head = heads.get(ctx.words[j].clause)
+        if head in said and all(ctx.negated[i] for i in positions.get(head, [])):
+            return True
+    return False
+
+
+def _after_be(facts: TextFacts, k: int, reach: int = 3) -> bool:
+    """Is word ``k`` a predicate: a form of "be" at most ``reach`` words before it, in its clause?"""
+    clause = facts.words[k].clause
+    return any(
+        facts.words[j].lower in lx.BE_FORMS and facts.words[j].clause == clause
+        for j in range(max(0, k - reach), k)
+    )
+
+
+def _predicate_heads(ctx: TextFacts) -> dict[int, str]:
+    """Per context clause negated after "be" ("is not free", "isn't open"), the stem of the predicate."""
+
+    def build(f: TextFacts) -> dict[int, str]:
+        return {
+            clause: head
+            for clause, head in _negated_heads(f).items()
+            if any(
+                _after_be(f, k) and stem(f.words[k].lower) == head and f.negated[k]
+                for k in f.clause_words(clause)
+            )
+        }
+
+    return ctx.derived("predicate_heads", build)
+
+
+def _double_negations(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list[Finding]:
+    """ "not unlikely" states "likely": unsupported where the aligned context writes the negative word
+    plainly ("The result is unlikely")."""
+    findings = []
+    for k in out.litotes:
+        target = alignment.context_word.get(k)
+        if target is None or ctx.negated[target] or ctx.words[target].lower != out.words[k].lower:
+            continue
+        cue = next(j for j in range(k - 1, -1, -1) if out.words[j].lower in ("not", "n't", "never"))
+        text = out.text[out.words[cue].start : out.words[k].end]
+        findings.append(Finding("negation", text, False, ctx.words[target].text))
     return findings
 
 
@@ -220,6 +286,8 @@ def _antonyms(out: TextFacts, ctx: TextFacts, alignment: Alignment) -> list[Find
     findings = []
     for k, target in alignment.context_word.items():
         word = out.words[k]
+        if k in out.litotes:
+            continue  # "not unlikely" says "likely": the negative word is not its own claim
         if not word.text[:1].isalpha() or word.lower in ctx.forms or stem(word.lower) in ctx.forms:
             continue
         if alignment.similarity[k] < ANTONYM_ALIGNMENT:

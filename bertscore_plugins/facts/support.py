@@ -8,7 +8,7 @@ with a compatible unit, the same date, weekday or name, the same polarity). The 
 the context says in place of an unsupported fact ("Thursday: context says Tuesday").
 
 Each kind is checked in its own module: values.py (numbers, dates, times), names.py, polarity.py
-(negation, antonyms), order.py (who did what to whom); this one runs them over a pair.
+(negation, antonyms), order.py (who did what to whom), status.py (on time / delayed, open / closed ...); this one runs them over a pair.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from bertscore_plugins.facts.language import is_english
 from bertscore_plugins.facts.names import check_entity, entities
 from bertscore_plugins.facts.order import check_order
 from bertscore_plugins.facts.polarity import ANTONYM_ALIGNMENT, CLAUSE_ALIGNMENT, check_polarity
+from bertscore_plugins.facts.status import check_status
 from bertscore_plugins.facts.text import TextFacts, tokenize
 from bertscore_plugins.facts.values import check_value
 
@@ -59,13 +60,31 @@ def check_extracted(out: TextFacts, ctx: TextFacts, explanation: Any = None) -> 
         taken.update(fact.words)
         if fact.kind == "negation":
             continue  # judged per clause below
-        findings.append(check_value(fact, ctx, alignment))
+        found = check_value(fact, out, ctx, alignment)
+        if found is not None:
+            findings.append(found)
     names = entities(out, ctx, taken)
     rivals: list[int] = []  # the context's names the output does not write, built on first need
     findings += [check_entity(words, out, ctx, alignment, rivals) for words in names]
     findings += check_polarity(out, ctx, alignment)
     findings += check_order(out, ctx, names)
-    return FactCheck(tuple(findings))
+    findings += check_status(out, ctx)
+    return FactCheck(_distinct(findings))
+
+
+def _distinct(findings: list[Finding]) -> tuple[Finding, ...]:
+    """One finding per fact and what the context says instead: two checks may see the same error
+    ("open" against "closed" is an antonym and a status)."""
+    seen: set[tuple[str, str | None]] = set()
+    kept = []
+    for finding in findings:
+        key = (finding.text.lower(), finding.context_says)
+        if not finding.supported:
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(finding)
+    return tuple(kept)
 
 
 def check_explanation(explanation: Any) -> FactCheck:

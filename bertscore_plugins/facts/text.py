@@ -60,6 +60,7 @@ class Fact:
     unit_window: frozenset[str] = frozenset()
     approx: str | None = None  # "about" / "over" / "under": "just over 500", "nearly 40", "up to 3"
     hedge: int = 0  # the number of words of that hedge, just before ``words``
+    optional: bool = False  # checked only where the context states the same kind of thing ("no deaths")
 
     @property
     def head(self) -> int:
@@ -80,6 +81,7 @@ class TextFacts:
     forms: set[str]  # every lower-cased word (and its stem): what an entity or antonym is looked up in
     starts: list[int] = field(default_factory=list)  # word start offsets, for mapping model tokens
     positions: dict[str, list[int]] = field(default_factory=dict)  # lower-cased word -> where it occurs
+    litotes: frozenset[int] = frozenset()  # negative words a cue cancels ("unlikely" in "not unlikely")
 
     def clause_words(self, clause: int) -> list[int]:
         """The indexes of the words of one clause (an index built once: scanning every word per clause

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.alignment import Alignment
 from bertscore_plugins.facts.findings import Finding
-from bertscore_plugins.facts.text import Fact, TextFacts
+from bertscore_plugins.facts.text import Fact, TextFacts, stem
 
 
 def _same_number(a: float, b: float, approx: str | None = None) -> bool:
@@ -65,7 +65,17 @@ def _carries(output: Fact, context: Fact) -> bool:
         return (context.kind == "month" and context.value == output.value) or (
             context.kind == "date" and any(c[0] == output.value for c in context.value)
         )
+    if kind == "time":
+        return context.kind == "time" and bool(_clock_readings(output) & _clock_readings(context))
     return context.kind == kind and context.value == output.value
+
+
+def _clock_readings(fact: Fact) -> set[str]:
+    """The 24-hour times a time may be: "14:05" and "2:05 pm" one; "2:05" alone both halves of the day."""
+    hour, minute = fact.value.split(":")
+    if fact.unit == "24h" or not 1 <= int(hour) <= 12:
+        return {fact.value}
+    return {fact.value, f"{int(hour) % 12 + 12}:{minute}"}
 
 
 def _hedged(fact: Fact) -> tuple[int, ...]:
@@ -82,7 +92,9 @@ def _comparable(output: Fact, context: Fact) -> bool:
     return context.kind == output.kind
 
 
-def check_value(fact: Fact, ctx: TextFacts, alignment: Alignment) -> Finding:
+def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment) -> Finding | None:
+    """Does the context carry this number, date or time? None for an optional fact ("no deaths") where
+    the context counts nothing of its kind: there is nothing to hold it against."""
     if any(_carries(fact, other) for other in ctx.facts):
         return Finding(fact.kind, fact.text, True, words=_hedged(fact))
     rivals = [other for other in ctx.facts if _comparable(fact, other)]
@@ -94,8 +106,28 @@ def check_value(fact: Fact, ctx: TextFacts, alignment: Alignment) -> Finding:
             if other.unit is not None
             and (_units_agree(fact, other) or _conversion(fact.unit, other.unit) is not None)
         ]
+    if fact.optional:
+        rivals = [other for other in rivals if other.unit is not None and _units_agree(fact, other)]
+        if not rivals:
+            return None
     if not rivals:
         return Finding(fact.kind, fact.text, False)
     closest = alignment.closest(fact.head, [other.head for other in rivals])
+    if closest is None:  # no alignment: the rival said in the same words ("closes at 8 pm")
+        lead = _lead(out, fact)
+        closest = max(rivals, key=lambda other: _same_lead(lead, _lead(ctx, other))).head
     says = next((other for other in rivals if other.head == closest), rivals[0])
     return Finding(fact.kind, fact.text, False, says.text)
+
+
+def _lead(facts: TextFacts, fact: Fact, reach: int = 4) -> list[str]:
+    """The stems of the words just before a fact, nearest first ("at", "closes" of "closes at 8 pm")."""
+    first = fact.words[0] - fact.hedge
+    return [stem(w.lower) for w in reversed(facts.words[max(0, first - reach) : first])]
+
+
+def _same_lead(a: list[str], b: list[str]) -> float:
+    """How alike two leads are: content words at the same distance, nearer ones weighing more."""
+    return sum(
+        1.0 / (d + 1) for d, (x, y) in enumerate(zip(a, b, strict=False)) if x == y and x not in lx.STOPWORDS
+    )

@@ -7,7 +7,13 @@ what kind of fact it is, so an open-ended paraphrase is never mistaken for one. 
 
 from __future__ import annotations
 
-from bertscore_plugins.facts.lexicon.calendar import AMBIGUOUS_MONTHS, MONTH_NAMES, MONTHS, WEEKDAYS
+from bertscore_plugins.facts.lexicon.calendar import (
+    AMBIGUOUS_MONTHS,
+    BEFORE_MONTH,
+    MONTH_NAMES,
+    MONTHS,
+    WEEKDAYS,
+)
 from bertscore_plugins.facts.lexicon.language import ENGLISH_WORDS, OTHER_LANGUAGE_WORDS
 from bertscore_plugins.facts.lexicon.numbers import (
     AMBIGUOUS_ORDINALS,
@@ -17,6 +23,7 @@ from bertscore_plugins.facts.lexicon.numbers import (
     DIGIT_ONLY_SCALES,
     DOZEN,
     MEASURES,
+    NOT_COUNTED,
     ORDINALS,
     SCALES,
     TENS,
@@ -29,9 +36,20 @@ from bertscore_plugins.facts.lexicon.polarity import (
     NEGATING_PREFIXES,
     NEGATION_CUES,
     NEGATION_PHRASES,
+    NEGATIVE_WORDS,
+    NOT_UN_WORDS,
     PERMISSIVE,
+    UN_ENDINGS,
 )
-from bertscore_plugins.facts.lexicon.words import ABBREVIATIONS, AUXILIARIES, PLACEHOLDERS, STOPWORDS, TITLES
+from bertscore_plugins.facts.lexicon.status import STATUS_GROUPS
+from bertscore_plugins.facts.lexicon.words import (
+    ABBREVIATIONS,
+    AUXILIARIES,
+    BE_FORMS,
+    PLACEHOLDERS,
+    STOPWORDS,
+    TITLES,
+)
 
 __all__ = [
     "ABBREVIATIONS",
@@ -40,6 +58,8 @@ __all__ = [
     "ANTONYM_PAIRS",
     "APPROXIMATORS",
     "AUXILIARIES",
+    "BEFORE_MONTH",
+    "BE_FORMS",
     "CLAUSE_WORDS",
     "CONVERSIONS",
     "CURRENCY",
@@ -52,15 +72,20 @@ __all__ = [
     "NEGATING_PREFIXES",
     "NEGATION_CUES",
     "NEGATION_PHRASES",
+    "NEGATIVE_WORDS",
+    "NOT_COUNTED",
+    "NOT_UN_WORDS",
     "ORDINALS",
     "OTHER_LANGUAGE_WORDS",
     "PERMISSIVE",
     "PLACEHOLDERS",
     "SCALES",
+    "STATUS_GROUPS",
     "STOPWORDS",
     "TENS",
     "TITLES",
     "UNITS",
     "UNIT_ALIASES",
+    "UN_ENDINGS",
     "WEEKDAYS",
 ]

@@ -26,3 +26,7 @@ MONTHS = {
 }
 #: month words that are also everyday words: a month only next to a day number or when capitalised
 AMBIGUOUS_MONTHS = set(listed("may march jan mar dec sep oct nov aug jun jul apr feb"))
+#: words after which a capitalised "May" is the month ("in May", "since May"), not a name or the verb
+BEFORE_MONTH = set(
+    listed("in since until till by from during before after early late mid last next this each every")
+)

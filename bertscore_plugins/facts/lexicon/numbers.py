@@ -140,3 +140,6 @@ UNIT_ALIASES = {
     "mice": "mouse",
     "am": "am",  # "9 am": a time of day, not the verb (after a number only: units are read there)
 }
+
+#: words after "no" that make no count of zero ("no longer", "no doubt", "no matter")
+NOT_COUNTED = set(listed("longer doubt matter way one"))

@@ -34,3 +34,17 @@ ANTONYM_PAIRS = tuple(
 )
 #: prefixes that negate the word they are put on ("unavailable" vs "available")
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
+
+#: words that negate by themselves: "not" on one of them is a double negation, a positive ("never failed
+#: to call": called every time). Verbs of not doing in their forms, and adjectives whose negating prefix is
+#: not "un" (for "un", see UN_ENDINGS: "in-", "im-", "dis-" begin too many plain words: "important")
+NEGATIVE_WORDS = frozenset(
+    listed("""fail fails failed failing lack lacks lacked lacking refuse refused refuses deny denied denies
+    forget forgot forgotten neglect neglected cease ceased absent unable impossible improbable illegal
+    illogical irregular irrelevant inappropriate insufficient incorrect invalid inaccurate incomplete
+    inadequate inconsistent ineffective infrequent insignificant impractical dishonest disagree dislike""")
+)
+#: "un" on a word of four letters or more with one of these (adjective and adverb) endings makes a negative
+#: word ("unlikely", "uncommon", "unusual"); the words of NOT_UN_WORDS only begin with the letters
+UN_ENDINGS = ("ly", "able", "ible", "ful", "al", "ant", "ent", "ive", "ous", "ic", "ar", "ary", "on", "ear")
+NOT_UN_WORDS = frozenset(listed("universal unanimous unilateral union unicorn uniform"))

@@ -21,6 +21,9 @@ AUXILIARIES = set(
     listed("do does did is are was were has have had will would can could should must may might")
 )
 
+#: the forms of "be": a word after one is a predicate ("is free", "was not open")
+BE_FORMS = set(listed("is are was were be been being 's 're am"))
+
 #: function words: never a fact's unit, never an entity, never counted when aligning clauses
 STOPWORDS = set(
     listed("""
