@@ -103,8 +103,6 @@ class OfflineFaithfulness:
             "lexical": parts.lexical,
             "novel_rare_word": 1.0 if parts.novel_rare else 0.0,
             "unsupported_fact": 1.0 if self.facts.unsupported else 0.0,
-            # not a part of the combination: what vouching reads (signal.vouched)
-            "sentence_support": parts.sentence_support,
         }
 
     @property

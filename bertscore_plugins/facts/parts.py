@@ -55,9 +55,6 @@ class Parts:
     lcs: float
     weakest_lexical: float
     novel_rare: tuple[str, ...] = ()
-    #: the weakest sentence's support, where a sentence the source writes word for word (in one passage)
-    #: counts as supported whatever its embedding: what vouching reads (signal.vouched)
-    sentence_support: float = 1.0
 
 
 def _content(word: Any) -> bool:
@@ -75,24 +72,14 @@ def _sentence_of(words: np.ndarray, facts: TextFacts) -> np.ndarray:
 
 
 def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[float, int]:
-    """(weakest sentence score, its sentence index) from the core's similarity matrix."""
-    scores = sentence_scores(out, ctx, explanation)
-    if not scores:
-        return 1.0, -1
-    lowest = min(scores, key=lambda sentence: scores[sentence])
-    return scores[lowest], lowest
-
-
-def sentence_scores(out: TextFacts, ctx: TextFacts, explanation: Any) -> dict[int, float]:
-    """Per output sentence, the mean of its tokens' best similarity within its best source window
-    (sentence -1: the whole output, when no token maps to a sentence); empty without an alignment.
+    """(weakest sentence score, its sentence index) from the core's similarity matrix.
 
     Linear in the output's length: one pass over the matrix for the per-token best similarity, and per
     output sentence one reduction over source sentences (windows slide over those, not over tokens).
     """
     similarity = getattr(explanation, "similarity", None)
     if similarity is None or similarity.numel() == 0 or not explanation.candidate_spans:
-        return {}
+        return 1.0, -1
     matrix = (
         similarity.float().numpy() if hasattr(similarity, "float") else np.asarray(similarity, dtype=float)
     )
@@ -100,11 +87,12 @@ def sentence_scores(out: TextFacts, ctx: TextFacts, explanation: Any) -> dict[in
     out_sentence = _sentence_of(out_words, out)
     ctx_sentence = _sentence_of(_piece_words(explanation.reference_spans, ctx), ctx)
     # best similarity of each output token within each source sentence, then within windows of them
-    kept = ctx_sentence >= 0
-    order = np.argsort(ctx_sentence[kept], kind="stable")
-    columns, labels = matrix[:, kept][:, order], ctx_sentence[kept][order]
+    kept = np.flatnonzero(ctx_sentence >= 0)
+    kept = kept[np.argsort(ctx_sentence[kept], kind="stable")]
+    # one copy of the matrix, not two: on a long output it is the largest thing this row touches
+    columns, labels = matrix[:, kept], ctx_sentence[kept]
     if columns.shape[1] == 0:
-        return {-1: float(matrix.max(axis=1).mean())}
+        return float(matrix.max(axis=1).mean()), -1
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
     per_sentence = np.maximum.reduceat(columns, starts, axis=1)  # output tokens x source sentences
     span = min(WINDOW_SENTENCES, per_sentence.shape[1])
@@ -114,14 +102,15 @@ def sentence_scores(out: TextFacts, ctx: TextFacts, explanation: Any) -> dict[in
     # per output sentence, the mean over its tokens in each window (one pass: tokens sorted by sentence)
     kept = out_sentence >= 0
     if not kept.any():
-        return {-1: float(windows.mean(axis=0).max())}
+        return float(windows.mean(axis=0).max()), -1
     order = np.argsort(out_sentence[kept], kind="stable")
     labels = out_sentence[kept][order]
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
     sums = np.add.reduceat(windows[kept][order], starts, axis=0)
     counts = np.diff(np.r_[starts, len(labels)])[:, None]
     scores = (sums / counts).max(axis=1)
-    return {int(labels[start]): float(score) for start, score in zip(starts, scores, strict=True)}
+    lowest = int(scores.argmin())
+    return float(scores[lowest]), int(labels[starts[lowest]])
 
 
 def lexical_support(out: TextFacts, ctx: TextFacts, carried: frozenset[int] = frozenset()) -> float:
@@ -193,18 +182,9 @@ def lexical_sequence_parts(
     """(ROUGE-L precision of the whole output against the whole source, that of its weakest sentence of
     three words or more against its best source passage), on stemmed words. A word that states a fact the
     source carries (``carried``) counts as matched wherever it stands: the source wrote the fact its way."""
-    whole, per_sentence = _lexical(out, ctx, carried)
-    weakest = [precision for precision, length in per_sentence.values() if length >= 3]
-    return whole, min(weakest, default=whole)
-
-
-def _lexical(
-    out: TextFacts, ctx: TextFacts, carried: frozenset[int]
-) -> tuple[float, dict[int, tuple[float, int]]]:
-    """(whole-output ROUGE-L precision, per output sentence: (precision against its best passage, words))."""
     a, (masks, length) = _stems(out), _masks(ctx)
     if not a or not length:
-        return (0.0, {}) if a else (1.0, {})
+        return (0.0, 0.0) if a else (1.0, 1.0)
 
     def precision(tokens: list[tuple[int, int, str]], masks: dict[str, int], length: int) -> int:
         rest = [token for k, _, token in tokens if k not in carried]
@@ -215,11 +195,12 @@ def _lexical(
     for token in a:
         sentences.setdefault(token[1], []).append(token)
     passages = _passage_masks(ctx)
-    per_sentence = {
-        sentence: (max(precision(tokens, m, n) for m, n in passages) / len(tokens), len(tokens))
-        for sentence, tokens in sentences.items()
-    }
-    return whole, per_sentence
+    weakest = [
+        max(precision(tokens, m, n) for m, n in passages) / len(tokens)
+        for tokens in sentences.values()
+        if len(tokens) >= 3
+    ]
+    return whole, min(weakest, default=whole)
 
 
 def sentence_text(facts: TextFacts, sentence: int, limit: int = 120) -> str:
@@ -251,16 +232,8 @@ def novel_rare_words(
 def parts(out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()) -> Parts:
     """The row's parts; ``carried``: the output's words that state a fact the source carries (the fact
     check's ``supported_words``), which the lexical parts count as the source's."""
-    scores = sentence_scores(out, ctx, explanation)
-    index = min(scores, key=lambda sentence: scores[sentence]) if scores else -1
-    weakest = scores[index] if scores else 1.0
+    weakest, index = alignment_parts(out, ctx, explanation)
     text = sentence_text(out, index) if index >= 0 else ""
-    whole, per_sentence = _lexical(out, ctx, carried)
-    long_enough = [precision for precision, length in per_sentence.values() if length >= 3]
-    copied = {sentence for sentence, (precision, _) in per_sentence.items() if precision >= 1.0}
-    # a sentence the source writes word for word is supported, however its tokens embed (the last
-    # sentence of a long source, read in the last window, embedded at 0.73 against itself)
-    support = min((1.0 if sentence in copied else score for sentence, score in scores.items()), default=1.0)
+    lcs, weakest_lexical = lexical_sequence_parts(out, ctx, carried)
     novel = novel_rare_words(out, ctx, explanation, carried)
-    lexical = lexical_support(out, ctx, carried)
-    return Parts(weakest, text, lexical, whole, min(long_enough, default=whole), novel, support)
+    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical, novel)

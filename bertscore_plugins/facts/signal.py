@@ -89,13 +89,12 @@ def combine(features: dict[str, float], table: dict[str, Any] | None = None) -> 
 
 def vouched(features: dict[str, float], checked: bool = True) -> bool:
     """The evidence a reader would check: facts checked and all carried, no rare word the source never
-    writes, and every sentence close to something the source says or written there word for word
-    (``sentence_support``; ``weakest_sentence`` where a row has no such part)."""
+    writes, and every sentence close to something the source says."""
     return (
         checked
         and not features["unsupported_fact"]
         and not features["novel_rare_word"]
-        and features.get("sentence_support", features["weakest_sentence"]) >= SENTENCE_SUPPORT
+        and features["weakest_sentence"] >= SENTENCE_SUPPORT
     )
 
 

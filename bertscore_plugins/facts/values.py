@@ -96,7 +96,8 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
     """Does the context carry this number, date or time? None for an optional fact ("no deaths") where
     the context counts nothing of its kind: there is nothing to hold it against."""
     if any(_carries(fact, other) for other in ctx.facts):
-        return Finding(fact.kind, fact.text, True, words=_hedged(fact))
+        # an optional fact's words ("no bids") are the source's own or not: no credit for the lexical parts
+        return Finding(fact.kind, fact.text, True, words=() if fact.optional else _hedged(fact))
     rivals = [other for other in ctx.facts if _comparable(fact, other)]
     if fact.kind == "number" and fact.unit is not None:
         # "3-year warranty" against a context with no durations: nothing to name in its place

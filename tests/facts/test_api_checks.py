@@ -125,7 +125,7 @@ def test_a_sentence_copied_from_the_end_of_a_long_source_is_faithful_with_any_sc
 
     filler = " ".join(
         f"The council reviewed item {k} of the plan for the new library and asked for more detail."
-        for k in range(300)
+        for k in range(120)
     )
     last = "The final report was signed by the director, Maria Olsen, on the evening of 3 June 2021."
     source = f"{filler} {last}"
