@@ -288,9 +288,9 @@ def _scaling_lines() -> list[str]:
     ratios = ", ".join(f"{label} {ratio:.2f}x" for label, ratio in timing["ratio_for_4x_text"].items())
     return [
         "",
-        f"Scaling (`benchmarks/facts_cost.py --scaling`, one run): the fact check and every part on an output "
-        f"of {timing['sentences'][1]:,} sentences against one of {timing['sentences'][0]:,} take {ratios} the "
-        f"time (linear is 4x; the target is at most 4.5x). Peak memory of the offline faithfulness over "
+        f"Scaling (`benchmarks/facts_cost.py --scaling`, one run): the fact check and every part (CPU seconds) "
+        f"on an output of {timing['sentences'][1]:,} sentences against one of {timing['sentences'][0]:,}: "
+        f"{ratios} (linear is 4x; the target is at most 4.5x). Peak memory of the offline faithfulness over "
         f"{large['rows']:,} rows is **{scaling['peak_memory_ratio_for_4x_rows']:.2f}x** that over "
         f"{small['rows']:,} ({small['peak_mb']:.0f} MB and {large['peak_mb']:.0f} MB; the target is at most "
         f"1.1x): rows are scored {_chunk_rows()} at a time and each chunk's alignments dropped. "
