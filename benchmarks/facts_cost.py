@@ -3,6 +3,7 @@
     python benchmarks/facts_cost.py                  # SummEval, first 10 documents x 16 systems
     python benchmarks/facts_cost.py --docs 4 --repeats 5
     python benchmarks/facts_cost.py --demo           # the demo rows (no eval data needed)
+    python benchmarks/facts_cost.py --scaling        # linear time and flat memory (ratios, one run)
 
 Four timings per repeat, interleaved so machine load hits them alike, best of the repeats kept:
   groundedness           scorer.score(outputs, contexts)                (a plain core call)
@@ -12,6 +13,15 @@ Four timings per repeat, interleaved so machine load hits them alike, best of th
                          so the steadiest figure on a shared CPU)
 Sources are read whole (long_text="window"), as the faithfulness command reads them.
 Writes benchmarks/results/facts_cost.json.
+
+--scaling measures instead, in one run (benchmarks/results/facts_scaling.json; QUALITY.md section 7 quotes it):
+  time   the fact check and the signal's parts (facts.evaluate_pair) on one output against one source, on
+         the words alone and on a kept alignment (the model runs before the clock), the output 1x and 4x as
+         long (400 and 1,600 sentences by default), best CPU seconds of interleaved repeats: the ratio is ~4
+         when linear (the target is <= 4.5), 16 when quadratic;
+  memory the peak resident memory of facts.offline_faithfulness on 2,500 and on 10,000 rows (--rows and 4x;
+         the demo rows, made unique), each in a fresh process: the ratio is ~1 when memory is flat (the
+         target is <= 1.1).
 """
 
 from __future__ import annotations
@@ -19,6 +29,8 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +38,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 RESULTS = Path(__file__).resolve().parent / "results" / "facts_cost.json"
+SCALING = RESULTS.with_name("facts_scaling.json")
+#: one RAG-style passage of the output that grows (each copy numbered, so no sentence repeats)
+GROWING = (
+    "On {k} March the clinic on Elm Street did not open before 9 am, and Dr. Maria Olsen saw {n} patients. "
+    "Parking was free for patients, but the 8:15 train was delayed by {m} minutes. "
+)
 DEMO = Path(__file__).resolve().parent.parent / "recipes" / "demo_data.jsonl"
 
 
@@ -47,13 +65,103 @@ def rows(args: argparse.Namespace) -> tuple[str, list[str], list[str]]:
     )
 
 
+def growing_output(sentences: int) -> str:
+    return "".join(GROWING.format(k=k % 28 + 1, n=k + 3, m=k % 50 + 5) for k in range(sentences // 2))
+
+
+def time_ratio(sentences: int, repeats: int) -> dict:
+    """Best seconds of evaluate_pair (the fact check and every part) at 1x and 4x the output's length:
+    on the words alone, and on a kept alignment (the model's work done once, before the clock)."""
+    from bertscore_plugins import get_scorer
+    from bertscore_plugins.facts import evaluate_pair, extract
+
+    source = growing_output(40)
+    sizes = (sentences, 4 * sentences)
+    outputs = {size: growing_output(size) for size in sizes}
+    scorer = get_scorer(long_text="window")
+    kept = {size: scorer.score([outputs[size]], [source], explain=True) for size in sizes}
+    runs = {
+        "words alone": lambda size: evaluate_pair(outputs[size], source, groundedness=0.9),
+        "on the alignment": lambda size: evaluate_pair(
+            outputs[size], source, kept[size].explanations[0], float(kept[size].precision[0])
+        ),
+    }
+    best = {(label, size): float("inf") for label in runs for size in sizes}
+    for _ in range(repeats):
+        for label, run in runs.items():
+            for size in sizes:
+                extract.cache_clear()
+                started = time.process_time()  # this process's CPU seconds: other jobs on a shared CPU
+                run(size)  # do not count (no model runs here; numpy is single-threaded)
+                best[label, size] = min(best[label, size], time.process_time() - started)
+    return {
+        "sentences": list(sizes),
+        "best_seconds": {label: [best[label, size] for size in sizes] for label in runs},
+        "ratio_for_4x_text": {label: best[label, sizes[1]] / best[label, sizes[0]] for label in runs},
+    }
+
+
+def peak_memory(rows: int) -> dict:
+    """In this (fresh) process: resident memory after the model's first call, and the peak over
+    offline_faithfulness on ``rows`` rows."""
+    from bertscore_plugins import get_scorer
+    from bertscore_plugins.facts import offline_faithfulness
+
+    records = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
+    scorer = get_scorer(long_text="window")
+    offline_faithfulness(["warm up"], ["warm up"], scorer=scorer)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    outputs = [f"{records[k % len(records)]['output']} (row {k})" for k in range(rows)]
+    contexts = [f"{records[k % len(records)]['context']} (row {k})" for k in range(rows)]
+    started = time.perf_counter()
+    offline_faithfulness(outputs, contexts, scorer=scorer, progress=False)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"rows": rows, "mb_after_model": before, "peak_mb": peak, "seconds": time.perf_counter() - started}
+
+
+def scaling(args: argparse.Namespace) -> int:
+    import torch
+
+    timing = time_ratio(args.sentences, args.repeats)
+    print(json.dumps(timing), flush=True)
+    memory = []
+    for rows in (args.rows, 4 * args.rows):  # each in a fresh process: ru_maxrss is a peak over its life
+        child = [sys.executable, __file__, "--memory-child", str(rows)]
+        memory.append(json.loads(subprocess.run(child, check=True, capture_output=True, text=True).stdout))
+        print(json.dumps(memory[-1]), flush=True)
+    small, large = memory
+    result = {
+        "time": timing,
+        "memory": memory,
+        "time_ratio_for_4x_text": max(timing["ratio_for_4x_text"].values()),
+        "peak_memory_ratio_for_4x_rows": large["peak_mb"] / small["peak_mb"],
+        "growth_mb_over_the_model": [row["peak_mb"] - row["mb_after_model"] for row in memory],
+        "targets": {"time_ratio_for_4x_text": 4.5, "peak_memory_ratio_for_4x_rows": 1.1},
+        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, shared CPU",
+    }
+    print(json.dumps(result, indent=2))
+    if not args.no_write:
+        SCALING.parent.mkdir(parents=True, exist_ok=True)
+        SCALING.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--demo", action="store_true")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--scaling", action="store_true", help="linear time and flat memory, as ratios")
+    parser.add_argument("--sentences", type=int, default=400, help="--scaling: the 1x output's sentences")
+    parser.add_argument("--rows", type=int, default=2500, help="--scaling: the 1x rows for peak memory")
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_child:
+        print(json.dumps(peak_memory(args.memory_child)))
+        return 0
+    if args.scaling:
+        return scaling(args)
 
     import torch
 

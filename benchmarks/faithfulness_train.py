@@ -3,6 +3,7 @@
     python benchmarks/faithfulness_cache.py summeval && python benchmarks/faithfulness_cache.py frank
     python benchmarks/faithfulness_train.py            # writes facts/weights.json and QUALITY.md section 7
     python benchmarks/faithfulness_train.py --check    # report only: the shipped weights, nothing written
+    python benchmarks/faithfulness_train.py --report   # QUALITY.md section 7 with the shipped weights (no refit)
 
 Data: SummEval (1,600 CNN/DM summaries, expert consistency; faithful = 5) and FRANK valid (671 CNN/DM and
 XSum summaries; faithful = Factuality 1.0), from ../shared/eval-data ($BERTSCORE_EVAL_DATA), embedded once
@@ -273,7 +274,37 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...], c: float, cho
 
 
 def _cost_lines() -> list[str]:
-    """benchmarks/facts_cost.py's ratio, when it has been run."""
+    """benchmarks/facts_cost.py's ratios, when it has been run."""
+    return _added_cost_lines() + _scaling_lines()
+
+
+def _scaling_lines() -> list[str]:
+    """benchmarks/facts_cost.py --scaling: time for 4x the output, peak memory for 4x the rows."""
+    path = QUALITY_MD.parent / "results" / "facts_scaling.json"
+    if not path.exists():
+        return []
+    scaling = json.loads(path.read_text(encoding="utf-8"))
+    timing, (small, large) = scaling["time"], scaling["memory"]
+    ratios = ", ".join(f"{label} {ratio:.2f}x" for label, ratio in timing["ratio_for_4x_text"].items())
+    return [
+        "",
+        f"Scaling (`benchmarks/facts_cost.py --scaling`, one run): the fact check and every part (CPU seconds) "
+        f"on an output of {timing['sentences'][1]:,} sentences against one of {timing['sentences'][0]:,}: "
+        f"{ratios} (linear is 4x; the target is at most 4.5x). Peak memory of the offline faithfulness over "
+        f"{large['rows']:,} rows is **{scaling['peak_memory_ratio_for_4x_rows']:.2f}x** that over "
+        f"{small['rows']:,} ({small['peak_mb']:.0f} MB and {large['peak_mb']:.0f} MB; the target is at most "
+        f"1.1x): rows are scored {_chunk_rows()} at a time and each chunk's alignments dropped. "
+        f"({scaling['machine']}.)",
+    ]
+
+
+def _chunk_rows() -> int:
+    from bertscore_plugins.facts import CHUNK_ROWS
+
+    return CHUNK_ROWS
+
+
+def _added_cost_lines() -> list[str]:
     cost = facts_cost()
     if cost is None:
         return []
@@ -306,6 +337,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="report with the shipped weights; write nothing")
     parser.add_argument(
+        "--report",
+        action="store_true",
+        help="write QUALITY.md section 7 and the results with the shipped weights (weights.json unchanged)",
+    )
+    parser.add_argument(
         "--cached", action="store_true", help="reuse the parts of the last run (.feature-cache)"
     )
     args = parser.parse_args(argv)
@@ -315,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     names = signal.FEATURES
     x, y, weight = design(rows, names)
     choice = choose_c(rows, names)
-    if args.check:
+    if args.check or args.report:
         shipped = signal.weights()
         c = shipped["regularisation_c"]
         beta = np.array([shipped["intercept"], *(shipped["weights"][name] for name in names)])
@@ -325,6 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     table = report(rows, beta, names, c)
     print(section(table, beta, names, c, choice))
     if args.check:
+        return 0
+    if args.report:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+        write_section(section(table, beta, names, c, choice))
         return 0
     signal.WEIGHTS.write_text(
         json.dumps(

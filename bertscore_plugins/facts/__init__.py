@@ -13,13 +13,14 @@ them), and the offline faithfulness signal combines the two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.errors import ArgumentError, SettingError
 from bertscore_plugins.facts import signal
 from bertscore_plugins.facts.extract import Fact, extract
+from bertscore_plugins.facts.markup import plain_text
 from bertscore_plugins.facts.parts import Parts, parts
 from bertscore_plugins.facts.support import (
     NOT_CHECKED,
@@ -42,6 +43,21 @@ CONTEXT_SEPARATOR = "\n\n"
 """Joins a list of context passages into one text, so every passage can support the output."""
 FAITHFUL, UNFAITHFUL = "faithful", "unfaithful"
 """The labels of the offline signal, the same words Phoenix's faithfulness judge uses."""
+#: rows scored per core call: each call's alignments (a similarity matrix per row) are read and dropped
+#: before the next, so memory stays flat however many rows there are (benchmarks/facts_cost.py --memory)
+CHUNK_ROWS = 128
+
+
+def check_threshold(value: Any, name: str = "threshold") -> float:
+    """The offline faithfulness cut: a finite number from 0 to 1 (the score's range); SettingError naming
+    ``name`` otherwise (NaN, 5, -1, a string or a bool)."""
+    from bertscore_plugins.core.config import finite_number
+
+    expected = "a finite number from 0 to 1 (the offline faithfulness score's range)"
+    number = finite_number(name, value, expected, at_most=1.0)
+    if number < 0.0:
+        raise SettingError(name, f"{name} must be {expected}, got {value!r}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,9 @@ class OfflineFaithfulness:
     facts: FactCheck
     threshold: float = FAITHFULNESS_THRESHOLD
     parts: Parts | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threshold", check_threshold(self.threshold))
 
     @property
     def features(self) -> dict[str, float]:
@@ -145,10 +164,15 @@ def evaluate_pair(
     """One row: (output text, context text, the core's Explanation of the pair, its precision) -> signal.
 
     Each text is read into words once; the fact check and the sentence and lexical parts share them.
-    Without an explanation the alignment parts fall back to neutral values (groundedness must then be given).
+    Without an explanation the alignment parts fall back to neutral values (groundedness must then be given)
+    and markup is read as the text it shows (with one, the texts are the ones the alignment was made on).
+    Raises ``SettingError`` for a threshold outside [0, 1].
     """
+    threshold = check_threshold(threshold)
     if explanation is not None and getattr(explanation, "candidate_spans", None):
         output, context = explanation.candidate_text, explanation.reference_text
+    else:
+        output, context = plain_text(output), plain_text(context)
     out, ctx = extract(output.strip()), extract(context.strip())
     facts = check_extracted(out, ctx, explanation)
     if groundedness is None:
@@ -162,7 +186,8 @@ def evaluate_pair(
 def _checked(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
     """The core's input layer (bertscore_plugins.inputs), in this API's words: a dict, a set, a DataFrame,
     a single string, a None or NaN row are refused naming the argument and the row; a context that is a
-    list of passages is joined with blank lines."""
+    list of passages is joined with blank lines. This is where the offline signal reads its texts, so
+    markup (HTML, markdown links and emphasis) is taken away here: the answer is what a reader sees."""
     from bertscore_plugins.inputs import InputError, check_pairs
 
     try:
@@ -173,7 +198,8 @@ def _checked(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
             "each candidate needs at least one reference", "each output needs a context"
         )
         raise InputError(message) from None
-    return outputs, [CONTEXT_SEPARATOR.join(group) for group in groups]
+    contexts = [CONTEXT_SEPARATOR.join(plain_text(passage) for passage in group) for group in groups]
+    return [plain_text(output) for output in outputs], contexts
 
 
 def check_facts(
@@ -200,7 +226,10 @@ def check_facts(
     """
     outputs, joined = _checked(outputs, contexts)
     if explanations is None:
-        explanations = _scorer(scorer).score(outputs, joined, explain=True).explanations
+        return [
+            check_pair(output, context, explanation)
+            for output, context, _, explanation in _aligned(outputs, joined, scorer, False)
+        ]
     if len(explanations) != len(outputs):
         raise ArgumentError(f"{len(explanations)} explanations for {len(outputs)} rows")
     return [
@@ -216,27 +245,60 @@ def offline_faithfulness(
     threshold: float = FAITHFULNESS_THRESHOLD,
     progress: bool | None = None,
 ) -> list[OfflineFaithfulness]:
-    """The offline faithfulness of each row from ONE core call (every part reads its alignment).
+    """The offline faithfulness of each row from the core's alignment (every part reads it), one core
+    call per ``CHUNK_ROWS`` rows.
 
-    Returns one :class:`OfflineFaithfulness` per row, in input order. Raises ``InputError`` on bad rows.
+    Returns one :class:`OfflineFaithfulness` per row, in input order. Raises ``InputError`` on bad rows,
+    ``SettingError`` for a threshold outside [0, 1] (before any model runs).
     """
+    threshold = check_threshold(threshold)
     outputs, joined = _checked(outputs, contexts)
-    result = _scorer(scorer).score(outputs, joined, progress=progress, explain=True)
     return [
-        evaluate_pair(output, context, explanation, float(precision), threshold)
-        for output, context, precision, explanation in zip(
-            outputs, joined, result.precision, result.explanations, strict=True
-        )
+        evaluate_pair(output, context, explanation, precision, threshold)
+        for output, context, precision, explanation in _aligned(outputs, joined, scorer, progress)
     ]
 
 
+def _aligned(
+    outputs: list[str], contexts: list[str], scorer: Any, progress: bool | None
+) -> Iterator[tuple[str, str, float, Any]]:
+    """(output, context, precision, explanation) per row, scored ``CHUNK_ROWS`` rows at a time: a chunk's
+    alignments are dropped once read, so memory does not grow with the rows."""
+    from bertscore_plugins.core.progress import progress_bar
+
+    scorer = _scorer(scorer)
+    bar = progress_bar(len(outputs), progress, sum(map(len, outputs)) + sum(map(len, contexts)))
+    # idf fitted on the call's own references must see all of them: one call then
+    size = len(outputs) if getattr(getattr(scorer, "config", None), "idf", False) is True else CHUNK_ROWS
+    try:
+        for start in range(0, len(outputs), max(1, size)):
+            chunk = slice(start, start + max(1, size))
+            result = scorer.score(outputs[chunk], contexts[chunk], progress=False, explain=True)
+            rows = zip(outputs[chunk], contexts[chunk], result.precision, result.explanations, strict=True)
+            for output, context, precision, explanation in rows:
+                yield output, context, float(precision), explanation
+            if bar is not None:
+                bar.update(len(result.explanations))
+            del result, rows
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _scorer(scorer: Any) -> Any:
-    from bertscore_plugins.core.scorer import resolve_scorer
+    """The core scorer, reading sources whole (overlapping windows), as the combination was fitted: a
+    truncated source leaves its end unable to support anything (a sentence copied word for word from the
+    end of a long source scored 0.32 with a truncating scorer). A scorer set to truncate is used with
+    long_text="window" (the same model)."""
+    from bertscore_plugins.core.config import ScoreConfig
+    from bertscore_plugins.core.scorer import BERTScorer, resolve_scorer
 
     if scorer is None:
-        # the whole source is read (overlapping windows), as the combination was fitted: a truncated
-        # source would leave the end of a long article unable to support anything
         return resolve_scorer(None, {"long_text": "window"})
+    if isinstance(scorer, (BERTScorer, ScoreConfig)):
+        config = scorer if isinstance(scorer, ScoreConfig) else scorer.config
+        if config.long_text != "window":
+            return resolve_scorer(scorer, {"long_text": "window"})
     return resolve_scorer(scorer, {})
 
 
@@ -257,6 +319,7 @@ __all__ = [
     "check_explanation",
     "check_facts",
     "check_pair",
+    "check_threshold",
     "evaluate_pair",
     "extract",
     "offline_faithfulness",

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
-from bertscore_plugins.facts.extract import TextFacts, stem
+from bertscore_plugins.facts.text import TextFacts, stem
 
 #: source sentences in one window that an output sentence is compared with (a summary sentence often
 #: fuses two or three adjacent source sentences)
@@ -87,9 +87,10 @@ def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[f
     out_sentence = _sentence_of(out_words, out)
     ctx_sentence = _sentence_of(_piece_words(explanation.reference_spans, ctx), ctx)
     # best similarity of each output token within each source sentence, then within windows of them
-    kept = ctx_sentence >= 0
-    order = np.argsort(ctx_sentence[kept], kind="stable")
-    columns, labels = matrix[:, kept][:, order], ctx_sentence[kept][order]
+    kept = np.flatnonzero(ctx_sentence >= 0)
+    kept = kept[np.argsort(ctx_sentence[kept], kind="stable")]
+    # one copy of the matrix, not two: on a long output it is the largest thing this row touches
+    columns, labels = matrix[:, kept], ctx_sentence[kept]
     if columns.shape[1] == 0:
         return float(matrix.max(axis=1).mean()), -1
     starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])

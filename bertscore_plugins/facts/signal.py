@@ -50,11 +50,33 @@ FEATURES = (
 
 @lru_cache(maxsize=1)
 def weights() -> dict[str, Any]:
-    """weights.json: {"intercept": float, "weights": {part: float}, ...provenance}."""
-    table = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    """weights.json: {"intercept": float, "weights": {part: float}, ...provenance}, checked (read once)."""
+    return read_weights(WEIGHTS)
+
+
+def read_weights(path: Path) -> dict[str, Any]:
+    """A weights file, checked: FileFormatError naming the file when it is unreadable, not JSON, or lacks
+    a finite number for the intercept or for any part (a NaN, infinite, string or null weight would make
+    every score NaN or fail deep inside the arithmetic)."""
+    try:
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise FileFormatError(path, f"cannot be read ({error.strerror or error})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise FileFormatError(path, f"is not valid JSON ({error}); reinstall the package") from None
+    if not isinstance(table, dict) or not isinstance(table.get("weights"), dict):
+        raise FileFormatError(path, 'needs an object with "intercept" and "weights": {part: number}')
     missing = set(FEATURES) - set(table["weights"])
     if missing:
-        raise FileFormatError(WEIGHTS, f"lacks weights for {sorted(missing)}")
+        raise FileFormatError(path, f"lacks weights for {sorted(missing)}")
+    unknown = set(table["weights"]) - set(FEATURES)
+    if unknown:
+        raise FileFormatError(
+            path, f"has weights for unknown parts {sorted(unknown)}; the parts are {FEATURES}"
+        )
+    for name, value in [("intercept", table.get("intercept")), *table["weights"].items()]:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise FileFormatError(path, f"{name} must be a finite number, got {value!r}")
     return table
 
 
