@@ -36,11 +36,10 @@ from typing import Any
 import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
+from bertscore_plugins.facts.passages import WINDOW_SENTENCES as WINDOW_SENTENCES
+from bertscore_plugins.facts.passages import sentence_windows, similarity_matrix
 from bertscore_plugins.facts.text import TextFacts, stem
 
-#: source sentences in one window that an output sentence is compared with (a summary sentence often
-#: fuses two or three adjacent source sentences)
-WINDOW_SENTENCES = 3
 #: source sentences in one passage for the lexical weakest sentence (benchmarks/QUALITY.md section 7)
 LEXICAL_WINDOW_SENTENCES = 2
 
@@ -61,56 +60,15 @@ def _content(word: Any) -> bool:
     return word.text[:1].isalnum() and word.lower not in lx.STOPWORDS and word.lower not in lx.PLACEHOLDERS
 
 
-def _piece_words(spans: list[tuple[int, int]], facts: TextFacts) -> np.ndarray:
-    """The word index of each model token (-1 when it starts no word of ours)."""
-    return facts.word_indexes(spans)
-
-
-def _sentence_of(words: np.ndarray, facts: TextFacts) -> np.ndarray:
-    sentences = np.array([w.sentence for w in facts.words] or [0], dtype=np.int64)
-    return np.where(words >= 0, sentences[np.clip(words, 0, None)], -1)
-
-
 def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[float, int]:
-    """(weakest sentence score, its sentence index) from the core's similarity matrix.
-
-    Linear in the output's length: one pass over the matrix for the per-token best similarity, and per
-    output sentence one reduction over source sentences (windows slide over those, not over tokens).
-    """
-    similarity = getattr(explanation, "similarity", None)
-    if similarity is None or similarity.numel() == 0 or not explanation.candidate_spans:
-        return 1.0, -1
-    matrix = (
-        similarity.float().numpy() if hasattr(similarity, "float") else np.asarray(similarity, dtype=float)
-    )
-    out_words = _piece_words(explanation.candidate_spans, out)
-    out_sentence = _sentence_of(out_words, out)
-    ctx_sentence = _sentence_of(_piece_words(explanation.reference_spans, ctx), ctx)
-    # best similarity of each output token within each source sentence, then within windows of them
-    kept = np.flatnonzero(ctx_sentence >= 0)
-    kept = kept[np.argsort(ctx_sentence[kept], kind="stable")]
-    # one copy of the matrix, not two: on a long output it is the largest thing this row touches
-    columns, labels = matrix[:, kept], ctx_sentence[kept]
-    if columns.shape[1] == 0:
-        return float(matrix.max(axis=1).mean()), -1
-    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
-    per_sentence = np.maximum.reduceat(columns, starts, axis=1)  # output tokens x source sentences
-    span = min(WINDOW_SENTENCES, per_sentence.shape[1])
-    windows = np.stack(
-        [per_sentence[:, i : per_sentence.shape[1] - span + 1 + i] for i in range(span)], axis=0
-    ).max(axis=0)  # output tokens x windows
-    # per output sentence, the mean over its tokens in each window (one pass: tokens sorted by sentence)
-    kept = out_sentence >= 0
-    if not kept.any():
-        return float(windows.mean(axis=0).max()), -1
-    order = np.argsort(out_sentence[kept], kind="stable")
-    labels = out_sentence[kept][order]
-    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
-    sums = np.add.reduceat(windows[kept][order], starts, axis=0)
-    counts = np.diff(np.r_[starts, len(labels)])[:, None]
-    scores = (sums / counts).max(axis=1)
-    lowest = int(scores.argmin())
-    return float(scores[lowest]), int(labels[starts[lowest]])
+    """(weakest sentence score, its sentence index) from the core's similarity matrix: each output
+    sentence against its best source window (passages.py), the lowest."""
+    windows = sentence_windows(out, ctx, explanation)
+    if windows is None:
+        matrix = similarity_matrix(explanation)
+        return (1.0, -1) if matrix is None else (float(matrix.max(axis=1).mean()), -1)
+    lowest = int(windows.scores.argmin())
+    return float(windows.scores[lowest]), windows.sentences[lowest]
 
 
 def lexical_support(out: TextFacts, ctx: TextFacts, carried: frozenset[int] = frozenset()) -> float:
@@ -218,7 +176,7 @@ def novel_rare_words(
     written with digits, or split by the model's tokenizer into two pieces or more (without an
     alignment, only the digits are seen)."""
     spans = getattr(explanation, "candidate_spans", None) or []
-    indexes = _piece_words(spans, out)
+    indexes = out.word_indexes(spans)
     pieces = np.bincount(indexes[indexes >= 0], minlength=len(out.words)) if spans else None
     found = []
     for k, w in enumerate(out.words):
