@@ -344,6 +344,19 @@ def perturbation_pairs(vocab: set[str], seed: int, per_article: int = 30) -> lis
             if pair:
                 pair["source"] = "perturbation:" + kind
                 pairs.append(pair)
+                if pair["label"] != "entailment":
+                    # its entailed twin on the same passage: without it, "a sentence of a long passage"
+                    # alone predicted contradiction (the first model read copied summary sentences as
+                    # contradicted, 0.75); with it only the changed word tells the two apart
+                    twin = shorten(target) if rng.random() < 0.3 else None
+                    pairs.append(
+                        {
+                            "premise": premise,
+                            "hypothesis": twin or target,
+                            "label": "entailment",
+                            "source": "perturbation:twin",
+                        }
+                    )
     seen, out = set(), []
     for pair in pairs:
         if pair_key(pair) not in seen:

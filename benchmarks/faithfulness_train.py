@@ -46,12 +46,50 @@ REPORTED = {
 C_GRID = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
 
 
-def features() -> list[dict]:
-    """Per cached row: set, labels and every part, computed by the package (facts.evaluate_pair)."""
+def _explanation(e: dict):
     import torch
-    from rouge_score import rouge_scorer
 
     from bertscore_plugins.core.explain import Explanation
+
+    return Explanation(
+        e["candidate_tokens"],
+        e["reference_tokens"],
+        torch.from_numpy(e["similarity"].astype("float32")),
+        e["candidate_spans"],
+        e["reference_spans"],
+        e["candidate_text"],
+        e["reference_text"],
+    )
+
+
+def entailments(cached: list[dict]) -> list:
+    """Each cached row's entailment part (facts.entailment_of_rows, 64 rows per model call), kept in
+    .feature-cache/entailment-<adapter>.pkl so a refit does not run the model again (resumable)."""
+    import hashlib
+
+    from bertscore_plugins.facts import entailment_of_rows, sentence_entailment
+
+    path = CACHE / f"entailment-{sentence_entailment.identity()}.pkl"
+    done = pickle.loads(path.read_bytes()) if path.exists() else {}
+    keys = [hashlib.sha1(f"{r['summary']}\0{r['source']}".encode()).hexdigest() for r in cached]
+    todo = [i for i, key in enumerate(keys) if key not in done]
+    step = sentence_entailment.ROWS_PER_CALL
+    for start in range(0, len(todo), step):
+        batch = todo[start : start + step]
+        rows = [
+            (cached[i]["summary"], cached[i]["source"], _explanation(cached[i]["explanation"])) for i in batch
+        ]
+        for i, part in zip(batch, entailment_of_rows(rows), strict=True):
+            done[keys[i]] = part
+        path.write_bytes(pickle.dumps(done))
+        print(f"entailment: {len(done)}/{len(keys)} rows", file=sys.stderr, flush=True)
+    return [done[key] for key in keys]
+
+
+def features() -> list[dict]:
+    """Per cached row: set, labels and every part, computed by the package (facts.evaluate_pair)."""
+    from rouge_score import rouge_scorer
+
     from bertscore_plugins.facts import evaluate_pair
 
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
@@ -60,18 +98,12 @@ def features() -> list[dict]:
         path = CACHE / f"{name}.pkl"
         if not path.exists():
             raise SystemExit(f"{path} is missing: run python benchmarks/faithfulness_cache.py {name} first")
-        for row in pickle.loads(path.read_bytes()):
-            e = row["explanation"]
-            explanation = Explanation(
-                e["candidate_tokens"],
-                e["reference_tokens"],
-                torch.from_numpy(e["similarity"].astype("float32")),
-                e["candidate_spans"],
-                e["reference_spans"],
-                e["candidate_text"],
-                e["reference_text"],
+        cached = pickle.loads(path.read_bytes())
+        for row, entailment in zip(cached, entailments(cached), strict=True):
+            explanation = _explanation(row["explanation"])
+            signal = evaluate_pair(
+                row["summary"], row["source"], explanation, row["precision"], 0.5, entailment
             )
-            signal = evaluate_pair(row["summary"], row["source"], explanation, row["precision"])
             rows.append(
                 {
                     "set": row["set"],

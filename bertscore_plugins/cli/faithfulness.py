@@ -60,6 +60,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.facts import FAITHFUL, FAITHFULNESS_THRESHOLD, offline_faithfulness
+    from bertscore_plugins.facts import signature as offline_signature
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         "weakest_sentence",
         "unsupported_facts",
         "never_in_source",
+        "contradicted",
     ]
     records = []
     for index, row in enumerate(rows):
@@ -107,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         "not_fact_checked": sum(not row.facts.checked for row in rows),
         "score": sum(row.score for row in rows) / len(rows) if rows else None,
         "threshold": threshold,
-        "signature": str(scorer.signature),
+        "signature": f"{scorer.signature} {offline_signature()}",
     }
     write_result(render_rows(records, columns, args.format, summary), args.output, summary, args.summary)
     return 0

@@ -133,7 +133,9 @@ class EvaluationConfig:
         """Every signed setting of this configuration and of its `ScoreConfig`, as one line."""
         ours = [f"{name}={_signed_value(self, name)}" for name in signed_names(EvaluationConfig)]
         core = [f"{name}={getattr(self.score, name)!r}" for name in signed_names(ScoreConfig)]
-        return "evaluation:" + "|".join(ours) + " score:" + "|".join(core)
+        from bertscore_plugins.facts import signature as offline_signature
+
+        return "evaluation:" + "|".join(ours) + " score:" + "|".join(core) + " " + offline_signature()
 
     def configuration_id(self, scorer_signature: str) -> str:
         """A short stable id of this configuration with the scorer that runs it (model digest included)."""

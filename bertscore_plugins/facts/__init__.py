@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bertscore_plugins.errors import ArgumentError, SettingError
-from bertscore_plugins.facts import signal
+from bertscore_plugins.facts import sentence_entailment, signal
 from bertscore_plugins.facts.extract import Fact, extract
 from bertscore_plugins.facts.markup import plain_text
 from bertscore_plugins.facts.parts import Parts, parts
+from bertscore_plugins.facts.sentence_entailment import SentenceEntailment
 from bertscore_plugins.facts.support import (
     NOT_CHECKED,
     SUPPORTED,
@@ -78,6 +79,7 @@ class OfflineFaithfulness:
     facts: FactCheck
     threshold: float = FAITHFULNESS_THRESHOLD
     parts: Parts | None = None
+    entailment: SentenceEntailment | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_threshold(self.threshold))
@@ -86,6 +88,7 @@ class OfflineFaithfulness:
     def features(self) -> dict[str, float]:
         """The combination's inputs (signal.FEATURES), each in [0, 1]."""
         parts = self.parts or Parts(1.0, "", 1.0, 1.0, 1.0)
+        entailment = self.entailment or SentenceEntailment()
         groundedness = max(0.0, min(1.0, self.groundedness))
         lcs, weakest_lexical = parts.lcs, parts.weakest_lexical
         if parts.lexical >= 1.0 and not self.facts.unsupported:
@@ -103,6 +106,8 @@ class OfflineFaithfulness:
             "lexical": parts.lexical,
             "novel_rare_word": 1.0 if parts.novel_rare else 0.0,
             "unsupported_fact": 1.0 if self.facts.unsupported else 0.0,
+            "entailment": entailment.weakest,
+            "contradiction": entailment.contradiction,
         }
 
     @property
@@ -136,7 +141,15 @@ class OfflineFaithfulness:
         head += ")"
         if self.novel_rare_words:
             head += "; never in the context: " + ", ".join(self.novel_rare_words)
+        if self.contradicted:
+            head += f"; {self.contradicted}"
         return f"{head}; facts: {self.facts.explanation}"
+
+    @property
+    def contradicted(self) -> str:
+        """The output sentence the entailment model reads as contradicted, and the source sentence
+        ("'the train left on time' contradicts 'delayed by 20 minutes'"), or ""."""
+        return self.entailment.contradicted if self.entailment else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -151,6 +164,7 @@ class OfflineFaithfulness:
             "fact_checked": self.facts.checked,
             "unsupported_facts": [str(finding) for finding in self.facts.unsupported],
             "novel_rare_words": list(self.novel_rare_words),
+            "contradicted": self.contradicted,
         }
 
 
@@ -160,10 +174,13 @@ def evaluate_pair(
     explanation: Any = None,
     groundedness: float | None = None,
     threshold: float = FAITHFULNESS_THRESHOLD,
+    entailment: SentenceEntailment | None = None,
 ) -> OfflineFaithfulness:
     """One row: (output text, context text, the core's Explanation of the pair, its precision) -> signal.
 
     Each text is read into words once; the fact check and the sentence and lexical parts share them.
+    ``entailment``: the row's entailment part when already read with other rows' (one model call for
+    many rows, :func:`offline_faithfulness`); otherwise the model reads this row's sentences here.
     Without an explanation the alignment parts fall back to neutral values (groundedness must then be given)
     and markup is read as the text it shows (with one, the texts are the ones the alignment was made on).
     Raises ``SettingError`` for a threshold outside [0, 1].
@@ -180,7 +197,21 @@ def evaluate_pair(
             raise ArgumentError("evaluate_pair needs the pair's groundedness or its explanation")
         groundedness = float(explanation.similarity.max(dim=1).values.mean())
     signal_parts = parts(out, ctx, explanation, facts.supported_words)
-    return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts)
+    if entailment is None:
+        entailment = sentence_entailment.read([sentence_entailment.passages(out, ctx, explanation)])[0]
+    return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts, entailment)
+
+
+def entailment_of_rows(rows: Sequence[tuple[str, str, Any]]) -> list[SentenceEntailment]:
+    """The entailment part of many (output, context, explanation) rows, the model reading their sentences
+    together (texts as the alignment was made on them, as in :func:`evaluate_pair`)."""
+    found = []
+    for output, context, explanation in rows:
+        if explanation is not None and getattr(explanation, "candidate_spans", None):
+            output, context = explanation.candidate_text, explanation.reference_text
+        out, ctx = extract(output.strip()), extract(context.strip())
+        found.append(sentence_entailment.passages(out, ctx, explanation))
+    return sentence_entailment.read(found)
 
 
 def _checked(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
@@ -253,10 +284,34 @@ def offline_faithfulness(
     """
     threshold = check_threshold(threshold)
     outputs, joined = _checked(outputs, contexts)
-    return [
-        evaluate_pair(output, context, explanation, precision, threshold)
-        for output, context, precision, explanation in _aligned(outputs, joined, scorer, progress)
-    ]
+    results = []
+    for rows in _in_groups(_aligned(outputs, joined, scorer, progress), sentence_entailment.ROWS_PER_CALL):
+        entailments = entailment_of_rows(
+            [(output, context, explanation) for output, context, _, explanation in rows]
+        )
+        results += [
+            evaluate_pair(output, context, explanation, precision, threshold, entailment)
+            for (output, context, precision, explanation), entailment in zip(rows, entailments, strict=True)
+        ]
+    return results
+
+
+def signature() -> str:
+    """What the offline signal's numbers depend on beyond the core's signature: the combination's weights
+    and the entailment adapter, each by its file's sha256 (short), e.g.
+    ``offline-faithfulness:weights=1a2b3c4d5e6f|entailment=3645de146177``."""
+    return f"offline-faithfulness:weights={signal.weights_identity()}|entailment={sentence_entailment.identity()}"
+
+
+def _in_groups(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    group: list[Any] = []
+    for row in rows:
+        group.append(row)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 def _aligned(
@@ -323,4 +378,5 @@ __all__ = [
     "evaluate_pair",
     "extract",
     "offline_faithfulness",
+    "signature",
 ]

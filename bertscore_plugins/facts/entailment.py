@@ -109,7 +109,9 @@ class EntailmentModel:
         enc = self.tokenizer(
             list(premises),
             list(hypotheses),
-            truncation="only_first",
+            # the premise is cut first in practice (it is the longer); a hypothesis longer than the window
+            # (a run-on output sentence) is cut too rather than refused
+            truncation="longest_first",
             max_length=self.max_length,
             return_token_type_ids=True,
         )

@@ -45,6 +45,8 @@ FEATURES = (
     "lexical",
     "novel_rare_word",
     "unsupported_fact",
+    "entailment",
+    "contradiction",
 )
 
 
@@ -78,6 +80,13 @@ def read_weights(path: Path) -> dict[str, Any]:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise FileFormatError(path, f"{name} must be a finite number, got {value!r}")
     return table
+
+
+def weights_identity() -> str:
+    """weights.json's sha256 (short): which combination made a score, for signatures."""
+    import hashlib
+
+    return hashlib.sha256(WEIGHTS.read_bytes()).hexdigest()[:12]
 
 
 def combine(features: dict[str, float], table: dict[str, Any] | None = None) -> float:

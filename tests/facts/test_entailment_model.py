@@ -132,3 +132,10 @@ def test_bad_arguments(model: ent.EntailmentModel) -> None:
         model.probabilities(["one"], ["one", "two"])
     with pytest.raises(ArgumentError):
         model.probabilities("one", "two")
+
+
+def test_a_hypothesis_longer_than_the_window_is_read_not_refused(model: ent.EntailmentModel) -> None:
+    long_sentence = " ".join(["the council met again and talked about the budget"] * 40)
+    probs = model.probabilities(["The council met on Tuesday."], [long_sentence])
+    assert probs.shape == (1, 3)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-9)
