@@ -8,12 +8,16 @@ user's first command in a new interpreter is the only honest test. So each entry
 own `python`, with nothing of this package imported before it, and reports its result as one JSON line
 that the test compares with bert_score 0.3.13's numbers (computed here once), the documented labels,
 columns and exit statuses. The interpreters run a few at a time: each spends seconds importing torch.
+
+`bertscore-plugins phoenix evaluate` runs here up to its first request (no server: one error line);
+tests/phoenix/test_trace_evaluation.py runs it the same way, in a subprocess, against a live Phoenix.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import socket
 import sys
 import textwrap
@@ -91,7 +95,7 @@ ENTRY_POINTS: dict[str, EntryPoint] = {}
 def entry_point(name: str, argv: list[str], *, slow: bool = True, env: dict[str, str] | None = None):
     """Registers ``name``'s command; the decorated function checks its finished run."""
 
-    def register(check: Callable[[Run, Oracle | None], None]) -> Callable[[Run, Oracle], None]:
+    def register(check: Callable[[Run, Oracle | None], None]) -> Callable[[Run, Oracle | None], None]:
         ENTRY_POINTS[name] = EntryPoint(argv, check, slow, env)
         return check
 
@@ -160,13 +164,16 @@ def _scorer_scores_and_names_the_wrong_day(run: Run, oracle: Oracle) -> None:
 
 
 @entry_point(
-    "compat: score, bert_score's drop-in",
+    "compat: score and plot_example, bert_score's drop-in",
     python("""
-    from bertscore_plugins.integrations.compat import score
+    import os
+    from bertscore_plugins.integrations.compat import score, BERTScorer, plot_example
     P, R, F = score(CANDIDATES, REFERENCES, lang="en")
     (_, _, F_again), signature = score(CANDIDATES, REFERENCES, lang="en", return_hash=True)
+    figure = plot_example(CANDIDATES[0], REFERENCES[0], lang="en", fname="heatmap.png")
     report(precision=P.tolist(), recall=R.tolist(), f1=F.tolist(), f1_again=F_again.tolist(),
-           types=[type(t).__name__ for t in (P, R, F)], device=str(F.device), signature=signature)
+           types=[type(t).__name__ for t in (P, R, F)], device=str(F.device), signature=signature,
+           figure=type(figure).__name__, heatmap_bytes=os.path.getsize("heatmap.png"))
     """),
 )
 def _compat_score_returns_bert_scores_tensors(run: Run, oracle: Oracle) -> None:
@@ -174,6 +181,7 @@ def _compat_score_returns_bert_scores_tensors(run: Run, oracle: Oracle) -> None:
     assert_scores(result, oracle)
     assert result["f1_again"] == result["f1"]
     assert result["types"] == ["Tensor"] * 3 and result["device"] == "cpu"
+    assert result["figure"] == "Figure" and result["heatmap_bytes"] > 0
     assert result["signature"].startswith(SIGNATURE_START)
     assert result["moved"] == []
 
@@ -491,7 +499,7 @@ def _regression_gate_reports_both_systems(run: Run, oracle: Oracle) -> None:
 SUBCOMMANDS = ("score", "baseline", "sanity", "compare", "faithfulness", "phoenix")
 
 
-def _usage_of(prog: str) -> Callable[[Run, Oracle], None]:
+def _usage_of(prog: str) -> Callable[[Run, Oracle | None], None]:
     def check(run: Run, oracle: Oracle) -> None:
         assert run.returncode == 0, run.describe()
         assert run.stdout.startswith(f"usage: {prog}"), run.stdout[:200]
@@ -648,7 +656,8 @@ def fresh_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     folder = tmp_path_factory.mktemp("fresh-interpreter")
     _write_inputs(folder)
     url = f"http://127.0.0.1:{_closed_port()}"
-    with FreshRuns(folder, workers=3) as runs:
+    # one more interpreter than cores: each waits on its files for part of its start-up
+    with FreshRuns(folder, workers=min(4, (os.cpu_count() or 1) + 1)) as runs:
         # the slow ones first: the quick --help runs fill the gaps
         for name in sorted(_selected_here(request.session), key=lambda n: not ENTRY_POINTS[n].slow):
             entry = ENTRY_POINTS[name]
@@ -684,3 +693,13 @@ def test_the_entry_point_gives_the_documented_result_as_the_first_call_of_a_fres
     assert "Traceback" not in run.stderr, run.describe()
     # the quick ones (usage, version) score nothing: they need no bert_score numbers
     entry.check(run, request.getfixturevalue("oracle") if entry.slow else None)
+
+
+def test_every_subcommand_of_the_command_line_has_a_fresh_interpreter_run():
+    """A new subcommand gets a run here too: its usage, and a real run that loads what it needs."""
+    from bertscore_plugins.cli.main import COMMANDS
+
+    for command in COMMANDS:
+        runs = [name for name in ENTRY_POINTS if name.startswith(f"cli: bertscore-plugins {command}")]
+        assert f"cli: bertscore-plugins {command} --help" in runs, command
+        assert any(not name.endswith("--help") for name in runs), command
