@@ -97,12 +97,12 @@ class FreshRuns:
         self.timeout = timeout
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fresh-interpreter")
         self._runs: dict[str, Future[Run]] = {}
-        self.started = time.perf_counter()
 
     def start(self, name: str, argv: Sequence[str], env: Mapping[str, str]) -> None:
         self._runs[name] = self._pool.submit(run_fresh, argv, self.cwd, env, self.timeout)
 
     def get(self, name: str) -> Run:
+        """The finished run of ``name`` (a timeout, 600 s by default, raises subprocess.TimeoutExpired)."""
         return self._runs[name].result()
 
     def __enter__(self) -> FreshRuns:
