@@ -36,7 +36,7 @@ def test_one_example_per_entry_point_and_each_is_run_by_the_tests():
         "ds.map(transform",
         "transform = transform.fit_idf(",
         "from bertscore_plugins.integrations.hf_datasets import score_dataframe",
-        "phoenix_score_dataframe(df, BERTScoreEvaluator())",
+        "batch_evaluate_dataframe(df, BERTScoreEvaluator())",
         "bertscore-plugins score",
         "stub_judge.py",
     ):

@@ -103,7 +103,7 @@ def test_space_folder_requirements_install_from_pypi_packages(tmp_path):
     assert {"app.py", "bert_score_plugins.py", "requirements.txt", "README.md"} <= {
         p.name for p in space.iterdir()
     }
-    assert (space / "bertscore_plugins" / "hf_evaluate.py").is_file()
+    assert (space / "bertscore_plugins" / "integrations" / "hf_evaluate.py").is_file()
     python = _clean_venv(tmp_path / "venv")
     # every requirement is satisfied by installed PyPI distributions (no index reached, no local path)
     _pip_install(python, "--dry-run", "-r", str(space / "requirements.txt"))
