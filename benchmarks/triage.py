@@ -8,11 +8,12 @@ then asked only about the rest. The error of a rule is the share of settled rows
 with the human one (SummEval consistency 5 / FRANK Factuality 1.0 = faithful). Reported, per set and over
 all rows (each set weighing the same):
 
-- the rule that shipped before this signal read entailment (an unsupported fact settles "unfaithful",
+- the shipped rule (evaluation/judge.py settled_label: an unsupported fact settles "unfaithful",
   groundedness >= 0.9 with every fact carried settles "faithful");
-- for the signal before and after entailment, the largest share settled at a disagreement of at most 5%:
-  a score at or above ``high`` settles "faithful", at or below ``low`` (or an unsupported fact) settles
-  "unfaithful"; the cuts are chosen on all development rows (one pair of cuts, not one per set).
+- for the shipped offline faithfulness score, the largest share settled at a disagreement of at most 5%:
+  a score at or above ``high`` settles "faithful", at or below ``low`` settles "unfaithful" (an unsupported
+  fact alone does not: a third of SummEval's flagged rows are consistent for people); the cuts are
+  chosen on all development rows (one pair of cuts, not one per set).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import json
 import pickle
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -34,23 +34,12 @@ from benchmarks.faithfulness_train import QUALITY_MD, SETS
 RESULTS = Path(__file__).resolve().parent / "results" / "triage.json"
 BEGIN, END = "<!-- triage:begin -->", "<!-- triage:end -->"
 MAX_ERROR = 0.05
-#: the weights.json that shipped before the entailment parts (git revision of the last fit without them)
-BEFORE_REVISION = "1252217"
 
 
-def weights_at(revision: str | None) -> dict:
-    if revision is None:
-        from bertscore_plugins.facts import signal
+def weights_at() -> dict:
+    from bertscore_plugins.facts import signal
 
-        return signal.weights()
-    text = subprocess.run(
-        ["git", "show", f"{revision}:bertscore_plugins/facts/weights.json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).resolve().parent.parent,
-    ).stdout
-    return json.loads(text)
+    return signal.weights()
 
 
 def scores(rows: list[dict], table: dict) -> np.ndarray:
@@ -99,13 +88,14 @@ def best_cuts(rows: list[dict], score: np.ndarray) -> tuple[float, float, dict]:
     unsupported = np.array([bool(r["unsupported_fact"]) for r in rows])
     checked = np.array([bool(r["fact_checked"]) for r in rows])
     grid = np.unique(np.round(np.quantile(score, np.linspace(0, 1, 101)), 4))
-    best = (-1.0, 0.0, 1.01, {})
+    nothing = np.zeros(len(rows), dtype=bool)
+    best = (-1.0, -1.0, 1.01, outcome(rows, nothing, nothing))
     for low in [-1.0, *grid]:
         for high in [*grid, 1.01]:
             if high <= low:
                 continue
             faithful = checked & ~unsupported & (score >= high)
-            unfaithful = unsupported | (checked & (score <= low))
+            unfaithful = checked & (score <= low)
             found = outcome(rows, faithful | unfaithful, faithful)
             if found["all"]["error"] <= MAX_ERROR and found["all"]["settled"] > best[0]:
                 best = (found["all"]["settled"], float(low), float(high), found)
@@ -115,10 +105,9 @@ def best_cuts(rows: list[dict], score: np.ndarray) -> tuple[float, float, dict]:
 def main() -> int:
     rows = pickle.loads((CACHE / "parts.pkl").read_bytes())
     settled, labels = shipped_rule(rows)
-    report = {"max_error": MAX_ERROR, "rows": len(rows), "rule before": outcome(rows, settled, labels)}
-    for name, revision in (("signal before entailment", BEFORE_REVISION), ("signal with entailment", None)):
-        low, high, found = best_cuts(rows, scores(rows, weights_at(revision)))
-        report[name] = {"low": low, "high": high, **found}
+    report = {"max_error": MAX_ERROR, "rows": len(rows), "shipped rule": outcome(rows, settled, labels)}
+    low, high, found = best_cuts(rows, scores(rows, weights_at()))
+    report["score cuts"] = {"low": low, "high": high, **found}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     write_section(report)
@@ -138,7 +127,7 @@ def write_section(report: dict) -> None:
         head,
         "|" + "---|" * (3 + len(SETS)),
     ]
-    for name in ("rule before", "signal before entailment", "signal with entailment"):
+    for name in ("shipped rule", "score cuts"):
         found = report[name]
         cuts = f"{found['low']:.3f} / {found['high']:.3f}" if "low" in found else "fact / groundedness 0.9"
         cells = [f"{found[s]['settled']:.1%} / {found[s]['error']:.1%}" for s in ("all", *SETS)]

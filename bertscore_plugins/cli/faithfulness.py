@@ -86,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
         "weakest_sentence",
         "unsupported_facts",
         "never_in_source",
-        "contradicted",
     ]
     records = []
     for index, row in enumerate(rows):

@@ -71,8 +71,8 @@ class EvaluationConfig:
     judge_max_retries: int = setting(1, "extra judge attempts per failing row", signed=False)
     annotation_identifier: str = setting(
         ANNOTATION_IDENTIFIER,
-        "the identifier our span annotations carry in Phoenix (with the configuration's id), so neither "
-        "Phoenix's own evaluators nor another configuration of ours overwrites them",
+        "the identifier our span annotations carry in Phoenix: one current annotation per span and signal "
+        "(the latest configuration's, named in its metadata); Phoenix's own evaluators never replace it",
     )
     reference_key: str | None = setting(None, "the reference in a span: metadata.<key> or an attribute name")
     reference_dataset: str | None = setting(

@@ -34,9 +34,10 @@ DISAGREEMENT_LABELS = (AGREE, HIGH_SIM_UNFAITHFUL, LOW_SIM_FAITHFUL)
 
 # -- where our annotations are kept apart ----------------------------------------------------------
 ANNOTATION_IDENTIFIER = "bertscore-plugins"
-"""The identifier our span annotations carry (followed by the configuration's id in trace evaluation):
-Phoenix keeps one annotation per (name, span, identifier), and its own evaluators log with an empty
-identifier, so theirs and ours never overwrite each other."""
+"""The identifier our span annotations carry, the same for every configuration (which one made an
+annotation is in its metadata, ``CONFIGURATION_KEY``): Phoenix keeps one annotation per (span, name,
+identifier), so a span shows one current verdict per signal, the latest configuration's; its own
+evaluators log with an empty identifier, so theirs and ours never replace each other."""
 
 # -- metadata ----------------------------------------------------------------------------------------
 CONFIGURATION_KEY = "bertscore_configuration"

@@ -88,7 +88,6 @@ class OfflineFaithfulness:
     def features(self) -> dict[str, float]:
         """The combination's inputs (signal.FEATURES), each in [0, 1]."""
         parts = self.parts or Parts(1.0, "", 1.0, 1.0, 1.0)
-        entailment = self.entailment or SentenceEntailment()
         groundedness = max(0.0, min(1.0, self.groundedness))
         lcs, weakest_lexical = parts.lcs, parts.weakest_lexical
         if parts.lexical >= 1.0 and not self.facts.unsupported:
@@ -106,8 +105,6 @@ class OfflineFaithfulness:
             "lexical": parts.lexical,
             "novel_rare_word": 1.0 if parts.novel_rare else 0.0,
             "unsupported_fact": 1.0 if self.facts.unsupported else 0.0,
-            "entailment": entailment.weakest,
-            "contradiction": entailment.contradiction,
         }
 
     @property
@@ -179,8 +176,8 @@ def evaluate_pair(
     """One row: (output text, context text, the core's Explanation of the pair, its precision) -> signal.
 
     Each text is read into words once; the fact check and the sentence and lexical parts share them.
-    ``entailment``: the row's entailment part when already read with other rows' (one model call for
-    many rows, :func:`offline_faithfulness`); otherwise the model reads this row's sentences here.
+    ``entailment``: the row's entailment part (sentence_entailment.py), when it was read: it names a
+    contradiction in the explanation; it does not enter the score (see :func:`offline_faithfulness`).
     Without an explanation the alignment parts fall back to neutral values (groundedness must then be given)
     and markup is read as the text it shows (with one, the texts are the ones the alignment was made on).
     Raises ``SettingError`` for a threshold outside [0, 1].
@@ -197,8 +194,6 @@ def evaluate_pair(
             raise ArgumentError("evaluate_pair needs the pair's groundedness or its explanation")
         groundedness = float(explanation.similarity.max(dim=1).values.mean())
     signal_parts = parts(out, ctx, explanation, facts.supported_words)
-    if entailment is None:
-        entailment = sentence_entailment.read([sentence_entailment.passages(out, ctx, explanation)])[0]
     return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts, entailment)
 
 
@@ -275,9 +270,16 @@ def offline_faithfulness(
     scorer: Any = None,
     threshold: float = FAITHFULNESS_THRESHOLD,
     progress: bool | None = None,
+    read_entailment: bool = False,
 ) -> list[OfflineFaithfulness]:
     """The offline faithfulness of each row from the core's alignment (every part reads it), one core
     call per ``CHUNK_ROWS`` rows.
+
+    ``read_entailment``: also read each output sentence against its best source passage with the shipped
+    entailment model (sentence_entailment.py; one model call per 64 rows), so the explanation names a
+    sentence the model reads as contradicted. Off by default and never part of the score: on the
+    development sets its parts rank faithful summaries at chance (ROC-AUC 0.46 to 0.56, benchmarks/QUALITY.md
+    section 7), so the score stays what the fact check and the alignment can show.
 
     Returns one :class:`OfflineFaithfulness` per row, in input order. Raises ``InputError`` on bad rows,
     ``SettingError`` for a threshold outside [0, 1] (before any model runs).
@@ -286,8 +288,10 @@ def offline_faithfulness(
     outputs, joined = _checked(outputs, contexts)
     results = []
     for rows in _in_groups(_aligned(outputs, joined, scorer, progress), sentence_entailment.ROWS_PER_CALL):
-        entailments = entailment_of_rows(
-            [(output, context, explanation) for output, context, _, explanation in rows]
+        entailments = (
+            entailment_of_rows([(output, context, explanation) for output, context, _, explanation in rows])
+            if read_entailment
+            else [None] * len(rows)
         )
         results += [
             evaluate_pair(output, context, explanation, precision, threshold, entailment)
@@ -296,11 +300,12 @@ def offline_faithfulness(
     return results
 
 
-def signature() -> str:
+def signature(read_entailment: bool = False) -> str:
     """What the offline signal's numbers depend on beyond the core's signature: the combination's weights
-    and the entailment adapter, each by its file's sha256 (short), e.g.
-    ``offline-faithfulness:weights=1a2b3c4d5e6f|entailment=3645de146177``."""
-    return f"offline-faithfulness:weights={signal.weights_identity()}|entailment={sentence_entailment.identity()}"
+    (weights.json's sha256, short), and the entailment adapter's when it was read, e.g.
+    ``offline-faithfulness:weights=1a2b3c4d5e6f`` or ``...|entailment=3645de146177``."""
+    found = f"offline-faithfulness:weights={signal.weights_identity()}"
+    return found + (f"|entailment={sentence_entailment.identity()}" if read_entailment else "")
 
 
 def _in_groups(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:

@@ -7,7 +7,7 @@ held-back accuracies). Input is ``[CLS] premise [SEP] hypothesis [SEP]`` (premis
 reads the mean-pooled last layer, and the output is probabilities in the order entailment, neutral, contradiction.
 
     >>> model = load_entailment(get_model_path())                              # doctest: +SKIP
-    >>> model.probabilities(["The train was delayed."], ["The train left on time."]).argmax(1)  # doctest: +SKIP
+    >>> model.probabilities(["Parking is not free."], ["Parking is free."]).argmax(1)  # doctest: +SKIP
     array([2])
 """
 

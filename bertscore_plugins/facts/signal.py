@@ -45,8 +45,6 @@ FEATURES = (
     "lexical",
     "novel_rare_word",
     "unsupported_fact",
-    "entailment",
-    "contradiction",
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins.facts import evaluate_pair, offline_faithfulness, sentence_entailment, signature
+from bertscore_plugins.facts import entailment_of_rows, offline_faithfulness, sentence_entailment, signature
 from bertscore_plugins.facts.extract import extract
 from bertscore_plugins.facts.signal import weights_identity
 
@@ -41,15 +41,17 @@ def test_each_output_sentence_is_put_against_the_passage_it_comes_from(scorer):
 
 
 def test_a_copied_output_is_entailed_and_not_contradicted(scorer):
-    row = offline_faithfulness(["The council met on Tuesday evening."], [SOURCE], scorer=scorer)[0]
-    assert row.features["entailment"] > 0.5
-    assert row.features["contradiction"] < 0.5
+    row = offline_faithfulness(
+        ["The council met on Tuesday evening."], [SOURCE], scorer, read_entailment=True
+    )[0]
+    assert row.entailment.weakest > 0.5
+    assert row.entailment.contradiction < 0.5
     assert row.contradicted == ""
 
 
 def test_a_sentence_the_model_reads_as_contradicted_is_named_with_its_source_sentence(scorer):
-    row = offline_faithfulness(["A woman is running a marathon."], [SOURCE], scorer=scorer)[0]
-    assert row.features["contradiction"] >= sentence_entailment.CONTRADICTED
+    row = offline_faithfulness(["A woman is running a marathon."], [SOURCE], scorer, read_entailment=True)[0]
+    assert row.entailment.contradiction >= sentence_entailment.CONTRADICTED
     assert (
         "'A woman is running a marathon.' contradicts 'A woman is sleeping on a couch in the town hall lobby.'"
         in row.explanation
@@ -57,20 +59,31 @@ def test_a_sentence_the_model_reads_as_contradicted_is_named_with_its_source_sen
     assert row.to_dict()["contradicted"] == row.contradicted
 
 
-def test_rows_read_together_score_as_rows_read_one_by_one(scorer):
+def test_entailment_is_read_only_when_asked_and_never_changes_the_score(scorer):
+    outputs = ["The council met on Tuesday evening.", "A woman is running a marathon."]
+    plain = offline_faithfulness(outputs, [SOURCE] * 2, scorer)
+    read = offline_faithfulness(outputs, [SOURCE] * 2, scorer, read_entailment=True)
+    assert [row.entailment for row in plain] == [None, None]
+    assert [row.score for row in plain] == [row.score for row in read]
+    assert [row.label for row in plain] == [row.label for row in read]
+
+
+def test_rows_read_together_read_as_rows_read_one_by_one(scorer):
     outputs = [
         "The council met on Tuesday evening.",
         "A woman is running a marathon.",
         "Benches were asked for.",
     ]
-    together = offline_faithfulness(outputs, [SOURCE] * 3, scorer=scorer)
+    together = offline_faithfulness(outputs, [SOURCE] * 3, scorer, read_entailment=True)
     for output, row in zip(outputs, together, strict=True):
-        alone = evaluate_pair(output, SOURCE, _explanation(scorer, output, SOURCE), row.groundedness)
-        assert alone.features == pytest.approx(row.features, abs=1e-6)
-        assert alone.score == pytest.approx(row.score, abs=1e-6)
+        explanation = _explanation(scorer, output, SOURCE)
+        alone = entailment_of_rows([(output, SOURCE, explanation)])[0]
+        assert alone.weakest == pytest.approx(row.entailment.weakest, abs=1e-6)
+        assert alone.contradiction == pytest.approx(row.entailment.contradiction, abs=1e-6)
 
 
-def test_the_signature_names_the_weights_and_the_entailment_adapter():
+def test_the_signature_names_the_weights_and_the_entailment_adapter_when_read():
     identity = sentence_entailment.identity()
-    assert signature() == f"offline-faithfulness:weights={weights_identity()}|entailment={identity}"
+    assert signature() == f"offline-faithfulness:weights={weights_identity()}"
+    assert signature(read_entailment=True) == f"{signature()}|entailment={identity}"
     assert len(identity) == 12
