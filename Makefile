@@ -64,7 +64,7 @@ docs: install
 	$(VENV)/bin/mkdocs build --strict
 
 # The style gate CI runs before the tests: ruff's rules (pyproject.toml) and its formatter, checking only.
-LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card
+LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card docs/hooks
 lint: install
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)

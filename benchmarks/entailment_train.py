@@ -399,7 +399,8 @@ def write_quality(meta):
         for k, v in res.items()
     )
     arch, tr = meta["architecture"], meta["training"]
-    section = f"""## Entailment model
+    section = f"""<!-- entailment:begin -->
+## Entailment model
 
 The shipped entailment adapter (`bertscore_plugins/facts/entailment.safetensors`, {meta["weights_bytes"] / 1e6:.1f} MB
 fp16, sha256 `{meta["weights_sha256"][:12]}`): all-MiniLM-L6-v2 as a cross-encoder, layers {arch["trained_layers"]} and a
@@ -411,10 +412,11 @@ overlap with the premise, fit on the same training pairs.
 | held-back set | n | entailment model | lexical baseline | majority class |
 |---|---|---|---|---|
 {rows}
+<!-- entailment:end -->
 """
     quality = REPO / "benchmarks" / "QUALITY.md"
     text = quality.read_text(encoding="utf-8")
-    pattern = re.compile(r"## Entailment model\n.*?(?=\n## |\Z)", re.S)
+    pattern = re.compile(r"<!-- entailment:begin -->\n.*?<!-- entailment:end -->\n?", re.S)
     text = (
         pattern.sub(section.rstrip("\n") + "\n", text)
         if pattern.search(text)

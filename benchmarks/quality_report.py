@@ -555,9 +555,10 @@ def write_report(results: dict, out: Path) -> None:
     md.append(_table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in results["seconds"].items()]))
     md.append("")
     previous = (out / "QUALITY.md").read_text(encoding="utf-8") if (out / "QUALITY.md").exists() else ""
-    # sections other scripts write (quality_facts.py, faithfulness_train.py) are kept as they are
+    # sections other scripts write (quality_facts.py, faithfulness_train.py, triage.py,
+    # entailment_train.py) are kept as they are
     kept = []
-    for name in ("facts", "faithfulness"):
+    for name in ("facts", "faithfulness", "triage", "entailment"):
         begin, end_mark = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
         if begin in previous and end_mark in previous:
             start, end = previous.index(begin), previous.index(end_mark)

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 from phoenix.evals import Evaluator, Score, bind_evaluator
 
-from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
 from bertscore_plugins.evaluation.dataframe import Columns
 from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.names import DISAGREEMENT, score_column
@@ -131,10 +131,11 @@ def create_dataset(
 
 
 def _columns(columns: Columns | None, column_names: dict[str, Any], caller: str) -> Columns:
-    """The columns of ``columns`` with the ``<field>_column=`` keywords applied; TypeError for others."""
+    """The columns of ``columns`` with the ``<field>_column=`` keywords applied; ArgumentTypeError (a
+    TypeError) for others."""
     where = Columns.take(column_names, columns)
     if column_names:
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{caller}() got unknown argument(s) {sorted(column_names)}; the columns are question_column, "
             "context_column, reference_column and output_column"
         )
