@@ -27,6 +27,8 @@ import random
 import re
 from pathlib import Path
 
+from bertscore_plugins.facts.lexicon.calendar import MONTH_NAMES, WEEKDAYS
+
 REPO = Path(__file__).resolve().parent.parent
 LABELS = ("entailment", "neutral", "contradiction")
 
@@ -138,21 +140,8 @@ def held_back(train_pairs: list[dict], limit: int, seed: int) -> tuple[dict[str,
 
 # ---------------------------------------------------------------- perturbation pairs from articles
 
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+MONTHS = list(MONTH_NAMES)  # the fact check's own calendar words
+DAYS = list(WEEKDAYS.values())
 ANTONYMS = [
     ("on time", "delayed"),
     ("won", "lost"),

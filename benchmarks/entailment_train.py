@@ -111,19 +111,6 @@ def make_batches(lengths, batch_size, seed):
     return batches
 
 
-def collate(encoded, batch, pad):
-    width = max(len(encoded[i][0]) for i in batch)
-    ids = torch.full((len(batch), width), pad, dtype=torch.long)
-    types = torch.zeros((len(batch), width), dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for row, i in enumerate(batch):
-        n = len(encoded[i][0])
-        ids[row, :n] = torch.tensor(encoded[i][0])
-        types[row, :n] = torch.tensor(encoded[i][1])
-        mask[row, :n] = 1
-    return ids, mask, types
-
-
 def loss_fn(logits, targets, binary):
     """3-way pairs: cross-entropy; binary pairs: -log p(entailment) or -log(p(neutral)+p(contradiction))."""
     logp = torch.log_softmax(logits, dim=-1)
@@ -169,7 +156,7 @@ def quick_eval(model, head, encoded, pairs, pad, limit=400):
     with torch.inference_mode():
         for start in range(0, min(limit, len(pairs)), 64):
             batch = list(range(start, min(start + 64, limit, len(pairs))))
-            ids, mask, types = collate(encoded, batch, pad)
+            ids, mask, types = ent.collate(encoded, batch, pad)
             p = torch.softmax(ent.forward_logits(model, head, ids, mask, types), -1)[:, 0].numpy()
             correct += sum((p[j] >= 0.5) == (pairs[i]["label"] == "entailment") for j, i in enumerate(batch))
     return correct / min(limit, len(pairs))
@@ -285,7 +272,7 @@ def train(args):
     set_train_mode(model, head, trained)
     while step < len(plan):
         batch = plan[step]
-        ids, mask, types = collate(encoded, batch, pad)
+        ids, mask, types = ent.collate(encoded, batch, pad)
         t = targets[batch]
         loss = loss_fn(ent.forward_logits(model, head, ids, mask, types), t, t == 3)
         optimizer.zero_grad(set_to_none=True)

@@ -145,20 +145,27 @@ class EntailmentModel:
         pad = self.tokenizer.pad_token_id or 0
         with torch.inference_mode():
             for batch in self._batches([len(ids) for ids, _ in encoded]):
-                width = max(len(encoded[i][0]) for i in batch)
-                ids = torch.full((len(batch), width), pad, dtype=torch.long)
-                types = torch.zeros((len(batch), width), dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for row, i in enumerate(batch):
-                    n = len(encoded[i][0])
-                    ids[row, :n], types[row, :n], mask[row, :n] = (
-                        torch.tensor(encoded[i][0]),
-                        torch.tensor(encoded[i][1]),
-                        1,
-                    )
+                ids, mask, types = collate(encoded, batch, pad)
                 logits = forward_logits(self.model, self.head, ids, mask, types)
                 out[batch] = torch.softmax(logits.double(), dim=-1).numpy()
         return out
+
+
+def collate(encoded: Sequence[tuple[list[int], list[int]]], batch: list[int], pad: int) -> tuple:
+    """(ids, attention mask, token types) of the batch's pairs, padded to its longest (training and
+    inference share it)."""
+    import torch
+
+    width = max(len(encoded[i][0]) for i in batch)
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    types = torch.zeros((len(batch), width), dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for row, i in enumerate(batch):
+        n = len(encoded[i][0])
+        ids[row, :n] = torch.tensor(encoded[i][0])
+        types[row, :n] = torch.tensor(encoded[i][1])
+        mask[row, :n] = 1
+    return ids, mask, types
 
 
 def forward_logits(model: Any, head: Any, ids: Any, mask: Any, types: Any) -> Any:

@@ -40,7 +40,7 @@ class FakeLLM:  # duck-typed Phoenix LLM, as in Phoenix's own tests
 """
 
 CASES = {
-    # the README'd call of issue 30, word for word (the old name still works, with a warning)
+    # the README's call, word for word (the old name still works, with a warning)
     "score_dataframe as first call": """
         import pandas as pd
         from bertscore_plugins.phoenix import BERTScoreEvaluator, score_dataframe
