@@ -292,7 +292,8 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...], c: float, cho
         "",
         f"Weights (logit): intercept {beta[0]:+.2f}, {weights}. The shipped score puts the combination in "
         f"the upper half of [0, 1] when the row is vouched for (facts checked and all carried, no rare word "
-        f"the source never writes, weakest sentence >= {SENTENCE_SUPPORT}), in the lower half "
+        f"the source never writes, weakest sentence >= {SENTENCE_SUPPORT} or every sentence copied word for "
+        "word), in the lower half "
         "otherwise, so its label (score >= 0.5) is that evidence. The binary rows are labels (their AUC is "
         "the balanced accuracy): the vouched-for rule beside the combination's own label at 0.5; the row "
         '"the fitted combination alone" shows what the halves cost the ranking.',

@@ -28,7 +28,7 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
 )
 from bertscore_plugins.evaluation.signals import DEFAULT_SIMILARITY_THRESHOLD, check_cut
-from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFULNESS_THRESHOLD
+from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFULNESS_THRESHOLD, check_threshold
 from bertscore_plugins.settings import document, names_of, setting, settings_of, signed_names
 
 FAITHFUL_CUT = 0.5  # the judge scores 1.0 (faithful) or 0.0 (unfaithful)
@@ -167,8 +167,11 @@ def _signed_value(config: EvaluationConfig, name: str) -> Any:
 
 def _check(config: EvaluationConfig) -> None:
     """Check every setting once; raise SettingError naming the bad one."""
-    for name in ("similarity_threshold", "groundedness_threshold", "offline_threshold"):
+    for name in ("similarity_threshold", "groundedness_threshold"):
         object.__setattr__(config, name, check_cut(name, getattr(config, name)))
+    object.__setattr__(
+        config, "offline_threshold", check_threshold(config.offline_threshold, "offline_threshold")
+    )
     if config.faithfulness_threshold is not None:
         cut = check_cut("faithfulness_threshold", config.faithfulness_threshold)
         object.__setattr__(config, "faithfulness_threshold", cut)

@@ -36,7 +36,10 @@ from bertscore_plugins.facts import (
     FAITHFUL,
     FAITHFULNESS_THRESHOLD,
     UNFAITHFUL,
+    as_read,
+    check_threshold,
     evaluate_pair,
+    offline_scorer,
 )
 from bertscore_plugins.inputs import text_problem
 
@@ -69,6 +72,9 @@ class Signal:
 
     reads = "reference"
     labels = (SIMILAR, DISSIMILAR)
+    #: True: the call this signal is read from scores the texts as the offline signal reads them
+    #: (facts.as_read, sources whole: facts.offline_scorer), so a row gets the same cell on every path
+    reads_as_offline = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_cut("threshold", self.threshold))
@@ -139,6 +145,11 @@ class OfflineFaithfulness(Groundedness):
     alignment: the wrong day, number, negation or name that groundedness alone lets through."""
 
     labels = (FAITHFUL, UNFAITHFUL)
+    reads_as_offline = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "threshold", check_threshold(self.threshold))
 
     def cell(self, result: Any, row: int) -> Cell:
         grounded = super().cell(result, row)
@@ -221,6 +232,10 @@ def signal_cells(
         return {signal.name: {} for signal in signals}
     from bertscore_plugins.core.scorer import row_labels_in_warnings  # torch: loaded when scoring
 
+    if any(signal.reads_as_offline for signal in signals):
+        # what facts.offline_faithfulness reads; the signals sharing the call read the same alignment
+        scorer = offline_scorer(scorer)
+        pairs = {p: as_read(output, other) for p, (output, other) in pairs.items()}
     positions = list(pairs)
     options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}
     # the core's warnings count positions among the scored pairs; name the caller's rows instead

@@ -224,8 +224,17 @@ def _checked(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
             "each candidate needs at least one reference", "each output needs a context"
         )
         raise InputError(message) from None
-    contexts = [CONTEXT_SEPARATOR.join(plain_text(passage) for passage in group) for group in groups]
-    return [plain_text(output) for output in outputs], contexts
+    pairs = [
+        as_read(output, CONTEXT_SEPARATOR.join(group)) for output, group in zip(outputs, groups, strict=True)
+    ]
+    return [output for output, _ in pairs], [context for _, context in pairs]
+
+
+def as_read(output: str, context: str) -> tuple[str, str]:
+    """(output, context) as the offline signal reads them, whichever way a row comes (this API, the batch
+    engine, a Phoenix evaluator): the text a reader sees, markup taken away (a context's passages already
+    joined)."""
+    return plain_text(output), plain_text(context)
 
 
 def check_facts(
@@ -326,7 +335,7 @@ def _aligned(
     alignments are dropped once read, so memory does not grow with the rows."""
     from bertscore_plugins.core.progress import progress_bar
 
-    scorer = _scorer(scorer)
+    scorer = offline_scorer(scorer)
     bar = progress_bar(len(outputs), progress, sum(map(len, outputs)) + sum(map(len, contexts)))
     # idf fitted on the call's own references must see all of them: one call then
     size = len(outputs) if getattr(getattr(scorer, "config", None), "idf", False) is True else CHUNK_ROWS
@@ -345,7 +354,7 @@ def _aligned(
             bar.close()
 
 
-def _scorer(scorer: Any) -> Any:
+def offline_scorer(scorer: Any) -> Any:
     """The core scorer, reading sources whole (overlapping windows), as the combination was fitted: a
     truncated source leaves its end unable to support anything (a sentence copied word for word from the
     end of a long source scored 0.32 with a truncating scorer). A scorer set to truncate is used with
@@ -376,6 +385,7 @@ __all__ = [
     "Finding",
     "OfflineFaithfulness",
     "Parts",
+    "as_read",
     "check_explanation",
     "check_facts",
     "check_pair",
@@ -383,5 +393,6 @@ __all__ = [
     "evaluate_pair",
     "extract",
     "offline_faithfulness",
+    "offline_scorer",
     "signature",
 ]

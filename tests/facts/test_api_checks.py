@@ -120,13 +120,19 @@ def test_rows_are_scored_in_bounded_chunks_in_input_order():
 
 
 @pytest.mark.model
-def test_a_sentence_copied_from_the_end_of_a_long_source_is_faithful_with_any_scorer():
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The council reviewed item {k} of the plan for the new library and asked for more detail.",
+        # a repetitive source: the copy's embeddings drift from the source's (similarity ~0.63), yet every
+        # word is the source's, in order
+        "Sentence number {k} talks about the weather in town {k}.",
+    ],
+)
+def test_a_sentence_copied_from_the_end_of_a_long_source_is_faithful_with_any_scorer(sentence):
     from bertscore_plugins.core.scorer import get_scorer
 
-    filler = " ".join(
-        f"The council reviewed item {k} of the plan for the new library and asked for more detail."
-        for k in range(120)
-    )
+    filler = " ".join(sentence.format(k=k) for k in range(120))
     last = "The final report was signed by the director, Maria Olsen, on the evening of 3 June 2021."
     source = f"{filler} {last}"
     truncating = get_scorer()  # the default reads the first 512 tokens only
@@ -135,3 +141,6 @@ def test_a_sentence_copied_from_the_end_of_a_long_source_is_faithful_with_any_sc
         row = offline_faithfulness([last], [source], scorer=scorer)[0]
         assert row.label == "faithful" and row.score > 0.5, row.explanation
         assert row.facts.unsupported == []
+    # a copy with one fact changed is still caught
+    changed = offline_faithfulness([last.replace("3 June", "5 June")], [source])[0]
+    assert changed.label == "unfaithful" and "5 June 2021: context says 3 June 2021" in changed.explanation

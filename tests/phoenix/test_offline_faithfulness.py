@@ -217,3 +217,58 @@ def test_triage_never_settles_a_row_whose_facts_were_not_checked():
     german = {"metadata": {"groundedness": 0.95, "fact_label": "not checked", "fact_checked": False}}
     assert settled_label(english) == "faithful"
     assert settled_label(german) is None  # the judge must see it
+
+
+# the same rows through every path: the facts API, the batch engine's DataFrame, the Phoenix evaluator
+# one row at a time and its batch over a DataFrame
+_PLAIN_CONTEXT = "Parking at the clinic is free for patients. The clinic opens at 8 am on weekdays."
+_FILLER = " ".join(f"The council reviewed item {k} of the plan for the new library." for k in range(120))
+_LAST = "The final report was signed by the director, Maria Olsen, on the evening of 3 June 2021."
+SAME_ROWS = [
+    ("The clinic opens at 8 am on weekdays.", _PLAIN_CONTEXT),
+    ("<p>The <b>clinic</b> opens at 8 am on weekdays.</p>", _PLAIN_CONTEXT),
+    ("[The clinic](https://example.org/clinic) opens at *8 am* on weekdays.", _PLAIN_CONTEXT),
+    ("The clinic opens at 9 am on weekdays.", f"<div>{_PLAIN_CONTEXT}</div>"),
+    (_LAST, f"{_FILLER} {_LAST}"),  # copied from the end of a source longer than the model reads at once
+]
+
+
+@pytest.mark.model
+def test_a_row_gets_the_same_offline_cell_on_every_path():
+    """Markup is read as the text it shows and long sources whole, whichever way a row comes: a faithful
+    answer written as HTML or with a markdown link, or copied from a long source's end, stays faithful."""
+    from bertscore_plugins.facts import offline_faithfulness
+    from bertscore_plugins.integrations.phoenix import (
+        OfflineFaithfulnessEvaluator,
+        batch_evaluate_dataframe,
+        evaluate_rows,
+    )
+
+    outputs, contexts = [row[0] for row in SAME_ROWS], [row[1] for row in SAME_ROWS]
+    api = offline_faithfulness(outputs, contexts)
+    frame = pd.DataFrame({"output": outputs, "context": contexts, "reference": outputs})
+    engine = list(evaluate_rows(frame)["offline_faithfulness_score"])
+    evaluator = OfflineFaithfulnessEvaluator()
+    one_by_one = [
+        evaluator.evaluate({"output": o, "context": c})[0] for o, c in zip(outputs, contexts, strict=True)
+    ]
+    batched = list(batch_evaluate_dataframe(frame, evaluator)[f"{evaluator.name}_score"])
+    assert [row.label for row in api] == ["faithful"] * 3 + ["unfaithful", "faithful"]
+    for k, row in enumerate(api):
+        assert engine[k]["score"] == pytest.approx(row.score, abs=1e-6)
+        assert one_by_one[k].score == pytest.approx(row.score, abs=1e-6)
+        assert batched[k]["score"] == pytest.approx(row.score, abs=1e-6)
+        assert engine[k]["label"] == one_by_one[k].label == batched[k]["label"] == row.label
+    assert "9 am: context says 8 am" in engine[3]["explanation"]
+
+
+@pytest.mark.parametrize("cut", [float("nan"), 5, -1, "0.5", True])
+def test_offline_thresholds_outside_the_score_range_are_refused_on_every_path(cut):
+    from bertscore_plugins.errors import SettingError
+    from bertscore_plugins.evaluation.config import EvaluationConfig
+    from bertscore_plugins.integrations.phoenix import OfflineFaithfulnessEvaluator
+
+    with pytest.raises(SettingError, match="offline_threshold"):
+        EvaluationConfig(offline_threshold=cut)
+    with pytest.raises(SettingError, match="threshold"):
+        OfflineFaithfulnessEvaluator(threshold=cut)
