@@ -84,11 +84,20 @@ def _digits_at(words: list[Word], i: int) -> Number:
     # "1.5 million", "4.2bn"; "m" and "k" scale only money ("£5m": 5 million, "a 5m wall": metres)
     money = bool(after) and i > 0 and words[i - 1].lower in lx.CURRENCY and words[i + 1].start == words[i].end
     attached = bool(after) and words[i + 1].start == words[i].end
-    # "5k people": a "k" written onto the number is a thousand ("5km" is read as kilometres before this)
-    if after in lx.SCALES and (after not in ("m", "k") or money or (after == "k" and attached)):
+    # "5k people": a "k" written onto the number is a thousand ("5km" is read as kilometres before this);
+    # so is an "m" before a plural count ("2m residents"; "a 2m wall" stays metres)
+    counted = attached and after == "m" and i + 2 < len(words) and _plural(words[i + 2].lower)
+    if after in lx.SCALES and (after not in ("m", "k") or money or counted or (after == "k" and attached)):
         value *= lx.SCALES[after]
         last = i + 1
     return Number(value, last, False)
+
+
+def _plural(lower: str) -> bool:
+    """A plural noun by its ending ("residents", "years", "people"): what a "2m" before it counts."""
+    return lower == "people" or (
+        lower.isalpha() and lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3
+    )
 
 
 def _joins_number(words: list[Word], i: int, k: int) -> bool:

@@ -63,7 +63,8 @@ def check_status(out: TextFacts, ctx: TextFacts) -> list[Finding]:
     for first, last, group, state in states(out):
         if (group, state) in said:
             continue
-        others = [s for s in states(ctx) if s[2] == group and s[3] != state]
+        excluded = lx.EXCLUDED_ACROSS_GROUPS.get((group, state), ())
+        others = [s for s in states(ctx) if (s[2] == group and s[3] != state) or (s[2], s[3]) in excluded]
         if not others:
             continue
         shared = _shared_stems(out, first, last)

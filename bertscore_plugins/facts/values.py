@@ -29,7 +29,17 @@ def _same_number(a: float, b: float, approx: str | None = None) -> bool:
 def _units_agree(output: Fact, context: Fact) -> bool:
     if output.unit is None or context.unit is None or output.unit == context.unit:
         return True
-    return output.unit in context.unit_window or context.unit in output.unit_window
+    if output.unit in context.unit_window or context.unit in output.unit_window:
+        return True
+    return _same_people(output.unit, context.unit)
+
+
+def _same_people(unit: str, other: str) -> bool:
+    """Do two count nouns count the same people ("employees" and "people", "staff" and "workers")?"""
+    pair = {unit, other}
+    if pair & lx.PEOPLE and pair <= lx.PEOPLE | lx.PEOPLE_COUNTED:
+        return True
+    return any(pair <= group for group in lx.SAME_PEOPLE)
 
 
 def _conversion(unit: str | None, other: str | None) -> float | None:

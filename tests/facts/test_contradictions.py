@@ -64,6 +64,17 @@ def test_an_event_in_the_opposite_state_is_named():
             "Entry to the exhibition costs 12 euros.",
             "free: context says costs",
         ),
+        # a cancelled flight neither left on time nor went ahead
+        (
+            "The flight was cancelled.",
+            "The flight departed on schedule.",
+            "cancelled: context says on schedule",
+        ),
+        (
+            "The 9:40 ferry left on time.",
+            "The 9:40 ferry was cancelled due to high winds.",
+            "on time: context says cancelled",
+        ),
     ],
 )
 def test_states_of_one_group_exclude_each_other(output, context, named):
@@ -80,6 +91,9 @@ def test_states_of_one_group_exclude_each_other(output, context, named):
         # the other state is said of another thing
         ("The museum is open on Sunday.", "The museum is open on Sunday. The cafe is closed for repairs."),
         ("The pharmacy closes on Thursdays.", "The pharmacy is open every day, but it closes on Thursdays."),
+        # delayed, then cancelled: a delay does not exclude the cancellation
+        ("The flight was cancelled.", "The flight was delayed by two hours and then cancelled."),
+        ("The flight was cancelled.", "The flight was delayed by two hours."),
     ],
 )
 def test_a_state_the_context_also_says_is_not_flagged(output, context):

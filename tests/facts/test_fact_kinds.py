@@ -66,6 +66,39 @@ def test_a_k_written_onto_a_number_is_a_thousand():
     assert [(f.value, f.unit) for f in extract("a 5m wall").facts] == [(5.0, "metre")]  # metres, not millions
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("The city has 2m residents.", 2_000_000.0), ("It formed 65m years ago.", 65_000_000.0)],
+)
+def test_an_m_written_onto_a_number_before_a_plural_count_is_a_million(text, value):
+    assert [f.value for f in extract(text).facts] == [value]
+    assert unsupported("The city has 2m residents.", "The city has 2 million residents.") == []
+    assert unsupported("The city has 3m residents.", "The city has 2 million residents.") == [
+        "3m residents: context says 2 million residents"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "context"),
+    [
+        ("The company has 5k employees.", "The company employs 5,000 people."),
+        ("The company has 5,000 staff.", "The company has 5,000 employees."),
+        ("About 300 people attended.", "Some 300 visitors attended the opening."),
+    ],
+)
+def test_a_count_of_people_carries_a_count_of_employees_or_visitors(output, context):
+    assert unsupported(output, context) == []
+
+
+def test_counts_of_different_people_or_of_other_things_are_not_the_same():
+    assert unsupported("The town has 5,000 residents.", "The town had 5,000 visitors last year.") == [
+        "5,000 residents: not in the context"
+    ]
+    assert unsupported("The company has 6k employees.", "The company employs 5,000 people.") == [
+        "6k employees: context says 5,000 people"
+    ]
+
+
 def test_no_against_a_count_is_zero():
     context = "There were three deaths in the crash."
     assert unsupported("There were no deaths.", context) == ["no deaths: context says three deaths"]

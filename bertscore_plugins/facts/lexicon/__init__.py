@@ -25,6 +25,9 @@ from bertscore_plugins.facts.lexicon.numbers import (
     MEASURES,
     NOT_COUNTED,
     ORDINALS,
+    PEOPLE,
+    PEOPLE_COUNTED,
+    SAME_PEOPLE,
     SCALES,
     TENS,
     UNIT_ALIASES,
@@ -41,7 +44,7 @@ from bertscore_plugins.facts.lexicon.polarity import (
     PERMISSIVE,
     UN_ENDINGS,
 )
-from bertscore_plugins.facts.lexicon.status import STATUS_GROUPS
+from bertscore_plugins.facts.lexicon.status import EXCLUDED_ACROSS_GROUPS, STATUS_GROUPS
 from bertscore_plugins.facts.lexicon.words import (
     ABBREVIATIONS,
     AUXILIARIES,
@@ -66,6 +69,7 @@ __all__ = [
     "DIGIT_ONLY_SCALES",
     "DOZEN",
     "ENGLISH_WORDS",
+    "EXCLUDED_ACROSS_GROUPS",
     "MEASURES",
     "MONTHS",
     "MONTH_NAMES",
@@ -77,8 +81,11 @@ __all__ = [
     "NOT_UN_WORDS",
     "ORDINALS",
     "OTHER_LANGUAGE_WORDS",
+    "PEOPLE",
+    "PEOPLE_COUNTED",
     "PERMISSIVE",
     "PLACEHOLDERS",
+    "SAME_PEOPLE",
     "SCALES",
     "STATUS_GROUPS",
     "STOPWORDS",

@@ -98,6 +98,15 @@ MEASURES = set(
     people calorie hour minute second day week month year room seat job employee worker student unit acre
     hectare watt kilowatt point vote mark""")
 )
+#: count nouns that say how many people in general: "5,000 people" carries "5,000 employees" and the reverse
+PEOPLE = frozenset(listed("people person individual"))
+#: count nouns of people, each carried by a count of PEOPLE (not by one another: residents are not visitors)
+PEOPLE_COUNTED = frozenset(
+    listed("""employee staff worker staffer resident inhabitant citizen member fan spectator visitor patient
+    student pupil voter participant passenger runner attendee adult child customer user""")
+)
+#: count nouns that name the same people ("5,000 staff" is "5,000 employees")
+SAME_PEOPLE = (frozenset(listed("employee staff worker staffer")),)
 CURRENCY = {
     "$": "dollar",
     "€": "euro",

@@ -56,3 +56,10 @@ STATUS_GROUPS: dict[str, dict[str, tuple[tuple[str, ...], ...]]] = {
         "acquitted": _phrases("acquitted cleared innocent"),
     },
 }
+
+#: states of different groups that exclude each other: a cancelled train neither left on time nor went ahead
+#: (a delayed one may still be cancelled, so "late" excludes neither)
+EXCLUDED_ACROSS_GROUPS: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
+    ("taking place", "called off"): (("punctuality", "on time"),),
+    ("punctuality", "on time"): (("taking place", "called off"),),
+}
