@@ -6,13 +6,12 @@ Each test has its own project (a fresh name), so tests never see each other's sp
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
-import subprocess
-import sys
 from collections import Counter
 from itertools import count
-from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -31,7 +30,6 @@ from tests.support.rag_app import RagStub, send
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 NAMES = [SIMILARITY, GROUNDEDNESS, OFFLINE_FAITHFULNESS, FAITHFULNESS, DISAGREEMENT]
 _PROJECTS = count()
 
@@ -90,23 +88,31 @@ def _ours(annotations: list[dict], identifier_start: str = "bertscore-plugins") 
     }
 
 
-def _cli(clinic, project: str, *extra: str, judge: RagStub | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BERTSCORE_JUDGE_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    if judge is not None:
-        env.update(
-            BERTSCORE_JUDGE_MODEL="stub-judge",
-            BERTSCORE_JUDGE_BASE_URL=judge.base_url,
-            BERTSCORE_JUDGE_API_KEY="sk",
-        )
-    command = [
-        sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", project,
-        "--base-url", clinic.base_url, "--store", str(clinic.folder / f"{project}.sqlite"),
-        "--reference-key", "metadata.reference", *extra,
+def _cli(clinic, project: str, *extra: str, judge: RagStub | None = None) -> SimpleNamespace:
+    """`bertscore-plugins phoenix evaluate` run by ``cli.main`` in this process (the command, not its
+    process, is what these tests are about; tests/phoenix/test_trace_evaluation.py runs it as a
+    process): ``.stdout`` and ``.stderr``, the judge configured by its variables or not at all."""
+    from bertscore_plugins.cli.main import main
+
+    argv = [
+        "phoenix", "evaluate", "--project", project, "--base-url", clinic.base_url,
+        "--store", str(clinic.folder / f"{project}.sqlite"), "--reference-key", "metadata.reference", *extra,
     ]  # fmt: skip
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        pytest.MonkeyPatch.context() as env,
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        for name in [name for name in os.environ if name.startswith("BERTSCORE_JUDGE_")]:
+            env.delenv(name)
+        if judge is not None:
+            env.setenv("BERTSCORE_JUDGE_MODEL", "stub-judge")
+            env.setenv("BERTSCORE_JUDGE_BASE_URL", judge.base_url)
+            env.setenv("BERTSCORE_JUDGE_API_KEY", "sk")
+        code = main(argv)
+    assert code == 0, err.getvalue()[-3000:]
+    return SimpleNamespace(stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def _frame(sent: dict) -> pd.DataFrame:

@@ -7,6 +7,8 @@ the gold answer), talking to a loopback stub model that also serves as the faith
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -32,7 +34,7 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
 )
 from bertscore_plugins.integrations.phoenix import disagreement_filters
-from tests.support.browser import rendered_dom, screenshot
+from tests.support.browser import rendered_dom
 from tests.support.projects import unique_project
 from tests.support.rag_app import RagStub, Request, send
 
@@ -148,14 +150,19 @@ def annotations_so_far(client: Client, project: str, span_ids) -> list[dict]:
         raise
 
 
+def judge_env(stub: RagStub) -> dict[str, str]:
+    """The judge as a user configures it: the loopback stub."""
+    return {
+        "BERTSCORE_JUDGE_MODEL": "stub-judge",
+        "BERTSCORE_JUDGE_BASE_URL": stub.base_url,
+        "BERTSCORE_JUDGE_API_KEY": "sk-stub",
+    }
+
+
 def cli_env(stub: RagStub) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.update(
-        BERTSCORE_JUDGE_MODEL="stub-judge",
-        BERTSCORE_JUDGE_BASE_URL=stub.base_url,
-        BERTSCORE_JUDGE_API_KEY="sk-stub",
-    )
+    env.update(judge_env(stub))
     return env
 
 
@@ -179,11 +186,40 @@ def evaluate_cli(app, *extra: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def traced_app(phoenix_server, stub: RagStub, store: Path) -> SimpleNamespace:
-    """30 traces of the instrumented app in a fresh project, evaluated into ``store``."""
+def run_in_process(command: list[str], stub: RagStub) -> tuple[int, str, str]:
+    """`command` run by ``cli.main`` in this process, the judge configured by the same variables:
+    (exit status, stdout, stderr). For runs whose process is not what the test is about: no fresh
+    interpreter, torch and model per run (the model is this process's cached one)."""
+    from bertscore_plugins.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        pytest.MonkeyPatch.context() as env,
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        for name, value in judge_env(stub).items():
+            env.setenv(name, value)
+        code = main(command[3:])  # after `python -m bertscore_plugins.cli`
+    return code, out.getvalue(), err.getvalue()
+
+
+def in_process(command: list[str], stub: RagStub) -> dict:
+    """`run_in_process` of a run that succeeds: its JSON report."""
+    code, out, err = run_in_process(command, stub)
+    assert code == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def evaluate_in_process(app) -> dict:
+    """`evaluate_cli`'s command on the app's project, run in this process."""
+    command = evaluate_command(app, app.project, "--reference-key", "metadata.reference", "--format", "json")
+    return in_process(command, app.stub)
+
+
+def traced_app(phoenix_server, stub: RagStub, store: Path, first: list[Request]) -> SimpleNamespace:
+    """The ``first`` traces of the instrumented app in a fresh project, to be evaluated into ``store``."""
     project = unique_project("rag-app")
-    first = requests("first", 5, no_reference=3, no_retrieval=2)
-    assert len(first) == 30
     spans = send(phoenix_server.otlp_http_endpoint, project, stub, first)
     client = Client(base_url=phoenix_server.base_url)
     wait_for_roots(client, project, len(first))
@@ -197,14 +233,18 @@ def traced_app(phoenix_server, stub: RagStub, store: Path) -> SimpleNamespace:
         store=store,
         expected={span: by_key[key].expected for span, key in spans.items()},
         runs={},
+        roots=len(first),  # root spans in the project so far (tests that add traces count theirs in)
     )
 
 
 @pytest.fixture(scope="module")
 def app(phoenix_server, tmp_path_factory):
     """30 traces of the instrumented app in a fresh project; the stub stays up for the module."""
+    first = requests("first", 5, no_reference=3, no_retrieval=2)
+    assert len(first) == 30
     with RagStub() as stub:
-        yield traced_app(phoenix_server, stub, tmp_path_factory.mktemp("trace-store") / "results.sqlite")
+        store = tmp_path_factory.mktemp("trace-store") / "results.sqlite"
+        yield traced_app(phoenix_server, stub, store, first)
 
 
 @pytest.fixture(scope="module")
@@ -214,11 +254,14 @@ def first_run(app) -> dict:
     return app.runs["first"]
 
 
-@pytest.fixture
-def evaluated_app(app, phoenix_server, tmp_path):
-    """A project of its own, its 30 traces evaluated once already: for tests that add traces to it."""
-    own = traced_app(phoenix_server, app.stub, tmp_path / "results.sqlite")
-    own.runs["first"] = evaluate_cli(own)
+@pytest.fixture(scope="module")
+def evaluated_app(app, phoenix_server, tmp_path_factory):
+    """A project of its own, its 5 traces evaluated once already: for the tests that add traces to it.
+    Each of them evaluates all it adds, so the next one finds the project wholly evaluated again."""
+    store = tmp_path_factory.mktemp("own-store") / "results.sqlite"
+    own = traced_app(phoenix_server, app.stub, store, requests("own", 1))
+    own.runs["first"] = evaluate_in_process(own)
+    assert own.runs["first"]["evaluated"] == own.roots
     return own
 
 
@@ -282,7 +325,7 @@ def test_cli_annotates_every_trace_and_the_disagreement_filter_finds_them(app, f
 
 def test_a_second_run_evaluates_nothing_and_logs_nothing(app, first_run):
     assert "first" in app.runs, "runs after the first evaluation"
-    report = evaluate_cli(app)
+    report = evaluate_in_process(app)
     assert (report["evaluated"], report["logged"], report["already_done"]) == (0, 0, 30)
     assert report["results"] == {}
     kinds = Counter((a["span_id"], a["name"]) for a in annotations_of(app.client, app.project, app.expected))
@@ -291,10 +334,12 @@ def test_a_second_run_evaluates_nothing_and_logs_nothing(app, first_run):
 
 def test_ten_new_traces_are_exactly_the_ten_evaluated(evaluated_app):
     app = evaluated_app
+    before = app.roots  # all evaluated already
     new = send(app.endpoint, app.project, app.stub, requests("second", 2))
-    wait_for_roots(app.client, app.project, 40)
-    report = evaluate_cli(app)
-    assert (report["evaluated"], report["already_done"], report["logged"]) == (10, 30, 50)
+    app.roots += len(new)
+    wait_for_roots(app.client, app.project, app.roots)
+    report = evaluate_in_process(app)
+    assert (report["evaluated"], report["already_done"], report["logged"]) == (10, before, 50)
     names = Counter(a["name"] for a in annotations_of(app.client, app.project, new))
     assert names == {
         SIMILARITY: 10,
@@ -321,7 +366,7 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
         "metadata.reference",
         "--follow",
         "--interval",
-        "1",
+        "0.5",
         "--format",
         "json",
     )
@@ -342,6 +387,8 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
             assert line, "".join(progress) + process.stdout.read()[-3000:]
             progress.append(line)
         later = send(app.endpoint, project, app.stub, requests(f"followed-{project_exists}", 1))
+        if project_exists:
+            app.roots += len(later)
         wait_for_roots(app.client, project, len(later))  # the server makes a new project asynchronously
         deadline = time.monotonic() + 300
         while (
@@ -356,7 +403,7 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
         ):
             assert time.monotonic() < deadline, "--follow did not annotate the new traces within 300 s"
             assert process.poll() is None, process.stderr.read()[-3000:]
-            time.sleep(1)
+            time.sleep(0.25)
         process.send_signal(signal.SIGINT)
         try:
             out, err = process.communicate(timeout=120)
@@ -380,10 +427,9 @@ def test_follow_picks_up_traces_sent_after_it_started(request, project_exists):
 
 
 def test_a_project_that_does_not_exist_is_named_with_those_that_do(app):
-    command = evaluate_command(app, "no-such-app", "--no-judge")
-    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout) == (2, "")
-    [line] = done.stderr.splitlines()
+    code, out, err = run_in_process(evaluate_command(app, "no-such-app", "--no-judge"), app.stub)
+    assert (code, out) == (2, "")
+    [line] = err.splitlines()
     assert line.startswith(
         f"error: --project: Phoenix at {app.base_url} has no project 'no-such-app' (it has "
     )
@@ -396,8 +442,7 @@ def test_annotated_spans_page_renders_in_headless_chromium(app, first_run, tmp_p
     assert "first" in app.runs, "runs after the first evaluation"
     url = project_url(app.base_url, project_id(app.client, app.project))
     shot = tmp_path / "spans.png"
-    dom = rendered_dom(url, tmp_path / "profile", window=(1600, 1000))
-    screenshot(url, shot, tmp_path / "profile", wait_ms=20000, window=(1600, 1000))
+    dom = rendered_dom(url, tmp_path / "profile", window=(1600, 1000), screenshot_to=shot)  # one page load
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for name in (DISAGREEMENT, GROUNDEDNESS, SIMILARITY):
@@ -486,9 +531,7 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
     assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
     kinds = Counter((a["span_id"], a["name"]) for a in annotations_of(app.client, project, sent))
     assert set(kinds.values()) == {1} and {span for span, _ in kinds} == set(sent)
-    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    last = json.loads(done.stdout.strip().splitlines()[-1])
+    last = in_process(command, app.stub)
     assert (last["evaluated"], last["logged"], last["already_done"]) == (0, 0, len(sent))
 
 
@@ -543,9 +586,9 @@ def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescorin
     server = PhoenixServer(workdir=workdir).start()
     try:
         with RagStub() as stub:
-            spans = send(server.otlp_http_endpoint, project, stub, requests("killed", 3))
+            spans = send(server.otlp_http_endpoint, project, stub, requests("killed", 1))
             client = Client(base_url=server.base_url)
-            wait_for_roots(client, project, 15)
+            wait_for_roots(client, project, 5)
 
             def kill_after_the_first_batch(report) -> None:
                 if report.logged and server.pid is not None:
@@ -557,7 +600,7 @@ def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescorin
                     log_batch_size=10, on_progress=kill_after_the_first_batch,
                 )  # fmt: skip
             judged = len(stub.log.answers) - stub.app_requests
-            assert judged == 15
+            assert judged == 5
             server = PhoenixServer(workdir=workdir).start()  # the same database, a new port
             client = Client(base_url=server.base_url)
             rerun = evaluate_project(
@@ -565,9 +608,9 @@ def test_server_killed_mid_logging_then_the_rerun_logs_the_rest_without_rescorin
             )
             assert len(stub.log.answers) - stub.app_requests == judged  # the judge was not called again
         assert dict(rerun.results) == {} and rerun.evaluated == 0
-        assert rerun.logged == rerun.logged_from_store == 75 - 10
+        assert rerun.logged == rerun.logged_from_store == 25 - 10  # 5 signals x 5 spans, less 1 batch
         pairs = Counter((a["span_id"], a["name"]) for a in annotations_of(client, project, spans))
-        assert len(pairs) == 75 and max(pairs.values()) == 1
+        assert len(pairs) == 25 and max(pairs.values()) == 1
     finally:
         server.stop()
 

@@ -47,7 +47,15 @@ def screenshot(
     subprocess.run(command, check=True, timeout=180, capture_output=True)
 
 
-def rendered_dom(url: str, profile: Path, wait_ms: int = 20000, window: tuple[int, int] = (1280, 900)) -> str:
-    """The page's DOM after its scripts ran (--dump-dom)."""
-    command = [*_command(profile, wait_ms, window), "--dump-dom", url]
+def rendered_dom(
+    url: str,
+    profile: Path,
+    wait_ms: int = 20000,
+    window: tuple[int, int] = (1280, 900),
+    screenshot_to: Path | None = None,
+) -> str:
+    """The page's DOM after its scripts ran (--dump-dom); with ``screenshot_to``, also a PNG of that
+    page as rendered (one Chromium run and page load for both)."""
+    shot = [f"--screenshot={screenshot_to}"] if screenshot_to is not None else []
+    command = [*_command(profile, wait_ms, window), "--dump-dom", *shot, url]
     return subprocess.run(command, check=True, timeout=180, capture_output=True, text=True).stdout
