@@ -495,28 +495,28 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
             second.stop()
 
 
+# The demo's first 8 rows hold both disagreements: demo-01..06 low_sim_faithful, demo-07/08
+# high_sim_unfaithful (the whole demo data is checked in `judged_demo`, without Phoenix).
+LOGGED_ROWS = 8
+
+
 @pytest.fixture(scope="module")
-def logged_demo(judged_demo, phoenix_server, tmp_path_factory):
-    """The judged demo folder, copied, then logged to the session's Phoenix server (no rescoring)."""
+def logged_demo(phoenix_server, tmp_path_factory):
+    """The demo's first rows scored with the careful stub judge, then that folder logged to the session's
+    Phoenix server (no rescoring): (folder, server)."""
     from tests.support.stub_judge import StubJudge
 
-    source, _, _ = judged_demo
     out = tmp_path_factory.mktemp("logged-demo") / "out"
-    shutil.copytree(source, out)
+    args = [str(DEMO), "--out", str(out), "--limit", str(LOGGED_ROWS)]
     patch = pytest.MonkeyPatch()
     try:
         with StubJudge() as judge:
             use_judge(patch, judge)
+            assert disagreement.main([*args, "--no-phoenix"]) == disagreement.EXIT_OK
+        with StubJudge() as judge:
+            use_judge(patch, judge)
             code = disagreement.main(
-                [
-                    str(DEMO),
-                    "--out",
-                    str(out),
-                    "--phoenix-url",
-                    phoenix_server.base_url,
-                    "--project",
-                    "recipe-demo",
-                ]
+                [*args, "--phoenix-url", phoenix_server.base_url, "--project", "recipe-demo"]
             )
             assert judge.log.bodies == []  # loaded from disk: the judge is not asked again
     finally:
@@ -542,6 +542,7 @@ def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
             for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"], strict=True)
             if c["label"] == label
         }
+        assert expected, label  # both disagreements are among the logged rows
         query = SpanQuery().where(f"annotations['sim_faith_disagreement'].label == '{label}'")
         found = client.spans.get_spans_dataframe(query=query, project_identifier="recipe-demo", limit=1000)
         assert set(found.index) == expected, label
