@@ -24,7 +24,7 @@ import pytest
 from recipes import disagreement, phoenix_logging, report
 from recipes.rows import ColumnNames, InputTableError, normalise_rows, read_table
 from recipes.run_state import OutputFolder
-from tests.support.browser import rendered_dom, screenshot
+from tests.support.browser import Browser
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recipes" / "demo_data.jsonl"
@@ -428,6 +428,7 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
 
     use_judge(monkeypatch, stub_judge)
     workdir, out, project = tmp_path / "phoenix", tmp_path / "out", "kill-test"
+    rows = 4  # the kill point is a step (traces sent, annotations not), not a row count
     first = PhoenixServer(workdir=workdir).start()
     second = None
     try:
@@ -440,20 +441,20 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
             return real_log(client, results, *args, **kwargs)
 
         monkeypatch.setattr(integration, "log_span_annotations", kill_then_log)
-        args = [str(DEMO), "--out", str(out), "--limit", "12", "--project", project]
+        args = [str(DEMO), "--out", str(out), "--limit", str(rows), "--project", project]
         code = disagreement.main([*args, "--phoenix-url", first.base_url])
         captured = capsys.readouterr()
         assert code == disagreement.EXIT_PHOENIX
         assert (
             "Phoenix logging stopped at step 'span annotations': the server stopped answering" in captured.err
         )
-        assert "Nothing is lost: all 12 scored rows are in" in captured.err
+        assert f"Nothing is lost: all {rows} scored rows are in" in captured.err
         assert "run the same command again" in captured.err
         state = json.loads((out / "state.json").read_text())
         assert set(state["logged"]) == {"traces", "annotation_configs"}
         table_path = out / "scores.jsonl"
         scored = OutputFolder(out).load_table("jsonl")
-        assert len(scored) == 12 and scored["sim_faith_disagreement_score"].notna().all()
+        assert len(scored) == rows and scored["sim_faith_disagreement_score"].notna().all()
         digest_before = sha256(table_path)
         first.stop()  # reaped already; removes the PID files
 
@@ -467,7 +468,7 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
         assert calls.calls == []  # no model loaded, nothing scored again, the judge not asked again
         assert len(stub_judge.log.bodies) == judge_requests_before
         assert sha256(table_path) == digest_before
-        assert "traces: 0 sent, 12 already on the server" in captured.out  # they survived the kill
+        assert f"traces: 0 sent, {rows} already on the server" in captured.out  # they survived the kill
 
         state = json.loads((out / "state.json").read_text())
         assert {"traces", "annotation_configs", "span_annotations", "dataset", "experiment"} <= set(
@@ -480,42 +481,42 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
         )
         per_name = annotations.groupby("annotation_name").size().to_dict()
         assert per_name == {
-            "bertscore": 12,
-            "faithfulness": 12,
-            "groundedness": 12,
-            "offline_faithfulness": 12,
-            "sim_faith_disagreement": 12,
+            "bertscore": rows,
+            "faithfulness": rows,
+            "groundedness": rows,
+            "offline_faithfulness": rows,
+            "sim_faith_disagreement": rows,
         }
         experiment = client.experiments.get_experiment(experiment_id=state["logged"]["experiment"]["id"])
-        assert len(experiment["task_runs"]) == 12
+        assert len(experiment["task_runs"]) == rows
     finally:
         first.stop()
         if second is not None:
             second.stop()
 
 
+# The demo's first 8 rows hold both disagreements: demo-01..06 low_sim_faithful, demo-07/08
+# high_sim_unfaithful (the whole demo data is checked in `judged_demo`, without Phoenix).
+LOGGED_ROWS = 8
+
+
 @pytest.fixture(scope="module")
-def logged_demo(judged_demo, phoenix_server, tmp_path_factory):
-    """The judged demo folder, copied, then logged to the session's Phoenix server (no rescoring)."""
+def logged_demo(phoenix_server, tmp_path_factory):
+    """The demo's first rows scored with the careful stub judge, then that folder logged to the session's
+    Phoenix server (no rescoring): (folder, server)."""
     from tests.support.stub_judge import StubJudge
 
-    source, _, _ = judged_demo
     out = tmp_path_factory.mktemp("logged-demo") / "out"
-    shutil.copytree(source, out)
+    args = [str(DEMO), "--out", str(out), "--limit", str(LOGGED_ROWS)]
     patch = pytest.MonkeyPatch()
     try:
         with StubJudge() as judge:
             use_judge(patch, judge)
+            assert disagreement.main([*args, "--no-phoenix"]) == disagreement.EXIT_OK
+        with StubJudge() as judge:
+            use_judge(patch, judge)
             code = disagreement.main(
-                [
-                    str(DEMO),
-                    "--out",
-                    str(out),
-                    "--phoenix-url",
-                    phoenix_server.base_url,
-                    "--project",
-                    "recipe-demo",
-                ]
+                [*args, "--phoenix-url", phoenix_server.base_url, "--project", "recipe-demo"]
             )
             assert judge.log.bodies == []  # loaded from disk: the judge is not asked again
     finally:
@@ -541,6 +542,7 @@ def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
             for s, c in zip(table["span_id"], table["sim_faith_disagreement_score"], strict=True)
             if c["label"] == label
         }
+        assert expected, label  # both disagreements are among the logged rows
         query = SpanQuery().where(f"annotations['sim_faith_disagreement'].label == '{label}'")
         found = client.spans.get_spans_dataframe(query=query, project_identifier="recipe-demo", limit=1000)
         assert set(found.index) == expected, label
@@ -561,21 +563,25 @@ def assert_rendered(png: Path) -> None:
 def test_the_report_and_the_phoenix_pages_render_in_headless_chromium(logged_demo, tmp_path):
     out, _ = logged_demo
     state = json.loads((out / "state.json").read_text())
-    shots = {
-        "report": (out / "report" / disagreement.HTML_NAME).resolve().as_uri(),
-        "project": state["logged"]["urls"]["project"],
-        "experiment": state["logged"]["urls"]["experiment"],
+    # page: (url, texts it shows once its data is in: the single-page app fetches it after loading)
+    pages = {
+        "report": ((out / "report" / disagreement.HTML_NAME).resolve().as_uri(), ()),
+        "project": (state["logged"]["urls"]["project"], ("rag_answer", "sim_faith_disagreement")),
+        "experiment": (state["logged"]["urls"]["experiment"], ("sim_faith_disagreement",)),
     }
-    for name, url in shots.items():
-        png = tmp_path / f"{name}.png"
-        screenshot(url, png, tmp_path / f"profile-{name}", wait_ms=0 if name == "report" else 20000)
-        assert_rendered(png)
+    with Browser(tmp_path / "profile") as browser:  # one browser for the three pages
+        for name, (url, shows) in pages.items():
+            browser.open(url, wait_for=shows)
+            png = tmp_path / f"{name}.png"
+            browser.screenshot(png)
+            assert_rendered(png)
+            if name == "project":
+                dom = browser.dom()
     # The spans page really shows this run's traces and annotations (not an empty or error page).
-    dom = rendered_dom(shots["project"], tmp_path / "profile-dom")
     assert "recipe-demo" in dom and "rag_answer" in dom and "sim_faith_disagreement" in dom
     keep = os.environ.get("BERTSCORE_SCREENSHOT_DIR")
     if keep:  # e.g. to look at them: BERTSCORE_SCREENSHOT_DIR=/tmp/shots pytest -m slow ...
-        shutil.copytree(tmp_path, keep, dirs_exist_ok=True, ignore=shutil.ignore_patterns("profile-*"))
+        shutil.copytree(tmp_path, keep, dirs_exist_ok=True, ignore=shutil.ignore_patterns("profile"))
 
 
 @pytest.mark.slow
@@ -588,8 +594,11 @@ def test_demo_once_runs_end_to_end(tmp_path, stub_judge):
         "BERTSCORE_JUDGE_API_KEY": "sk-stub",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
+    # The demo's first 8 rows (its extra arguments go to the recipe): they hold high_sim_unfaithful rows
+    # (demo-07, demo-08); the whole demo data goes through the recipe in `judged_demo`.
+    command = [sys.executable, "-m", "recipes.demo", "--out", str(tmp_path / "demo"), "--port", "0"]
     done = subprocess.run(
-        [sys.executable, "-m", "recipes.demo", "--out", str(tmp_path / "demo"), "--port", "0"],
+        [*command, "--limit", "8"],
         cwd=REPO,
         env=env,
         capture_output=True,

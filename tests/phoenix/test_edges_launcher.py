@@ -234,31 +234,6 @@ def test_a_grpc_server_asked_for_every_interface_listens_on_loopback_only():
         process.wait(timeout=30)
 
 
-@pytest.fixture()
-def prometheus_env(monkeypatch, tmp_path):
-    monkeypatch.setenv("PHOENIX_ENABLE_PROMETHEUS", "true")
-    monkeypatch.setenv("PHOENIX_HOST", "0.0.0.0")
-    monkeypatch.setenv("PHOENIX_GRPC_PORT", "4317")
-    return tmp_path
-
-
-@pytest.mark.slow
-def test_the_launched_server_tree_listens_on_loopback_only_with_prometheus_asked_for(prometheus_env):
-    _phoenix_python()
-    server = PhoenixServer(workdir=prometheus_env / "work", startup_timeout=240)
-    server.start()
-    try:
-        tree = _tree(server.pid)
-        listening = _listeners(tree)
-        ports = {local.rsplit(":", 1)[1] for local in listening}
-        assert {str(server.port), str(server.grpc_port)} <= ports
-        beyond = [local for local in listening if not is_loopback(_host_of(local))]
-        assert beyond == [], f"listeners beyond loopback: {beyond}"
-        assert not any(local.endswith(":9090") for local in listening)
-    finally:
-        server.stop()
-
-
 # -------------------------------------------------------------------- a server never outlives its owner
 
 
@@ -278,14 +253,21 @@ def _wait_gone(pids: set[int], timeout: float) -> set[int]:
     return {pid for pid in pids if not _gone(pid)}
 
 
-def _killed_owner(script: str, tmp_path: Path) -> tuple[subprocess.Popen, list[str]]:
-    """Run `script` as the owner process; return it and the lines it printed up to "ready"."""
+def _killed_owner(
+    script: str, tmp_path: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, list[str]]:
+    """Run `script` as the owner process (with `env` added to ours); return it and the lines it printed
+    up to "ready"."""
     owner = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(script)],
         stdout=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])},
+        env={
+            **os.environ,
+            **(env or {}),
+            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        },
     )
     lines = []
     assert owner.stdout is not None
@@ -332,36 +314,6 @@ def test_the_wrapper_stops_once_its_owner_is_killed(tmp_path):
             os.kill(child, signal.SIGKILL)
 
 
-@pytest.mark.slow
-def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(tmp_path):
-    """A script holding a PhoenixServer dies by SIGKILL (no cleanup runs): the server goes too, pid and
-    ports freed, instead of running on as an orphan."""
-    _phoenix_python()
-    owner, lines = _killed_owner(
-        f"""
-        from bertscore_plugins.tools.phoenix_server import PhoenixServer
-        import time
-        server = PhoenixServer(workdir={str(tmp_path / "work")!r}, startup_timeout=240).start()
-        print(server.pid, server.port, flush=True)
-        print("ready", flush=True)
-        time.sleep(600)
-        """,
-        tmp_path,
-    )
-    pid, port = (int(value) for value in lines[-1].split())
-    tree = _tree(pid)
-    try:
-        assert tree and not _gone(pid)
-        os.kill(owner.pid, signal.SIGKILL)
-        owner.wait(timeout=10)
-        assert _wait_gone(tree, timeout=60) == set(), "the server outlived its owner"
-        assert port_in_use("127.0.0.1", port) is None, "the port is still served"
-    finally:
-        for leftover in tree:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(leftover, signal.SIGKILL)
-
-
 # -- IPv6 loopback -----------------------------------------------------------------------------------
 
 
@@ -403,17 +355,6 @@ def test_phoenix_serve_refuses_a_host_beyond_loopback_in_one_line(capsys):
     assert "host must be a loopback address (127.0.0.1, ::1, localhost), got '0.0.0.0'" in line
 
 
-@needs_ipv6
-@pytest.mark.slow
-def test_phoenix_serves_on_the_ipv6_loopback(tmp_path):
-    _phoenix_python()
-    with PhoenixServer(host="::1", workdir=tmp_path / "work", startup_timeout=240) as server:
-        assert server.healthy() and re.fullmatch(r"\d+\.\d+\.\d+", server.version())
-        assert server.base_url.startswith("http://[::1]:")
-        with pytest.raises(OSError):  # not on the IPv4 loopback: only where it was asked to listen
-            socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
-
-
 # -- the PID file ------------------------------------------------------------------------------------
 
 
@@ -448,3 +389,109 @@ def test_a_pid_file_naming_a_live_server_of_ours_is_refused_with_its_pid(tmp_pat
     finally:
         process.kill()
         process.wait()
+
+
+# -- one launched Phoenix server: loopback only, on ::1, gone with its owner -------------------------
+#
+# Starting Phoenix is the expensive part (~15-20 CPU s), so the three tests that need a real server share
+# one: an owner process (so that it can be SIGKILLed) launches it on the IPv6 loopback (127.0.0.1 on a
+# machine without ::1) with Prometheus and every interface asked for in its environment. The test that
+# kills the owner comes last; in any other order (pytest -p randomly) a test finding the server gone
+# launches another.
+
+PROMETHEUS_ASKED_FOR = {
+    "PHOENIX_ENABLE_PROMETHEUS": "true",
+    "PHOENIX_HOST": "0.0.0.0",
+    "PHOENIX_GRPC_PORT": "4317",
+}
+
+
+class OwnedServer:
+    """A Phoenix server launched by a separate owner process; `server` is a handle on it in this process
+    (its addresses, healthy(), version()), not the one that started it."""
+
+    def __init__(self, workdir: Path, host: str):
+        _phoenix_python()
+        self.owner, lines = _killed_owner(
+            f"""
+            from bertscore_plugins.tools.phoenix_server import PhoenixServer
+            import time
+            server = PhoenixServer(host={host!r}, workdir={str(workdir / "work")!r}, startup_timeout=240).start()
+            print(server.pid, server.port, server.grpc_port, flush=True)
+            print("ready", flush=True)
+            time.sleep(600)
+            """,
+            workdir,
+            env=PROMETHEUS_ASKED_FOR,
+        )
+        assert lines, "the owner process exited before the server was up"
+        self.pid, port, grpc_port = (int(value) for value in lines[-1].split())
+        self.server = PhoenixServer(host=host, port=port, grpc_port=grpc_port, workdir=workdir / "handle")
+        self.tree = _tree(self.pid)
+
+    @property
+    def alive(self) -> bool:
+        return self.owner.poll() is None and not _gone(self.pid)
+
+    def close(self) -> None:
+        """Stop what is left by pid: the owner, then the server's tree (SIGTERM, SIGKILL after 30 s)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.owner.pid, signal.SIGKILL)
+        self.owner.wait(timeout=10)
+        for pid in self.tree:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        for pid in _wait_gone(self.tree, timeout=30):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def owned_server(tmp_path_factory):
+    """Returns the module's live OwnedServer, launching one when there is none (or it was killed)."""
+    host = "::1" if _ipv6_loopback() else "127.0.0.1"
+    launched: list[OwnedServer] = []
+
+    def live() -> OwnedServer:
+        if not launched or not launched[-1].alive:
+            launched.append(OwnedServer(tmp_path_factory.mktemp("owned-phoenix"), host))
+        return launched[-1]
+
+    try:
+        yield live
+    finally:
+        for owned in launched:
+            owned.close()
+
+
+@pytest.mark.slow
+def test_the_launched_server_tree_listens_on_loopback_only_with_prometheus_asked_for(owned_server):
+    owned = owned_server()
+    listening = _listeners(_tree(owned.pid))
+    ports = {local.rsplit(":", 1)[1] for local in listening}
+    assert {str(owned.server.port), str(owned.server.grpc_port)} <= ports
+    beyond = [local for local in listening if not is_loopback(_host_of(local))]
+    assert beyond == [], f"listeners beyond loopback: {beyond}"
+    assert not any(local.endswith(":9090") for local in listening)
+
+
+@needs_ipv6
+@pytest.mark.slow
+def test_phoenix_serves_on_the_ipv6_loopback(owned_server):
+    server = owned_server().server
+    assert server.healthy() and re.fullmatch(r"\d+\.\d+\.\d+", server.version())
+    assert server.base_url.startswith("http://[::1]:")
+    with pytest.raises(OSError):  # not on the IPv4 loopback: only where it was asked to listen
+        socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+
+
+@pytest.mark.slow
+def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(owned_server):
+    """A script holding a PhoenixServer dies by SIGKILL (no cleanup runs): the server goes too, pid and
+    ports freed, instead of running on as an orphan."""
+    owned = owned_server()
+    assert owned.tree and not _gone(owned.pid)
+    os.kill(owned.owner.pid, signal.SIGKILL)
+    owned.owner.wait(timeout=10)
+    assert _wait_gone(owned.tree, timeout=60) == set(), "the server outlived its owner"
+    assert port_in_use(owned.server.host, owned.server.port) is None, "the port is still served"
