@@ -32,8 +32,11 @@ still a fresh interpreter:
   and stderr pipes, the same environment (a command with other variables runs in a new interpreter), and
   the interpreter's own exit (status, traceback, atexit); ``test_a_zygote_child_...`` compares both
   ways on argv, cwd, stdin, tracebacks and exit statuses;
-* no torch operation runs in the zygote and it has one thread when it forks (asserted), so no thread
-  pool is copied half-made into a child; each child starts its own, as a new interpreter does.
+* no torch operation runs in the zygote and it has one Python thread when it forks, no torch pool
+  (asserted; the one other thread is pyarrow's jemalloc purger, which jemalloc's fork handlers leave out
+  of the child), so no thread pool is copied half-made into a child; each starts its own, as a new
+  interpreter does. The preloaded objects are frozen out of the garbage collector's reach (gc.freeze,
+  they live as long as the process anyway), so a child does not copy the whole heap by walking it.
 
 `bertscore-plugins phoenix evaluate` runs here up to its first request (no server: one error line);
 tests/phoenix/test_trace_evaluation.py runs it the same way, in a subprocess, against a live Phoenix.
