@@ -60,6 +60,7 @@ import pytest
 from tests.support.fresh_interpreter import (
     REPO,
     ZYGOTE_PRELOAD,
+    ZYGOTE_WORKS,
     FreshRuns,
     Run,
     Zygote,
@@ -858,6 +859,8 @@ def _selected_here(session: pytest.Session) -> list[str]:
 @pytest.fixture(scope="module")
 def zygote():
     """The warm parent of the commands that run in forked children (see the module's docstring)."""
+    if not ZYGOTE_WORKS:
+        pytest.skip("the zygote needs Linux (fork, pidfd_open, /proc): every command runs in a new python")
     with Zygote(fresh_environment()) as parent:
         yield parent
 
@@ -870,7 +873,7 @@ def fresh_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     _write_inputs(folder)
     url = f"http://127.0.0.1:{_closed_port()}"
     selected = _selected_here(request.session)
-    forked = any(not ENTRY_POINTS[name].new_process for name in selected)
+    forked = ZYGOTE_WORKS and any(not ENTRY_POINTS[name].new_process for name in selected)
     parent = request.getfixturevalue("zygote") if forked else None
     # one more command than cores: each waits on its files for part of its start-up
     with FreshRuns(folder, workers=min(4, (os.cpu_count() or 1) + 1), zygote=parent) as runs:

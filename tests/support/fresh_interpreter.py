@@ -58,6 +58,8 @@ ZYGOTE_PRELOAD = (
     "phoenix.evals",
 )
 _MESSAGE_BYTES = 1 << 20
+#: the zygote forks and waits on pidfds, and reads its threads in /proc: Linux (elsewhere: new interpreters)
+ZYGOTE_WORKS = sys.platform == "linux" and hasattr(os, "pidfd_open")
 #: threads a preloaded library may have started without making fork unsafe: pyarrow's jemalloc purges
 #: freed pages in a background thread (pyarrow starts it at import, under pandas); jemalloc's own fork
 #: handlers take its locks across the fork and leave the child without it (it purges inline there)
