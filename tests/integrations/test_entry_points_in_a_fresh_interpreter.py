@@ -4,10 +4,39 @@ The package exports its names lazily (PEP 562, in bertscore_plugins/__init__.py 
 integrations/phoenix/__init__.py) and keeps its 0.1 module paths through an import hook. A module that
 reaches a sibling as an attribute of the package (``bertscore_plugins.inputs``) works only when something
 else imported that sibling first, and inside one pytest process the suite's import order always has: a
-user's first command in a new interpreter is the only honest test. So each entry point below runs in its
-own `python`, with nothing of this package imported before it, and reports its result as one JSON line
+user's first command in a new interpreter is the only honest test (``score_dataframe`` as the first call
+once raised ``AttributeError: module 'bertscore_plugins' has no attribute 'inputs'``). So each entry
+point below runs with nothing of this package imported before it, and reports its result as one JSON line
 that the test compares with bert_score 0.3.13's numbers (computed here once), the documented labels,
-columns and exit statuses. The interpreters run a few at a time: each spends seconds importing torch.
+columns and exit statuses.
+
+Where they run (tests/support/fresh_interpreter.py). A few in a new `python` each, so the real start of a
+process stays covered: the command line's ``score``, the README's Phoenix call (0.1 path) and Ray (which
+also needs its own environment). The others in children forked from one "zygote", a parent that imported
+only third-party libraries (torch, transformers and its BERT modules, numpy, pandas, datasets, evaluate,
+phoenix.evals) and saves each command the ~4 CPU seconds of importing them. For this package a child is
+still a fresh interpreter:
+
+* the zygote never imports a module of this repository (it lists its sys.modules before forking and
+  refuses to serve if one is there; ``test_the_zygote_forks_...`` asserts it), so every module of
+  ``bertscore_plugins`` and ``recipes`` is imported by the command itself, in the command's order, and a
+  package attribute that only a sibling's import binds is as unbound as in a new interpreter: the bug
+  above fails here as it does for a user (the lazy ``__getattr__`` and the 0.1 path hook are ours, made
+  anew in each child);
+* third-party modules cannot import ours, and what they bind on their own packages is what a command
+  importing them binds (transformers binds its model modules lazily, on first use, whatever was loaded
+  before) -- the one thing a preload could hide is our code using a third-party submodule that neither it
+  nor the libraries above import: the new-interpreter cases cover the main paths for that;
+* the child runs the command as `python` does: argv (``-c``: ``['-c', ...]``, ``-m``: the module's file
+  first), cwd and ``sys.path[0]`` (``''`` or the cwd), a new empty ``__main__``, stdin /dev/null, stdout
+  and stderr pipes, the same environment (a command with other variables runs in a new interpreter), and
+  the interpreter's own exit (status, traceback, atexit); ``test_a_zygote_child_...`` compares both
+  ways on argv, cwd, stdin, tracebacks and exit statuses;
+* no torch operation runs in the zygote and it has one Python thread when it forks, no torch pool
+  (asserted; the one other thread is pyarrow's jemalloc purger, which jemalloc's fork handlers leave out
+  of the child), so no thread pool is copied half-made into a child; each starts its own, as a new
+  interpreter does. The preloaded objects are frozen out of the garbage collector's reach (gc.freeze,
+  they live as long as the process anyway), so a child does not copy the whole heap by walking it.
 
 `bertscore-plugins phoenix evaluate` runs here up to its first request (no server: one error line);
 tests/phoenix/test_trace_evaluation.py runs it the same way, in a subprocess, against a live Phoenix.
@@ -28,7 +57,17 @@ from typing import Any
 
 import pytest
 
-from tests.support.fresh_interpreter import REPO, FreshRuns, Run, console_script, fresh_environment
+from tests.support.fresh_interpreter import (
+    REPO,
+    ZYGOTE_PRELOAD,
+    ZYGOTE_WORKS,
+    FreshRuns,
+    Run,
+    Zygote,
+    console_script,
+    fresh_environment,
+    run_fresh,
+)
 
 WRONG_DAY = "The patient was discharged on Thursday."
 PARAPHRASE = "The patient left hospital on Tuesday."
@@ -41,6 +80,23 @@ FAITHFULNESS_LABELS = ["unfaithful", "faithful", "faithful"]
 WRONG_DAY_FACT = "Thursday: context says Tuesday"
 SIGNATURE_START = "bertscore_plugins:0.1.0|model:sentence-transformers/all-MiniLM-L6-v2@"
 TOLERANCE = 1e-5  # the project's parity bound with bert_score
+#: one row as the evaluators take it: the wrong day, with a longer context
+ROW = {
+    "input": "When was the patient discharged?",
+    "output": WRONG_DAY,
+    "context": "The patient was admitted on Saturday and was discharged on Tuesday after surgery.",
+    "reference": REFERENCE,
+}
+#: a duck-typed Phoenix LLM, as in Phoenix's own tests: the wrong day is unfaithful
+FAKE_LLM = """
+class FakeLLM:
+    provider, model = "fake", "fake-judge"
+    def generate_classification(self, prompt, labels, include_explanation=True, method=None, **kwargs):
+        text = prompt[0]["content"] if isinstance(prompt, list) else str(prompt)
+        return {"label": "unfaithful" if "Thursday" in text else "faithful", "explanation": "fake"}
+    async def async_generate_classification(self, *args, **kwargs):
+        return self.generate_classification(*args, **kwargs)
+"""
 
 # Defined before every snippet: the texts, and report(), which prints the result as JSON with the
 # "moved to" warnings the 0.1 module paths gave (the only warnings a snippet's result speaks of).
@@ -49,7 +105,7 @@ import json, warnings
 warnings.simplefilter("always")
 _recorder = warnings.catch_warnings(record=True)
 _warnings = _recorder.__enter__()
-CANDIDATES, REFERENCES = {CANDIDATES!r}, {REFERENCES!r}
+CANDIDATES, REFERENCES, ROW = {CANDIDATES!r}, {REFERENCES!r}, {ROW!r}
 def report(**result):
     result["moved"] = sorted({{str(w.message).split(";")[0] for w in _warnings if " moved to " in str(w.message)}})
     print(json.dumps(result))
@@ -58,8 +114,8 @@ def cells(column):
 """
 
 
-def python(code: str) -> list[str]:
-    return [sys.executable, "-c", PRELUDE + textwrap.dedent(code)]
+def python(code: str, *, fake_llm: bool = False) -> list[str]:
+    return [sys.executable, "-c", PRELUDE + (FAKE_LLM if fake_llm else "") + textwrap.dedent(code)]
 
 
 def cli(*args: str) -> list[str]:
@@ -81,22 +137,31 @@ class Oracle:
 
 @dataclass(frozen=True)
 class EntryPoint:
-    """A command and the check of its run; ``slow``: it loads the model (checked against the oracle)."""
+    """A command and the check of its run; ``slow``: it loads the model (checked against the oracle);
+    ``new_process``: it runs in a new `python`, not in a child of the zygote (so does one with ``env``)."""
 
     argv: list[str]
     check: Callable[[Run, Oracle | None], None]
     slow: bool = True
     env: dict[str, str] | None = None
+    new_process: bool = False
 
 
 ENTRY_POINTS: dict[str, EntryPoint] = {}
 
 
-def entry_point(name: str, argv: list[str], *, slow: bool = True, env: dict[str, str] | None = None):
+def entry_point(
+    name: str,
+    argv: list[str],
+    *,
+    slow: bool = True,
+    env: dict[str, str] | None = None,
+    new_process: bool = False,
+):
     """Registers ``name``'s command; the decorated function checks its finished run."""
 
     def register(check: Callable[[Run, Oracle | None], None]) -> Callable[[Run, Oracle | None], None]:
-        ENTRY_POINTS[name] = EntryPoint(argv, check, slow, env)
+        ENTRY_POINTS[name] = EntryPoint(argv, check, slow, env, new_process or bool(env))
         return check
 
     return register
@@ -332,6 +397,7 @@ def _dataframe_scoring_adds_the_columns_through_the_old_path(run: Run, oracle: O
            **{k: frame[f"bertscore_{k}"].tolist() for k in ("precision", "recall", "f1")})
     """),
     env={"RAY_worker_niceness": "0"},  # Ray's default nice 15 starves its workers on a busy machine
+    new_process=True,
 )
 def _ray_adds_the_columns_in_input_order(run: Run, oracle: Oracle) -> None:
     result = run.result
@@ -380,6 +446,7 @@ def _evaluator_scores_each_row_as_phoenix_calls_it(run: Run, oracle: Oracle) -> 
     report(columns=list(scored.columns), f1=[c["score"] for c in values], labels=[c["label"] for c in values],
            status=[d["status"] for d in scored["bertscore_execution_details"]])
     """),
+    new_process=True,  # the README's call, word for word
 )
 def _phoenix_dataframe_scoring_works_first(run: Run, oracle: Oracle) -> None:
     result = run.result
@@ -453,6 +520,142 @@ def _every_signal_and_the_disagreement_without_a_judge(run: Run, oracle: Oracle)
     assert result["disagreement"] == ["high_sim_unfaithful", "low_sim_faithful", "agree"]
 
 
+@entry_point(
+    "phoenix: batch_evaluate_dataframe with GroundednessEvaluator, a row without context",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.integrations.phoenix import GroundednessEvaluator, batch_evaluate_dataframe
+    frame = pd.DataFrame({"output": [ROW["output"], "x"], "context": [ROW["context"], None]})
+    scored = batch_evaluate_dataframe(frame, GroundednessEvaluator(), exit_on_error=False)
+    cell, details = scored["groundedness_score"][0], scored["groundedness_execution_details"][1]
+    report(label=cell["label"], status=details["status"], problem=details["exceptions"][0])
+    """),
+)
+def _batch_scoring_names_the_row_it_could_not_score(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert (result["label"], result["status"]) == ("grounded", "FAILED"), result
+    assert result["problem"].startswith("row 1: ValidationError: "), result["problem"]
+
+
+@entry_point(
+    "phoenix: BERTScoreEvaluator.evaluate",
+    python("""
+    from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator
+    [score] = BERTScoreEvaluator().evaluate({"output": ROW["reference"], "reference": ROW["reference"]})
+    report(label=score.label, score=score.score)
+    """),
+)
+def _evaluator_called_directly_scores_a_copy_1(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert result["label"] == "similar" and result["score"] > 0.999, result
+
+
+@entry_point(
+    "phoenix: score_offline from the evaluators' own modules",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEvaluator
+    from bertscore_plugins.integrations.phoenix.offline_faithfulness import (
+        OfflineFaithfulnessEvaluator, score_offline)
+    frame = pd.DataFrame({"output": [ROW["output"]], "context": [[ROW["context"]]]})
+    scored = score_offline(frame, OfflineFaithfulnessEvaluator(), GroundednessEvaluator())
+    report(label=scored["offline_faithfulness_score"][0]["label"],
+           grounded=scored["groundedness_score"][0]["label"])
+    """),
+)
+def _offline_scoring_labels_the_wrong_day(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert (result["label"], result["grounded"]) == ("unfaithful", "grounded"), result
+
+
+@entry_point(
+    "phoenix: evaluate_rows with Phoenix's judge on a Phoenix LLM",
+    python(
+        """
+        import pandas as pd
+        from bertscore_plugins.integrations.phoenix import evaluate_rows
+        scored = evaluate_rows(pd.DataFrame([ROW]), llm=FakeLLM())
+        report(label=scored["sim_faith_disagreement_score"][0]["label"],
+               judge=scored["faithfulness_score"][0]["label"])
+        """,
+        fake_llm=True,
+    ),
+)
+def _the_judge_and_the_disagreement_with_a_phoenix_llm(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert (result["label"], result["judge"]) == ("high_sim_unfaithful", "unfaithful"), result
+
+
+@entry_point(
+    "phoenix: run_judge on a Phoenix LLM",
+    python(
+        """
+        import pandas as pd
+        from bertscore_plugins.integrations.phoenix import run_judge
+        judged = run_judge(pd.DataFrame([ROW]), llm=FakeLLM())
+        report(label=judged["faithfulness_score"][0]["label"])
+        """,
+        fake_llm=True,
+    ),
+    slow=False,
+)
+def _the_judge_alone_labels_the_wrong_day(run: Run, oracle: Oracle) -> None:
+    assert run.result["label"] == "unfaithful", run.describe()
+
+
+@entry_point(
+    "phoenix: add_disagreement and DisagreementEvaluator",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.integrations.phoenix import DisagreementEvaluator, Thresholds, add_disagreement
+    cells = {"bertscore_score": [{"name": "bertscore", "score": 0.95}],
+             "faithfulness_score": [{"name": "faithfulness", "score": 0.0}]}
+    added = add_disagreement(pd.DataFrame(cells), Thresholds(0.9))
+    report(label=added["sim_faith_disagreement_score"][0]["label"], evaluator=DisagreementEvaluator.__name__)
+    """),
+    slow=False,
+)
+def _disagreement_from_two_scores(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert (result["label"], result["evaluator"]) == ("high_sim_unfaithful", "DisagreementEvaluator")
+
+
+# -- the evaluation engine -----------------------------------------------------------------------------
+
+
+@entry_point(
+    "evaluation: the engine's evaluate_rows",
+    python("""
+    import pandas as pd
+    from bertscore_plugins.evaluation.dataframe import evaluate_rows
+    scored = evaluate_rows(pd.DataFrame([{"answer": ROW["output"], **ROW}]), output_column="answer")
+    report(label=scored["offline_faithfulness_score"][0]["label"])
+    """),
+)
+def _engine_rows_label_the_wrong_day(run: Run, oracle: Oracle) -> None:
+    assert run.result["label"] == "unfaithful", run.describe()
+
+
+@entry_point(
+    "evaluation: evaluate_batch with a judge of our own",
+    python("""
+    from bertscore_plugins.evaluation.batch import BatchRow, evaluate_batch
+    from bertscore_plugins.evaluation.config import EvaluationConfig
+    from bertscore_plugins.evaluation.judge import Verdict
+    class Always:
+        name, model = "faithfulness", "stub/always"
+        def verdicts(self, rows, *, concurrency, max_retries):
+            return [Verdict({"name": self.name, "score": 0.0, "label": "unfaithful"}) for _ in rows]
+    result = evaluate_batch([BatchRow("r0", **ROW)], EvaluationConfig(judge=Always()))
+    report(label=result.cells["sim_faith_disagreement"][0]["label"],
+           judge=result.cells["faithfulness"][0]["label"], triage=result.triage["judged"])
+    """),
+)
+def _batch_engine_takes_a_judge_of_its_own(run: Run, oracle: Oracle) -> None:
+    result = run.result
+    assert (result["label"], result["judge"], result["triage"]) == ("high_sim_unfaithful", "unfaithful", 1)
+
+
 # -- recipes -------------------------------------------------------------------------------------------
 
 
@@ -522,6 +725,7 @@ def _version_is_printed(run: Run, oracle: Oracle) -> None:
 @entry_point(
     "cli: bertscore-plugins score",
     cli("score", "-c", "candidates.txt", "-r", "references.txt", "--format", "jsonl"),
+    new_process=True,
 )
 def _score_writes_one_row_per_line_and_a_summary(run: Run, oracle: Oracle) -> None:
     assert run.returncode == 0, run.describe()
@@ -647,23 +851,40 @@ def _selected_here(session: pytest.Session) -> list[str]:
     return [
         item.callspec.params["name"]
         for item in session.items
-        if getattr(item, "module", None) is sys.modules[__name__] and hasattr(item, "callspec")
+        if getattr(item, "module", None) is sys.modules[__name__]
+        and "name" in getattr(getattr(item, "callspec", None), "params", {})
     ]
 
 
 @pytest.fixture(scope="module")
+def zygote():
+    """The warm parent of the commands that run in forked children (see the module's docstring)."""
+    if not ZYGOTE_WORKS:
+        pytest.skip("the zygote needs Linux (fork, pidfd_open, /proc): every command runs in a new python")
+    with Zygote(fresh_environment()) as parent:
+        yield parent
+
+
+@pytest.fixture(scope="module")
 def fresh_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """Every selected entry point started at once in its own interpreter (cwd: a folder with the inputs)."""
+    """Every selected entry point started at once, in a new interpreter or a child of the zygote (cwd: a
+    folder with the inputs)."""
     folder = tmp_path_factory.mktemp("fresh-interpreter")
     _write_inputs(folder)
     url = f"http://127.0.0.1:{_closed_port()}"
-    # one more interpreter than cores: each waits on its files for part of its start-up
-    with FreshRuns(folder, workers=min(4, (os.cpu_count() or 1) + 1)) as runs:
-        # the slow ones first: the quick --help runs fill the gaps
-        for name in sorted(_selected_here(request.session), key=lambda n: not ENTRY_POINTS[n].slow):
+    selected = _selected_here(request.session)
+    forked = ZYGOTE_WORKS and any(not ENTRY_POINTS[name].new_process for name in selected)
+    parent = request.getfixturevalue("zygote") if forked else None
+    # one more command than cores: each waits on its files for part of its start-up
+    with FreshRuns(folder, workers=min(4, (os.cpu_count() or 1) + 1), zygote=parent) as runs:
+        # the new interpreters first (the zygote imports meanwhile), then the ones that load the model:
+        # the quick --help runs fill the gaps
+        for name in sorted(
+            selected, key=lambda n: (not ENTRY_POINTS[n].new_process, not ENTRY_POINTS[n].slow)
+        ):
             entry = ENTRY_POINTS[name]
             argv = [url if arg == "PHOENIX_URL" else arg for arg in entry.argv]
-            runs.start(name, argv, fresh_environment(entry.env))
+            runs.start(name, argv, fresh_environment(entry.env), new_process=entry.new_process)
         yield runs
 
 
@@ -706,3 +927,62 @@ def test_every_subcommand_of_the_command_line_has_a_fresh_interpreter_run():
         runs = [name for name in ENTRY_POINTS if name.startswith(f"cli: bertscore-plugins {command}")]
         assert f"cli: bertscore-plugins {command} --help" in runs, command
         assert any(not name.endswith("--help") for name in runs), command
+
+
+def test_the_command_line_phoenix_and_ray_still_start_a_new_interpreter():
+    """The real start of a process stays covered: the commands a user types first run without the zygote."""
+    new = {name for name, entry in ENTRY_POINTS.items() if entry.new_process}
+    assert "cli: bertscore-plugins score" in new
+    assert any(name.startswith("phoenix") for name in new) and any(name.startswith("ray") for name in new)
+
+
+def test_the_zygote_forks_with_nothing_of_this_package_imported_and_one_thread(zygote: Zygote):
+    ready = zygote.ready()
+    assert ready["problems"] == [] and ready["ours"] == [], ready
+    # one Python thread and no torch pool (no torch op ran); pyarrow's jemalloc purger is fork-safe
+    assert set(ready["threads"][1:]) <= {"jemalloc_bg_thd"}, ready
+    assert ready["preloaded"] == list(ZYGOTE_PRELOAD) and "torch" in ready["preloaded"]
+
+
+PROBE = """
+import atexit, json, os, sys
+atexit.register(print, "atexit ran")
+print(json.dumps({
+    "argv": sys.argv, "cwd": os.getcwd(), "path0": sys.path[0], "stdin": sys.stdin.read(), "name": __name__,
+    "main": sorted(k for k in vars() if k.startswith("__")), "orig_argv": sys.orig_argv[1:],
+    "ours": sorted(m for m in sys.modules if m.split(".")[0] in ("bertscore_plugins", "recipes", "tests")),
+    "streams": [sys.stdout.isatty(), sys.stdout.line_buffering, sys.stderr.line_buffering, sys.stdout.encoding],
+}))
+print("to stderr", file=sys.stderr)
+sys.exit(int(sys.argv[1]))
+"""
+RAISES = """
+def fails():
+    raise ValueError("no such row")
+fails()
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(
+            [sys.executable, "-c", PROBE, "3", "x"], id="-c: argv, cwd, stdin, __main__, atexit, exit 3"
+        ),
+        pytest.param([sys.executable, "-c", RAISES], id="-c: an uncaught exception's traceback, exit 1"),
+        pytest.param([sys.executable, "-c", "import sys; sys.exit('no input')"], id="-c: sys.exit(text)"),
+        pytest.param(
+            [sys.executable, "-m", "json.tool", "--sort-keys"], id="-m: argv[0], stdin closed, exit 1"
+        ),
+        pytest.param([sys.executable, "-m", "probe", "4"], id="-m: argv, sys.path[0], __main__, exit 4"),
+        pytest.param([sys.executable, "-m", "recipes.no_such_recipe"], id="-m: an unknown module"),
+    ],
+)
+def test_a_zygote_child_runs_a_command_as_a_new_interpreter_does(
+    argv: list[str], zygote: Zygote, tmp_path: Path
+):
+    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
+    forked = zygote.run(argv, tmp_path, zygote.env, timeout=120)
+    new = run_fresh(argv, tmp_path, zygote.env, timeout=120)
+    assert (forked.returncode, forked.stdout, forked.stderr) == (new.returncode, new.stdout, new.stderr)
+    assert new.returncode != 0, new.describe()

@@ -1,13 +1,37 @@
-"""Commands run the way a user's first command runs: each in a fresh Python interpreter, with nothing
-imported before it, several at a time (each spends seconds importing torch, mostly waiting on a core)."""
+"""Commands run the way a user's first command runs: with nothing of this package imported before them.
+
+Two ways, one result (``Run``: argv, cwd, exit status, stdout, stderr):
+
+* ``run_fresh``: a new ``python`` process, exactly what a user types.
+* ``Zygote``: one warm parent that has imported third-party libraries only (torch, transformers, pandas,
+  ...) and forks one child per command. The child becomes the command: it takes the command's pipes as
+  stdout and stderr (stdin stays /dev/null), its cwd, argv and ``sys.path[0]``, a new empty ``__main__``,
+  then runs the ``-c`` code or the ``-m`` module as ``python`` would and leaves through the interpreter's
+  own exit (SystemExit, an uncaught exception's traceback and status 1, atexit handlers, non-daemon
+  threads joined). Nothing of this repository's packages is in ``sys.modules`` when it forks (the zygote
+  refuses to serve otherwise), so for this package the child is a fresh interpreter: every module of
+  ``bertscore_plugins`` and ``recipes`` is imported for the first time by the command itself, in the
+  command's order. The zygote has one thread when it forks (checked: no torch op ran in it, so no thread
+  pool was started) and the same environment as the command (only commands with exactly that environment
+  are sent to it: the variables the preloaded libraries read at import are the ones they would have read).
+
+Several commands run at a time (each spends seconds in imports and model loading, partly waiting).
+Run as a script (``python fresh_interpreter.py --zygote FD MODULE...``) this file is the zygote.
+"""
 
 from __future__ import annotations
 
+import gc
+import io
 import json
 import os
 import re
+import selectors
+import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -18,6 +42,28 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 #: variables that would change what a command does (a configured judge, a user's Phoenix, a debug flag)
 _USER_SETTINGS = ("BERTSCORE_", "OPENAI_", "ANTHROPIC_", "PHOENIX_", "RAY_")
+#: what a zygote imports before it forks: third-party libraries whose import costs seconds, never a module
+#: of this repository. transformers' model modules are imported lazily by transformers itself (its
+#: package attributes import on first use), so having them loaded cannot change what a command sees.
+ZYGOTE_PRELOAD = (
+    "numpy",
+    "pandas",
+    "torch",
+    "transformers",
+    "transformers.modeling_utils",
+    "transformers.tokenization_utils_tokenizers",
+    "transformers.models.bert.modeling_bert",
+    "datasets",
+    "evaluate",
+    "phoenix.evals",
+)
+_MESSAGE_BYTES = 1 << 20
+#: the zygote forks and waits on pidfds, and reads its threads in /proc: Linux (elsewhere: new interpreters)
+ZYGOTE_WORKS = sys.platform == "linux" and hasattr(os, "pidfd_open")
+#: threads a preloaded library may have started without making fork unsafe: pyarrow's jemalloc purges
+#: freed pages in a background thread (pyarrow starts it at import, under pandas); jemalloc's own fork
+#: handlers take its locks across the fork and leave the child without it (it purges inline there)
+_FORK_SAFE_THREADS = {"jemalloc_bg_thd"}
 
 
 @dataclass(frozen=True)
@@ -73,6 +119,7 @@ def console_script(name: str) -> list[str]:
 
 
 def run_fresh(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float) -> Run:
+    """``argv`` in a new process (stdin closed, both streams captured), as ``subprocess.run`` runs it."""
     started = time.perf_counter()
     done = subprocess.run(
         list(argv),
@@ -87,19 +134,167 @@ def run_fresh(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: f
     return Run(argv, cwd, done.returncode, done.stdout, done.stderr, time.perf_counter() - started)
 
 
+def _text(data: bytes) -> str:
+    """Bytes a command wrote, decoded as ``subprocess.run(text=True)`` decodes them."""
+    return io.TextIOWrapper(io.BytesIO(data)).read()
+
+
+def _drain(out: int, err: int, deadline: float) -> tuple[bytes, bytes] | None:
+    """Both pipes read to their end (None: the deadline came first); closes them."""
+    chunks: dict[int, list[bytes]] = {out: [], err: []}
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        try:
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                for key, _ in selector.select(left):
+                    data = os.read(key.fd, 65536)
+                    if data:
+                        chunks[key.fd].append(data)
+                    else:
+                        selector.unregister(key.fd)
+        finally:
+            os.close(out)
+            os.close(err)
+    return b"".join(chunks[out]), b"".join(chunks[err])
+
+
+class Zygote:
+    """A warm parent (a subprocess of this one, started with ``env``) that runs ``python -c``/``-m``
+    commands in forked children; see the module's docstring. ``ready()`` is what it found before its
+    first fork: {"preloaded": [...], "ours": [modules of this repository], "threads": n, "problems": [...]}.
+
+    Use as a context manager: leaving it stops the zygote (a command still running is killed)."""
+
+    def __init__(self, env: Mapping[str, str], preload: Sequence[str] = ZYGOTE_PRELOAD) -> None:
+        self.env = dict(env)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._process = subprocess.Popen(
+            [sys.executable, __file__, "--zygote", str(theirs.fileno()), *preload],
+            cwd=REPO,
+            env=self.env,
+            stdin=subprocess.DEVNULL,  # inherited by every child: its stdin is closed, as in run_fresh
+            stdout=subprocess.PIPE,  # pipes, as a captured command's: the streams the children inherit
+            stderr=subprocess.PIPE,  # are made as a captured interpreter's are (buffering, encoding)
+            pass_fds=[theirs.fileno()],
+        )
+        theirs.close()
+        self._socket = ours
+        self._send_lock = threading.Lock()
+        self._ready: Future[dict[str, Any]] = Future()
+        self._pids: dict[int, int] = {}
+        self._exits: dict[int, Future[int]] = {}
+        self._next_id = 0
+        self._output: list[bytes] = []
+        self._threads = [
+            threading.Thread(target=self._read_messages, name="zygote-messages", daemon=True),
+            threading.Thread(target=self._read_output, name="zygote-output", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def ready(self, timeout: float = 600) -> dict[str, Any]:
+        return self._ready.result(timeout)
+
+    def run(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float) -> Run:
+        """``argv`` (``python -c CODE ...`` or ``python -m MODULE ...``) in a forked child, as
+        ``run_fresh`` runs it; a timeout kills the child and raises ``subprocess.TimeoutExpired``."""
+        assert dict(env) == self.env, "a zygote runs commands in its own environment only"
+        assert argv[0] == sys.executable and argv[1] in ("-c", "-m") and len(argv) >= 3, argv
+        ready = self.ready()
+        assert not ready["problems"], ready["problems"]
+        started = time.perf_counter()
+        deadline = time.monotonic() + timeout
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        with self._send_lock:
+            request = self._next_id
+            self._next_id += 1
+            self._exits[request] = Future()
+            message = json.dumps({"id": request, "argv": list(argv), "cwd": str(cwd)}).encode()
+            socket.send_fds(self._socket, [message], [out_write, err_write])
+        os.close(out_write)  # the child holds them now: the pipes end when it (and what it started) ends
+        os.close(err_write)
+        streams = _drain(out_read, err_read, deadline)
+        try:
+            if streams is None:
+                raise subprocess.TimeoutExpired(list(argv), timeout)
+            returncode = self._exits[request].result(max(deadline - time.monotonic(), 1))
+        except BaseException:
+            pid = self._pids.get(request)
+            if pid is not None and not self._exits[request].done():
+                os.kill(pid, signal.SIGKILL)  # the child this command forked, nothing else
+            raise
+        seconds = time.perf_counter() - started
+        return Run(argv, cwd, returncode, _text(streams[0]), _text(streams[1]), seconds)
+
+    def close(self) -> None:
+        self._socket.shutdown(socket.SHUT_WR)  # the zygote's cue to stop (killing what still runs)
+        try:
+            self._process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        for thread in self._threads:
+            thread.join(timeout=10)
+        self._socket.close()
+
+    def __enter__(self) -> Zygote:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _read_messages(self) -> None:
+        while True:
+            try:
+                data = self._socket.recv(_MESSAGE_BYTES)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            message = json.loads(data)
+            if "ready" in message:
+                self._ready.set_result(message)
+            elif "pid" in message:
+                self._pids[message["id"]] = message["pid"]
+            else:
+                self._exits[message["id"]].set_result(message["returncode"])
+        self._process.wait()
+        self._threads[1].join(timeout=30)
+        failure = RuntimeError(f"the zygote ended (exit {self._process.returncode}): {self.output()[-4000:]}")
+        for future in [self._ready, *self._exits.values()]:
+            if not future.done():
+                future.set_exception(failure)
+
+    def _read_output(self) -> None:
+        """What the zygote itself wrote (only ever an error of its own): its two pipes, read to their end."""
+        self._output.extend(self._process.communicate())
+
+    def output(self) -> str:
+        return _text(b"".join(self._output))
+
+
 class FreshRuns:
     """Starts named commands at once, at most ``workers`` running at a time; ``get(name)`` waits for one.
+    A command runs in a child of ``zygote`` when one is given and ``new_process`` is false, else in a new
+    interpreter.
 
     Use as a context manager: leaving it waits for every command (none outlives the tests)."""
 
-    def __init__(self, cwd: Path, workers: int = 3, timeout: float = 600) -> None:
+    def __init__(self, cwd: Path, workers: int = 3, timeout: float = 600, zygote: Zygote | None = None):
         self.cwd = cwd
         self.timeout = timeout
+        self.zygote = zygote
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fresh-interpreter")
         self._runs: dict[str, Future[Run]] = {}
 
-    def start(self, name: str, argv: Sequence[str], env: Mapping[str, str]) -> None:
-        self._runs[name] = self._pool.submit(run_fresh, argv, self.cwd, env, self.timeout)
+    def start(self, name: str, argv: Sequence[str], env: Mapping[str, str], new_process: bool = True) -> None:
+        runner = run_fresh if new_process or self.zygote is None else self.zygote.run
+        self._runs[name] = self._pool.submit(runner, argv, self.cwd, env, self.timeout)
 
     def get(self, name: str) -> Run:
         """The finished run of ``name`` (a timeout, 600 s by default, raises subprocess.TimeoutExpired)."""
@@ -110,3 +305,144 @@ class FreshRuns:
 
     def __exit__(self, *exc_info: object) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- the zygote's side (this file run as a script) ------------------------------------------------------
+
+
+def _repository_packages() -> set[str]:
+    """Top-level names importable from this checkout: its packages and modules (this package, recipes,
+    tests, benchmarks, ...)."""
+    return {
+        path.stem if path.suffix == ".py" else path.name
+        for path in REPO.iterdir()
+        if (path.suffix == ".py" and path.is_file()) or (path / "__init__.py").is_file()
+    }
+
+
+def _preload(modules: Sequence[str]) -> dict[str, Any]:
+    import importlib
+
+    for module in modules:
+        importlib.import_module(module)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    mine = _repository_packages()
+    ours = sorted(name for name in sys.modules if name.split(".")[0] in mine)
+    threads = _thread_names()
+    problems = []
+    if ours:
+        problems.append(f"modules of this repository were imported by the preload: {ours}")
+    others = [name for name in threads[1:] if name not in _FORK_SAFE_THREADS]
+    if threading.active_count() != 1 or others:
+        problems.append(f"threads {threads} ({threading.enumerate()}) before the first fork")
+    if sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__:
+        problems.append("a preloaded library replaced sys.stdout or sys.stderr")
+    return {"ready": True, "preloaded": list(modules), "ours": ours, "threads": threads, "problems": problems}
+
+
+def _thread_names() -> list[str]:
+    """The process's threads as the kernel names them, this one first."""
+    main = str(threading.get_native_id())
+    tasks = sorted(os.listdir("/proc/self/task"), key=lambda task: task != main)
+    return [Path(f"/proc/self/task/{task}/comm").read_text().strip() for task in tasks]
+
+
+def _serve(channel: socket.socket) -> dict[str, Any] | None:
+    """Forks one child per request; returns the request in the child, None in the zygote when the tests
+    close the channel (every child still running is killed first)."""
+    children: dict[int, tuple[int, int]] = {}  # pidfd -> (request id, pid)
+    selector = selectors.DefaultSelector()
+    selector.register(channel, selectors.EVENT_READ)
+    while True:
+        for key, _ in selector.select():
+            if key.fileobj is channel:
+                data, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 2)
+                if not data:
+                    for pidfd, (_, pid) in children.items():
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                        os.close(pidfd)
+                    selector.close()
+                    return None
+                request = json.loads(data)
+                pid = os.fork()
+                if pid == 0:
+                    selector.close()
+                    channel.close()
+                    for pidfd in children:
+                        os.close(pidfd)
+                    os.dup2(fds[0], 1)
+                    os.dup2(fds[1], 2)
+                    os.close(fds[0])
+                    os.close(fds[1])
+                    return request
+                for fd in fds:
+                    os.close(fd)
+                pidfd = os.pidfd_open(pid)
+                children[pidfd] = (request["id"], pid)
+                selector.register(pidfd, selectors.EVENT_READ)
+                channel.send(json.dumps({"id": request["id"], "pid": pid}).encode())
+            else:
+                request_id, pid = children.pop(key.fd)
+                selector.unregister(key.fd)
+                os.close(key.fd)
+                _, status = os.waitpid(pid, 0)
+                returncode = os.waitstatus_to_exitcode(status)
+                channel.send(json.dumps({"id": request_id, "returncode": returncode}).encode())
+
+
+def _become(request: dict[str, Any]) -> None:
+    """Runs the request's command in this (forked) process as ``python`` runs ``-c`` or ``-m``; the
+    interpreter's exit does the rest (status, atexit handlers, flushing the streams)."""
+    import builtins
+    import importlib.machinery
+    import runpy
+    import types
+
+    argv = request["argv"]
+    os.chdir(request["cwd"])
+    importlib.invalidate_caches()
+    if "numpy" in sys.modules:  # a new interpreter seeds numpy's global generator afresh
+        sys.modules["numpy"].random.seed()
+    sys.orig_argv = list(argv)
+    main = types.ModuleType("__main__")
+    main.__builtins__ = builtins
+    main.__annotations__ = {}
+    main.__loader__ = importlib.machinery.BuiltinImporter
+    sys.modules["__main__"] = main
+    option, target, *args = argv[1:]
+    sys.argv = [option, *args]  # -m: runpy puts the module's file in sys.argv[0], as python does
+    sys.path[0] = "" if option == "-c" else os.getcwd()
+    try:
+        if option == "-c":
+            exec(compile(target, "<string>", "exec", dont_inherit=True), main.__dict__)
+        else:
+            runpy._run_module_as_main(target)  # what `python -m` calls
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as error:  # python's report: the traceback from the command's own frames
+        trace = error.__traceback__
+        while trace is not None and trace.tb_frame.f_code.co_filename == __file__:
+            trace = trace.tb_next
+        sys.excepthook(type(error), error.with_traceback(trace), trace)
+        sys.exit(1)
+
+
+def _zygote_main(arguments: Sequence[str]) -> None:
+    sys.path[0] = ""  # not this file's folder: a command's own entry (-c: "", -m: its cwd) goes here
+    channel = socket.socket(fileno=int(arguments[0]))
+    ready = _preload(arguments[1:])
+    channel.send(json.dumps(ready).encode())
+    if ready["problems"]:
+        return
+    # what the preload made stays out of the garbage collector's reach: a child's collections (and its
+    # exit) would otherwise walk, and so copy, every page of it (~1.2 CPU s a child)
+    gc.freeze()
+    request = _serve(channel)
+    if request is not None:
+        _become(request)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--zygote"]:
+    _zygote_main(sys.argv[2:])
