@@ -19,6 +19,9 @@ from bertscore_plugins.facts.text import TextFacts
 #: source sentences in one window that an output sentence is compared with (a summary sentence often
 #: fuses two or three adjacent source sentences)
 WINDOW_SENTENCES = 3
+#: output tokens reduced at a time: a block of the similarity matrix (x ~1,000 source tokens) stays in the
+#: CPU cache while it is gathered and reduced, so a long output costs the same per token as a short one
+ROW_BLOCK = 1024
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,15 @@ def sentence_windows(out: TextFacts, ctx: TextFacts, explanation: Any) -> Senten
     in_sentence = np.flatnonzero(out_sentence >= 0)
     if len(kept) == 0 or len(in_sentence) == 0:
         return None
-    # one copy of the matrix, not two: on a long output it is the largest thing this row touches
     labels = ctx_sentence[kept]
     starts = _group_starts(labels)
     source_sentences = labels[starts]
-    per_sentence = np.maximum.reduceat(matrix[:, kept], starts, axis=1)  # output tokens x source sentences
+    per_sentence = np.concatenate(  # output tokens x source sentences
+        [
+            np.maximum.reduceat(matrix[row : row + ROW_BLOCK][:, kept], starts, axis=1)
+            for row in range(0, matrix.shape[0], ROW_BLOCK)
+        ]
+    )
     span = min(WINDOW_SENTENCES, per_sentence.shape[1])
     count = per_sentence.shape[1] - span + 1
     windows = np.stack([per_sentence[:, i : count + i] for i in range(span)], axis=0).max(axis=0)
