@@ -101,7 +101,9 @@ def test_shipped_baseline_rescales_and_says_so():
     assert rescaled.f1[0] == pytest.approx((plain.f1[0] - b_f) / (1 - b_f), abs=1e-6)
 
 
-LONG = " ".join(f"word{i % 50} sentence number {i} goes here." for i in range(200))
+#: 960 tokens: the last sentences lie past the 512-token window, and only they have 3-digit numbers
+LONG = " ".join(f"word{i % 50} sentence number {i} goes here." for i in range(120))
+LAST_SENTENCE = "word19 sentence number 119 goes here."
 
 
 def test_long_text_truncate_counts_and_warns(scorer):
@@ -120,8 +122,9 @@ def test_long_text_window_uses_every_token():
     assert len(scores.explanations[0].candidate_tokens) == tokens.content_length
     assert "long:window" in scores.signature
     # the last words take part: a reference that only matches the end scores above one that does not
-    tail = window.score([LONG], ["word49 sentence number 199 goes here."])
-    head_only = get_scorer().score([LONG], ["word49 sentence number 199 goes here."])
+    assert LONG.endswith(LAST_SENTENCE)
+    tail = window.score([LONG], [LAST_SENTENCE])
+    head_only = get_scorer().score([LONG], [LAST_SENTENCE])
     assert tail.recall[0] > head_only.recall[0]
 
 

@@ -342,8 +342,8 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     bert_score = pytest.importorskip("bert_score")
     from bertscore_plugins import ScoreConfig, get_scorer
 
-    candidates, references = _wmt16_pairs(17)  # 6 to-English pairs x 17 = 102 pairs
-    assert len(candidates) == 102
+    candidates, references = _wmt16_pairs(6)  # 6 to-English pairs x 6 = 36 pairs
+    assert len(candidates) == 36
     folder = presets.resolve_preset("quality").path
     expected = bert_score.score(candidates, references, model_type=str(folder), num_layers=7, batch_size=32)
     scorer = get_scorer(ScoreConfig(model="quality", layer=7))
@@ -354,7 +354,7 @@ def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     )
     for ours, theirs in zip((result.precision, result.recall, result.f1), expected, strict=True):
         assert abs(ours - theirs.numpy()).max() < 1e-5
-    assert 0.65 < float(result.f1.mean()) < 0.80  # raw F1 of real translations at layer 7 (0.734)
+    assert 0.65 < float(result.f1.mean()) < 0.80  # raw F1 of real translations at layer 7 (0.756)
 
     rescaled = scorer.with_config(rescale=True).score(candidates[:5], references[:5])
     assert rescaled.rescaled and "rescaled" in rescaled.signature
