@@ -100,12 +100,14 @@ def resolve_device(device: str | None) -> torch.device:
 
 def load_model(spec: ModelSpec) -> LoadedModel:
     """Load tokenizer and encoder, truncated to `spec.layer` (resolved from the table when None)."""
+    in_memory = model_objects.is_in_memory(spec.model)
+    # a device this machine lacks is named before transformers' tokenizer machinery is imported (~1 s)
+    torch_device = None if in_memory else resolve_device(spec.device)
     from transformers import AutoTokenizer
 
     source = spec.source or resolve_model(spec.model, spec.lang)
-    if model_objects.is_in_memory(spec.model):
+    if in_memory:
         return _use_in_memory(source, spec.layer, spec.dtype, spec.device)
-    torch_device = resolve_device(spec.device)
     if source.is_hub_id:
         check_hub_model_reachable(source)
     try:

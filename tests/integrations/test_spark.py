@@ -17,6 +17,8 @@ import pytest
 from tests.support.distributed_pairs import REPO, assert_matches_core, load_pairs, multi_references
 
 RECIPES = REPO / "recipes"
+#: rows per test: several per task once repartitioned in 3 (how many is not the point: parity is per row)
+ROWS = 40
 
 pytestmark = [
     pytest.mark.slow,
@@ -75,6 +77,13 @@ def _core_scores(candidates, references, **settings):
     return get_scorer(ScoreConfig(**settings)).score(list(candidates), list(references))
 
 
+@pytest.fixture(scope="module")
+def single_pairs():
+    """The single-reference pairs and the core's scores of them, shared by the DataFrame and recipe tests."""
+    candidates, references, _source = load_pairs(ROWS)
+    return candidates, references, _core_scores(candidates, references)
+
+
 def _scored_rows(spark, rows, schema, **settings):
     import spark_bertscore
 
@@ -83,27 +92,27 @@ def _scored_rows(spark, rows, schema, **settings):
     return scored.sort_values("row_id").reset_index(drop=True)
 
 
-def test_single_references_match_the_core(spark):
-    candidates, references, _source = load_pairs(200)
-    rows = list(zip(range(200), candidates, references, strict=True))
+def test_single_references_match_the_core(spark, single_pairs):
+    candidates, references, expected = single_pairs
+    rows = list(zip(range(ROWS), candidates, references, strict=True))
     scored = _scored_rows(spark, rows, "row_id int, candidate string, reference string")
-    assert scored["row_id"].tolist() == list(range(200))
-    assert_matches_core(scored, _core_scores(candidates, references))
+    assert scored["row_id"].tolist() == list(range(ROWS))
+    assert_matches_core(scored, expected)
 
 
 def test_multiple_references_match_the_core(spark):
-    candidates, references, _source = load_pairs(200)
+    candidates, references, _source = load_pairs(ROWS)
     multi = multi_references(candidates, references)
-    rows = list(zip(range(200), candidates, multi, strict=True))
+    rows = list(zip(range(ROWS), candidates, multi, strict=True))
     scored = _scored_rows(spark, rows, "row_id int, candidate string, reference array<string>")
-    assert scored["row_id"].tolist() == list(range(200))
+    assert scored["row_id"].tolist() == list(range(ROWS))
     assert_matches_core(scored, _core_scores(candidates, multi))
 
 
 def test_idf_is_fitted_once_on_the_whole_column(spark):
-    candidates, references, _source = load_pairs(200)
+    candidates, references, _source = load_pairs(ROWS)
     multi = multi_references(candidates, references)
-    rows = list(zip(range(200), candidates, multi, strict=True))
+    rows = list(zip(range(ROWS), candidates, multi, strict=True))
     scored = _scored_rows(
         spark,
         rows,
@@ -118,14 +127,14 @@ def test_idf_is_fitted_once_on_the_whole_column(spark):
         np.testing.assert_allclose(scored[f"bs_{name}"], getattr(expected, name), atol=1e-6, rtol=0)
 
 
-def test_recipe_runs_end_to_end_on_parquet(spark, tmp_path: Path):
+def test_recipe_runs_end_to_end_on_parquet(spark, single_pairs, tmp_path: Path):
     import pandas as pd
     import spark_bertscore
 
-    candidates, references, _source = load_pairs(40)
-    pd.DataFrame({"row_id": range(40), "candidate": candidates, "reference": references}).to_parquet(
+    candidates, references, expected = single_pairs
+    pd.DataFrame({"row_id": range(ROWS), "candidate": candidates, "reference": references}).to_parquet(
         tmp_path / "pairs.parquet", index=False
     )
     assert spark_bertscore.main([str(tmp_path / "pairs.parquet"), str(tmp_path / "scored")]) == 0
     scored = pd.read_parquet(tmp_path / "scored").sort_values("row_id").reset_index(drop=True)
-    assert_matches_core(scored, _core_scores(candidates, references))
+    assert_matches_core(scored, expected)
