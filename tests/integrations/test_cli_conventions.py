@@ -364,6 +364,7 @@ def test_ctrl_c_is_exit_130_with_one_line(files, capsys, monkeypatch):
     assert _run(capsys, ["score", "-c", files["c"], "-r", files["r"]]) == (130, "", "interrupted\n")
 
 
+@pytest.mark.slow
 def test_warnings_are_one_line_each_and_the_summary_file_is_json(files, tmp_path):
     long = tmp_path / "long.txt"
     long.write_text(" ".join(["word"] * 80) + "\nshort\n", encoding="utf-8")

@@ -234,6 +234,7 @@ def test_a_full_cache_disk_neither_fails_compare_nor_reads_as_a_regression(tmp_p
         assert sorted(p.name for p in disk.rglob("*") if p.is_file()) == ["filler"]
 
 
+@pytest.mark.slow
 def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_path) -> None:
     """A CI gate must not read our own bug as "significant regression": exit 3 and the traceback."""
     import subprocess

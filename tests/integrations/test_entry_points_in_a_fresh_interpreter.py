@@ -69,6 +69,9 @@ from tests.support.fresh_interpreter import (
     run_fresh,
 )
 
+# every case is a process of its own (the zygote alone takes seconds to preload): not the quick inner loop
+pytestmark = pytest.mark.slow
+
 WRONG_DAY = "The patient was discharged on Thursday."
 PARAPHRASE = "The patient left hospital on Tuesday."
 REFERENCE = "The patient was discharged on Tuesday."

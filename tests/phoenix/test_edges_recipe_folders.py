@@ -148,6 +148,7 @@ def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     assert set(labels) <= {"faithful", "unfaithful"} and len(labels) == 5
 
 
+@pytest.mark.slow
 def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experiment(
     tmp_path, monkeypatch, capsys, phoenix_server, fresh_project
 ):

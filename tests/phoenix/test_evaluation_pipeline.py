@@ -204,6 +204,7 @@ def test_the_recipe_with_a_judge_and_judge_rows_unsettled_asks_the_judge_less_an
     assert len(settled) == 12 - calls and all(row["sim_faith_disagreement_score"] for row in table)
 
 
+@pytest.mark.slow
 def test_the_report_opens_with_every_unfaithful_row_worst_first(tmp_path, monkeypatch):
     for name in ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY"):
         monkeypatch.delenv(name, raising=False)

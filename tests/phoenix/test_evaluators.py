@@ -587,6 +587,7 @@ def test_stale_pid_file_is_removed(tmp_path):
     assert not server.pid_file.exists()
 
 
+@pytest.mark.slow
 def test_stub_judge_process_mode_serves_on_loopback():
     stub = subprocess.Popen(
         [sys.executable, stub_judge_module.__file__, "--port", "0"],

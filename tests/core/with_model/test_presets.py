@@ -277,6 +277,7 @@ def test_quality_preset_assembles_and_verifies(quality_cache):
     assert _leftovers(quality_cache / "models") == ["mpnet-e8c3b32edf54"]
 
 
+@pytest.mark.slow
 def test_quality_preset_corrupted_part_is_rejected(real_parts, tmp_path):
     spec = presets.load_spec("quality")
     parts_dir = tmp_path / "parts"
