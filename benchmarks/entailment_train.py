@@ -401,15 +401,9 @@ overlap with the premise, fit on the same training pairs.
 {rows}
 <!-- entailment:end -->
 """
-    quality = REPO / "benchmarks" / "QUALITY.md"
-    text = quality.read_text(encoding="utf-8")
-    pattern = re.compile(r"<!-- entailment:begin -->\n.*?<!-- entailment:end -->\n?", re.S)
-    text = (
-        pattern.sub(section.rstrip("\n") + "\n", text)
-        if pattern.search(text)
-        else text.rstrip("\n") + "\n\n" + section
-    )
-    quality.write_text(text, encoding="utf-8")
+    from benchmarks.quality_sections import write_section
+
+    write_section("entailment", section)
 
 
 def main(argv=None):

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.faithfulness_cache import CACHE
 from benchmarks.quality_facts import facts_cost, roc_auc, spearman
+from benchmarks.quality_sections import QUALITY_MD, markers, write_section
 
-QUALITY_MD = Path(__file__).resolve().parent / "QUALITY.md"
 RESULTS = Path(__file__).resolve().parent / "results" / "faithfulness_signal.json"
-BEGIN, END = "<!-- faithfulness:begin -->", "<!-- faithfulness:end -->"
+BEGIN, END = markers("faithfulness")
 SETS = ("summeval", "frank_cnndm", "frank_bbc")
 REPORTED = {
     "summeval": "SummEval",
@@ -370,17 +370,6 @@ def _added_cost_lines() -> list[str]:
     ]
 
 
-def write_section(block: str) -> None:
-    import re
-
-    text = QUALITY_MD.read_text(encoding="utf-8")
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: block, text, flags=re.DOTALL)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    QUALITY_MD.write_text(text, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     from bertscore_plugins.facts import signal
 
@@ -418,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
-        write_section(section(table, beta, names, c, choice))
+        write_section("faithfulness", section(table, beta, names, c, choice))
         return 0
     signal.WEIGHTS.write_text(
         json.dumps(
@@ -445,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
-    write_section(section(table, beta, names, c, choice))
+    write_section("faithfulness", section(table, beta, names, c, choice))
     return 0
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import sys
 import time
 from pathlib import Path
@@ -26,10 +25,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.quality_data import eval_data_dir, load_summeval
+from benchmarks.quality_sections import markers, write_section
 
 RESULTS = Path(__file__).resolve().parent / "results" / "facts_summeval.json"
-QUALITY_MD = Path(__file__).resolve().parent / "QUALITY.md"
-BEGIN, END = "<!-- facts:begin -->", "<!-- facts:end -->"
+BEGIN, END = markers("facts")
 
 
 def ranks(values: np.ndarray) -> np.ndarray:
@@ -73,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.from_json:
         result = json.loads(RESULTS.read_text(encoding="utf-8"))
-        write_section(result, None if result["documents"] == 100 else result["documents"])
+        write_section("facts", section(result, None if result["documents"] == 100 else result["documents"]))
         return 0
 
     from bertscore_plugins import get_scorer
@@ -155,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        write_section(result, args.docs)
+        write_section("facts", section(result, args.docs))
     return 0
 
 
@@ -233,16 +232,6 @@ def _fmt(value: float | None) -> str:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
-
-
-def write_section(result: dict, docs: int | None) -> None:
-    text = QUALITY_MD.read_text(encoding="utf-8") if QUALITY_MD.exists() else ""
-    block = section(result, docs)
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: block, text, flags=re.DOTALL)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    QUALITY_MD.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from quality_sections import (
+    kept_sections,  # this folder is on sys.path: quality.py imports this module by name
+)
 
 LEXICAL_NAMES = {"bleu": "sentence BLEU", "chrf": "chrF", "rougeL": "ROUGE-L"}
 DEFAULT_LAYER = "4"
@@ -555,14 +558,7 @@ def write_report(results: dict, out: Path) -> None:
     md.append(_table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in results["seconds"].items()]))
     md.append("")
     previous = (out / "QUALITY.md").read_text(encoding="utf-8") if (out / "QUALITY.md").exists() else ""
-    # sections other scripts write (quality_facts.py, faithfulness_train.py, triage.py,
-    # entailment_train.py) are kept as they are
-    kept = []
-    for name in ("facts", "faithfulness", "triage", "entailment"):
-        begin, end_mark = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-        if begin in previous and end_mark in previous:
-            start, end = previous.index(begin), previous.index(end_mark)
-            kept.append(previous[start : end + len(end_mark)])
+    kept = kept_sections(previous)  # the sections other scripts write, as they are
     if kept:
         md.append("\n\n".join(kept))
     (out / "QUALITY.md").write_text("\n".join(md) + "\n", encoding="utf-8")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import re
 import sys
 from pathlib import Path
 
@@ -29,10 +28,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.faithfulness_cache import CACHE
-from benchmarks.faithfulness_train import QUALITY_MD, SETS
+from benchmarks.faithfulness_train import SETS
+from benchmarks.quality_sections import markers, write_section
 
 RESULTS = Path(__file__).resolve().parent / "results" / "triage.json"
-BEGIN, END = "<!-- triage:begin -->", "<!-- triage:end -->"
+BEGIN, END = markers("triage")
 MAX_ERROR = 0.05
 
 
@@ -110,12 +110,12 @@ def main() -> int:
     report["score cuts"] = {"low": low, "high": high, **found}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    write_section(report)
+    write_triage_section(report)
     print(json.dumps(report, indent=2))
     return 0
 
 
-def write_section(report: dict) -> None:
+def write_triage_section(report: dict) -> None:
     head = "| rule | cuts (low / high) | all rows: settled / error | " + " | ".join(SETS) + " |"
     lines = [
         "## 8. Judge triage: rows the offline signals settle (SummEval, FRANK valid)",
@@ -132,13 +132,7 @@ def write_section(report: dict) -> None:
         cuts = f"{found['low']:.3f} / {found['high']:.3f}" if "low" in found else "fact / groundedness 0.9"
         cells = [f"{found[s]['settled']:.1%} / {found[s]['error']:.1%}" for s in ("all", *SETS)]
         lines.append(f"| {name} | {cuts} | " + " | ".join(cells) + " |")
-    block = BEGIN + "\n" + "\n".join(lines) + "\n" + END
-    text = QUALITY_MD.read_text(encoding="utf-8")
-    if BEGIN in text:
-        text = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _: block, text, flags=re.DOTALL)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    QUALITY_MD.write_text(text, encoding="utf-8")
+    write_section("triage", BEGIN + "\n" + "\n".join(lines) + "\n" + END)
 
 
 if __name__ == "__main__":
