@@ -152,14 +152,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from bertscore_plugins.cli.main import describe
     from bertscore_plugins.integrations.phoenix.trace_evaluation import (
         TraceEvaluationError,
-        _check_project,
+        check_project,
         evaluate_project,
     )
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
     check_outputs({"-o/--output": args.output})
-    _check_project(args.project)  # a name REST paths cannot carry: refused before the model loads
+    check_project(args.project)  # a name REST paths cannot carry: refused before the model loads
     config = _evaluation_config(args)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the settings hold
 

@@ -123,7 +123,7 @@ def evaluate_project(
             it waits for the project's first traces); a ValueError naming it.
         ResultStoreError: the store file cannot be used (damaged, foreign, unwritable); an OSError.
     """
-    _check_project(project)
+    check_project(project)
     trace, evaluation = _split_settings(config, settings)
     client = gateway.connect(client, base_url)
     scorer = _checked_scorer(scorer, evaluation)
@@ -141,7 +141,7 @@ def evaluate_project(
             result_store.close()
 
 
-def _check_project(project: Any) -> None:
+def check_project(project: Any) -> None:
     """SettingError (one line, naming the project) for a name Phoenix's REST paths cannot carry."""
     if not isinstance(project, str) or not project.strip() or "\n" in project:
         raise SettingError("project", f"project must be a project's name or id, got {project!r}")
