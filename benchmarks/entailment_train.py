@@ -1,4 +1,4 @@
-"""Train the shipped entailment adapter (bertscore_plugins/facts/entailment.safetensors) on 2 CPU cores.
+"""Train the shipped entailment adapter (bertscore_plugins/faithfulness/entailment.safetensors) on 2 CPU cores.
 
 all-MiniLM-L6-v2 as a cross-encoder ([CLS] premise [SEP] hypothesis [SEP], premise truncated first); the
 lower encoder layers and embeddings stay frozen (no graph is built through them), the top layers and a
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import entailment_data as data
 
-from bertscore_plugins.facts import entailment as ent
+from bertscore_plugins.faithfulness import entailment_model as ent
 
 REPO = data.REPO
 RUN_DIR = REPO / "runs" / "entailment"
@@ -389,7 +389,7 @@ def write_quality(meta):
     section = f"""<!-- entailment:begin -->
 ## Entailment model
 
-The shipped entailment adapter (`bertscore_plugins/facts/entailment.safetensors`, {meta["weights_bytes"] / 1e6:.1f} MB
+The shipped entailment adapter (`bertscore_plugins/faithfulness/entailment.safetensors`, {meta["weights_bytes"] / 1e6:.1f} MB
 fp16, sha256 `{meta["weights_sha256"][:12]}`): all-MiniLM-L6-v2 as a cross-encoder, layers {arch["trained_layers"]} and a
 3-way head on the mean-pooled last layer trained, the rest frozen; {meta["data"]["train_pairs"]} training pairs,
 {tr["steps"]} steps of {tr["batch"]}, seed {tr["seed"]} (`benchmarks/entailment_train.py`). Accuracy is entailed vs not

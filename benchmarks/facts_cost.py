@@ -74,7 +74,8 @@ def time_ratio(sentences: int, repeats: int) -> dict:
     """Best seconds of evaluate_pair (the fact check and every part) at 1x and 4x the output's length:
     on the words alone, and on a kept alignment (the model's work done once, before the clock)."""
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.facts import evaluate_pair, extract
+    from bertscore_plugins.facts import extract
+    from bertscore_plugins.faithfulness import evaluate_pair
 
     source = growing_output(40)
     sizes = (sentences, 4 * sentences)
@@ -109,7 +110,7 @@ def peak_memory(rows: int) -> dict:
     """In this (fresh) process: resident memory after the model's first call, and the peak over
     offline_faithfulness on ``rows`` rows."""
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.facts import offline_faithfulness
+    from bertscore_plugins.faithfulness import offline_faithfulness
 
     records = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
     scorer = get_scorer(long_text="window")
@@ -170,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.facts import evaluate_pair, extract, offline_faithfulness
+    from bertscore_plugins.facts import extract
+    from bertscore_plugins.faithfulness import evaluate_pair, offline_faithfulness
 
     name, outputs, contexts = rows(args)
     scorer = get_scorer(long_text="window")  # sources read whole, as the faithfulness command does

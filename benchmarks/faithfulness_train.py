@@ -1,13 +1,13 @@
 """Fit the offline faithfulness combination on the development data and report every part's ranking.
 
     python benchmarks/faithfulness_cache.py summeval && python benchmarks/faithfulness_cache.py frank
-    python benchmarks/faithfulness_train.py            # writes facts/weights.json and QUALITY.md section 7
+    python benchmarks/faithfulness_train.py            # writes faithfulness/weights.json and QUALITY.md section 7
     python benchmarks/faithfulness_train.py --check    # report only: the shipped weights, nothing written
     python benchmarks/faithfulness_train.py --report   # QUALITY.md section 7 with the shipped weights (no refit)
 
 Data: SummEval (1,600 CNN/DM summaries, expert consistency; faithful = 5) and FRANK valid (671 CNN/DM and
 XSum summaries; faithful = Factuality 1.0), from ../shared/eval-data ($BERTSCORE_EVAL_DATA), embedded once
-by faithfulness_cache.py. Each row's parts come from the package's own code (facts.evaluate_pair on the
+by faithfulness_cache.py. Each row's parts come from the package's own code (faithfulness.evaluate_pair on the
 cached alignment), so what is fitted is what ships.
 
 The fit: L2-regularised logistic regression on the raw parts, each of the three sets (SummEval, FRANK
@@ -67,11 +67,11 @@ def _explanation(e: dict):
 
 
 def entailments(cached: list[dict]) -> list:
-    """Each cached row's entailment part (facts.entailment_of_rows, 64 rows per model call), kept in
+    """Each cached row's entailment part (faithfulness.entailment_of_rows, 64 rows per model call), kept in
     .feature-cache/entailment-<adapter>.pkl so a refit does not run the model again (resumable)."""
     import hashlib
 
-    from bertscore_plugins.facts import entailment_of_rows, sentence_entailment
+    from bertscore_plugins.faithfulness import entailment_of_rows, sentence_entailment
 
     path = CACHE / f"entailment-{sentence_entailment.identity()}.pkl"
     done = pickle.loads(path.read_bytes()) if path.exists() else {}
@@ -91,10 +91,10 @@ def entailments(cached: list[dict]) -> list:
 
 
 def features() -> list[dict]:
-    """Per cached row: set, labels and every part, computed by the package (facts.evaluate_pair)."""
+    """Per cached row: set, labels and every part, computed by the package (faithfulness.evaluate_pair)."""
     from rouge_score import rouge_scorer
 
-    from bertscore_plugins.facts import evaluate_pair
+    from bertscore_plugins.faithfulness import evaluate_pair
 
     rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
     rows = []
@@ -164,16 +164,16 @@ def members(rows: list[dict], name: str) -> np.ndarray:
 
 def report(rows: list[dict], beta: np.ndarray, names: tuple[str, ...], c: float) -> dict:
     """Spearman and ROC-AUC of every part, the baselines and the combination, per development set."""
-    from bertscore_plugins.facts import signal
+    from bertscore_plugins.faithfulness import combination
 
     x, y, weight = design(rows, names)
     combined = logit(beta, x)
 
-    def shipped(b: np.ndarray, inside: np.ndarray) -> np.ndarray:  # facts.signal.score with weights b
+    def shipped(b: np.ndarray, inside: np.ndarray) -> np.ndarray:  # combination.score with weights b
         table = {"intercept": b[0], "weights": dict(zip(names, b[1:], strict=True))}
         return np.array(
             [
-                signal.score(row, table, checked=row["fact_checked"])
+                combination.score(row, table, checked=row["fact_checked"])
                 for row, keep in zip(rows, inside, strict=True)
                 if keep
             ]
@@ -196,7 +196,7 @@ def report(rows: list[dict], beta: np.ndarray, names: tuple[str, ...], c: float)
         "fact check (no unsupported fact)": 1.0 - x[:, names.index("unsupported_fact")],
         "the fitted combination alone (before the halves)": combined,
         "label: vouched for (the shipped label)": np.array(
-            [signal.vouched(row, row["fact_checked"]) for row in rows], dtype=float
+            [combination.vouched(row, row["fact_checked"]) for row in rows], dtype=float
         ),
         "label: combination >= 0.5, no unsupported fact": (
             (combined >= 0) & (x[:, names.index("unsupported_fact")] == 0)
@@ -247,7 +247,7 @@ def choose_c(rows: list[dict], names: tuple[str, ...]) -> dict[float, tuple[floa
 
 
 def section(table: dict, beta: np.ndarray, names: tuple[str, ...], c: float, choice: dict) -> str:
-    from bertscore_plugins.facts.signal import SENTENCE_SUPPORT
+    from bertscore_plugins.faithfulness.combination import SENTENCE_SUPPORT
 
     sets = list(table)
     lines = [
@@ -257,7 +257,7 @@ def section(table: dict, beta: np.ndarray, names: tuple[str, ...], c: float, cho
         "Written by `benchmarks/faithfulness_train.py`. Every signal compares the summary with its whole SOURCE "
         'article (long_text="window", packaged MiniLM). Spearman with the human score (SummEval: expert '
         'consistency; FRANK: Factuality); ROC-AUC for "fully faithful" (consistency 5; Factuality 1.0). The '
-        "combination (`bertscore_plugins/facts/weights.json`) is fitted on these sets; the row below it is "
+        "combination (`bertscore_plugins/faithfulness/weights.json`) is fitted on these sets; the row below it is "
         "each set scored by a combination fitted on the OTHER sets only.",
         "",
         "| signal | "
@@ -349,7 +349,7 @@ def _scaling_lines() -> list[str]:
 
 
 def _chunk_rows() -> int:
-    from bertscore_plugins.facts import CHUNK_ROWS
+    from bertscore_plugins.faithfulness import CHUNK_ROWS
 
     return CHUNK_ROWS
 
@@ -371,7 +371,7 @@ def _added_cost_lines() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bertscore_plugins.facts import signal
+    from bertscore_plugins.faithfulness import combination
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="report with the shipped weights; write nothing")
@@ -390,11 +390,11 @@ def main(argv: list[str] | None = None) -> int:
     parts_file = CACHE / "parts.pkl"
     rows = pickle.loads(parts_file.read_bytes()) if args.cached else features()
     parts_file.write_bytes(pickle.dumps(rows))
-    names = signal.FEATURES
+    names = combination.FEATURES
     x, y, weight = design(rows, names)
     choice = choose_c(rows, names)
     if args.check or args.report:
-        shipped = signal.weights()
+        shipped = combination.weights()
         c = shipped["regularisation_c"]
         beta = np.array([shipped["intercept"], *(shipped["weights"][name] for name in names)])
     else:
@@ -409,12 +409,12 @@ def main(argv: list[str] | None = None) -> int:
         RESULTS.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
         write_section("faithfulness", section(table, beta, names, c, choice))
         return 0
-    signal.WEIGHTS.write_text(
+    combination.WEIGHTS.write_text(
         json.dumps(
             {
                 "about": "combination = logistic(intercept + sum(weights[part] * part)); offline faithfulness = "
-                "0.5 + combination / 2 for a row vouched for (facts/signal.py), combination / 2 otherwise; parts "
-                "in bertscore_plugins/facts/parts.py and facts/__init__.py (OfflineFaithfulness.features)",
+                "0.5 + combination / 2 for a row vouched for (faithfulness/combination.py), combination / 2 otherwise; parts "
+                "in bertscore_plugins/faithfulness/parts.py and faithfulness/result.py (OfflineFaithfulness.features)",
                 "trained_by": "benchmarks/faithfulness_train.py (L2 logistic regression, Newton's method, "
                 "each set weighing the same; C chosen by leave-one-set-out AUC)",
                 "regularisation_c": c,

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from bertscore_plugins import get_scorer
-    from bertscore_plugins.facts import check_facts
+    from bertscore_plugins.faithfulness import check_facts
 
     rows = load_summeval(eval_data_dir(), args.docs)
     summaries = [row.summary for row in rows]

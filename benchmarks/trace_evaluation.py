@@ -173,7 +173,7 @@ def core_ms_per_span(scorer, pool: int, spans: int) -> float:
     documents) and the similarity pairs (answer vs reference), each one batch call with explanations."""
     from texts import wmt16_pairs
 
-    from bertscore_plugins.facts import CONTEXT_SEPARATOR
+    from bertscore_plugins.faithfulness import CONTEXT_SEPARATOR
 
     pairs = wmt16_pairs(pool)
     n = len(pairs.candidates)

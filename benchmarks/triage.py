@@ -37,20 +37,20 @@ MAX_ERROR = 0.05
 
 
 def weights_at() -> dict:
-    from bertscore_plugins.facts import signal
+    from bertscore_plugins.faithfulness import combination
 
-    return signal.weights()
+    return combination.weights()
 
 
 def scores(rows: list[dict], table: dict) -> np.ndarray:
-    """facts.signal.score for each row with the given weights (only the parts the table weighs)."""
-    from bertscore_plugins.facts import signal
+    """faithfulness.combination.score for each row with the given weights (only the parts the table weighs)."""
+    from bertscore_plugins.faithfulness import combination
 
     out = []
     for row in rows:
         logit = table["intercept"] + sum(w * float(row[name]) for name, w in table["weights"].items())
         combined = 1.0 / (1.0 + np.exp(-logit))
-        out.append(0.5 + combined / 2 if signal.vouched(row, row["fact_checked"]) else combined / 2)
+        out.append(0.5 + combined / 2 if combination.vouched(row, row["fact_checked"]) else combined / 2)
     return np.array(out)
 
 

@@ -6,12 +6,13 @@
 
 The folders are the tiers, each built only on the ones before it: errors/settings/files/inputs (shared
 by all), models/ (where the encoder comes from), core/ (text -> tokens -> embeddings -> matches -> scores),
-facts/ (offline faithfulness), analysis/ (statistics, comparison, sanity), evaluation/ (one batch of rows
+facts/ (the fact check: English text analysis), faithfulness/ (the offline faithfulness
+signal), analysis/ (statistics, comparison, sanity), evaluation/ (one batch of rows
 through every signal), integrations/ (evaluate, datasets, Ray, bert_score's API, Phoenix), cli/.
 The core imports only torch, transformers and numpy; each integration lives behind its own extra.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bertscore_plugins import _moved
 
@@ -22,15 +23,18 @@ _moved.install()  # 0.1 module paths (bertscore_plugins.scorer, .phoenix, ...) k
 _EXPORTS = {
     "BaselineNotFoundError": "bertscore_plugins.errors",
     "BertScorePluginsError": "bertscore_plugins.errors",
+    "BertScorePluginsWarning": "bertscore_plugins.errors",
     "FileFormatError": "bertscore_plugins.errors",
     "InputError": "bertscore_plugins.errors",
     "ModelLoadError": "bertscore_plugins.errors",
     "SettingError": "bertscore_plugins.errors",
     "SignatureMismatch": "bertscore_plugins.errors",
     "compare_systems": "bertscore_plugins.analysis.comparison",
-    "DEFAULT_MODEL": "bertscore_plugins.core.config",
-    "ScoreConfig": "bertscore_plugins.core.config",
-    "setting_names": "bertscore_plugins.core.config",
+    "DEFAULT_MODEL": "bertscore_plugins.core.score_config",
+    "OfflineFaithfulness": "bertscore_plugins.faithfulness.result",
+    "offline_faithfulness": "bertscore_plugins.faithfulness.scoring",
+    "ScoreConfig": "bertscore_plugins.core.score_config",
+    "setting_names": "bertscore_plugins.core.score_config",
     "Explanation": "bertscore_plugins.core.explain",
     "TokenMatch": "bertscore_plugins.core.explain",
     "IdfTable": "bertscore_plugins.core.idf",
@@ -65,64 +69,7 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_EXPORTS})
 
 
-if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from bertscore_plugins.analysis.comparison import compare_systems
-    from bertscore_plugins.analysis.sanity import run_sanity
-    from bertscore_plugins.analysis.stats import bootstrap_interval, corpus_intervals, paired_test
-    from bertscore_plugins.core.config import DEFAULT_MODEL, ScoreConfig, setting_names
-    from bertscore_plugins.core.explain import Explanation, TokenMatch
-    from bertscore_plugins.core.idf import IdfTable
-    from bertscore_plugins.core.scorer import (
-        BERTScorer,
-        EmptyTextWarning,
-        IdfFallbackWarning,
-        Scores,
-        TruncationWarning,
-        UnknownTokenWarning,
-        fit_idf,
-        get_scorer,
-        score,
-    )
-    from bertscore_plugins.core.signature import Signature
-    from bertscore_plugins.errors import (
-        BaselineNotFoundError,
-        BertScorePluginsError,
-        FileFormatError,
-        InputError,
-        ModelLoadError,
-        SettingError,
-        SignatureMismatch,
-    )
-
 __version__ = "0.1.0"
 
-__all__ = [
-    "DEFAULT_MODEL",
-    "BERTScorer",
-    "BaselineNotFoundError",
-    "BertScorePluginsError",
-    "EmptyTextWarning",
-    "Explanation",
-    "FileFormatError",
-    "IdfFallbackWarning",
-    "IdfTable",
-    "InputError",
-    "ModelLoadError",
-    "ScoreConfig",
-    "Scores",
-    "SettingError",
-    "Signature",
-    "SignatureMismatch",
-    "TokenMatch",
-    "TruncationWarning",
-    "UnknownTokenWarning",
-    "bootstrap_interval",
-    "compare_systems",
-    "corpus_intervals",
-    "fit_idf",
-    "get_scorer",
-    "paired_test",
-    "run_sanity",
-    "score",
-    "setting_names",
-]
+#: the public names: exactly the keys of _EXPORTS, their one source (tests/test_public_names.py pins them)
+__all__ = sorted(_EXPORTS)

@@ -18,8 +18,19 @@ MOVED = {
     "comparison": "analysis.comparison",
     "commands": "cli",
     "compat": "integrations.compat",
-    "config": "core.config",
+    "config": "core.score_config",
+    "core.config": "core.score_config",
+    "evaluation.config": "evaluation.evaluation_config",
+    "facts.names": "facts.entities",
+    "integrations.phoenix.judge": "integrations.phoenix.phoenix_judge",
+    "models.names": "models.model_names",
     "embed": "core.embed",
+    "facts.entailment": "faithfulness.entailment_model",
+    "facts.markup": "faithfulness.reading",
+    "facts.parts": "faithfulness.parts",
+    "facts.passages": "faithfulness.passages",
+    "facts.sentence_entailment": "faithfulness.sentence_entailment",
+    "facts.signal": "faithfulness.combination",
     "explain": "core.explain",
     "hf_datasets": "integrations.hf_datasets",
     "hf_evaluate": "integrations.hf_evaluate",
@@ -34,8 +45,9 @@ MOVED = {
     "phoenix.batch": "evaluation.batch",
     "phoenix.dev_server": "tools.phoenix_server",
     "phoenix.disagreement": "integrations.phoenix.evaluators",
-    "phoenix.evaluation_config": "evaluation.config",
+    "phoenix.evaluation_config": "evaluation.evaluation_config",
     "phoenix.names": "evaluation.names",
+    "phoenix.judge": "integrations.phoenix.phoenix_judge",
     "phoenix.pipeline": "integrations.phoenix.evaluators",
     "phoenix.span_annotations": "integrations.phoenix.annotation_sink",
     "phoenix.spans": "integrations.phoenix.span_source",
@@ -50,6 +62,29 @@ MOVED = {
     "tokenize": "core.tokenize",
 }
 _PACKAGE = __name__.rpartition(".")[0]
+#: (old module, name) -> the module that now defines the name: the offline signal left facts/ in 0.2
+MOVED_NAMES = {
+    **{
+        ("facts", name): "faithfulness"
+        for name in (
+            "CHUNK_ROWS",
+            "CONTEXT_SEPARATOR",
+            "FAITHFUL",
+            "UNFAITHFUL",
+            "OfflineFaithfulness",
+            "as_read",
+            "check_facts",
+            "entailment_of_rows",
+            "evaluate_pair",
+            "offline_faithfulness",
+            "offline_scorer",
+            "signature",
+        )
+    },
+    ("facts", "Parts"): "faithfulness.parts",
+    ("facts", "DEFAULT_GROUNDEDNESS_THRESHOLD"): "thresholds",
+    ("facts", "FAITHFULNESS_THRESHOLD"): "thresholds",
+}
 
 
 def new_path(old: str) -> str | None:
@@ -93,3 +128,18 @@ def install() -> None:
     """Put the old-path hook first on sys.meta_path, once."""
     if not any(isinstance(finder, _OldPaths) for finder in sys.meta_path):
         sys.meta_path.insert(0, _OldPaths())
+
+
+def moved_name(module: str, name: str) -> object:
+    """A module's ``__getattr__`` for names that moved out of it: the value from its new home, with a
+    DeprecationWarning naming both; AttributeError for any other name."""
+    relative = module[len(_PACKAGE) + 1 :]
+    home = MOVED_NAMES.get((relative, name))
+    if home is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{module}.{name} moved to {_PACKAGE}.{home}; the old name works in 0.x and will be removed",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(importlib.import_module(f"{_PACKAGE}.{home}"), name)

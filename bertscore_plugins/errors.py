@@ -4,7 +4,7 @@ Every error the package raises on purpose is a `BertScorePluginsError`, so one `
 all, and each also keeps the built-in base users may already catch (`ValueError`, `TypeError`,
 `OSError`, ...). The CLI prints these as one line with exit 2; anything else is a bug of ours and prints
 as "unexpected error" with exit 1. The classes are re-exported where they were first defined
-(`bertscore_plugins.core.config.SettingError`, `bertscore_plugins.models.load.ModelLoadError`, ...), so imports
+(`bertscore_plugins.core.score_config.SettingError`, `bertscore_plugins.models.load.ModelLoadError`, ...), so imports
 written against those modules keep working.
 
     BertScorePluginsError
@@ -32,7 +32,12 @@ written against those modules keep working.
     │   └── UnwritableOutputError              an output that cannot be written
     ├── NumericalError           (FloatingPointError)  a non-finite score that must not be returned
     ├── PhoenixServerError       (RuntimeError)
-    └── TraceEvaluationError     (RuntimeError)
+    ├── TraceEvaluationError     (RuntimeError)
+    └── JudgeServerError         (RuntimeError)  the local judge's server: not started, port busy, stale pid
+
+Every warning the package gives is a `BertScorePluginsWarning` (a UserWarning), so one filter reaches
+them all (``warnings.simplefilter("ignore", BertScorePluginsWarning)``); the classes live where they are
+given (core.report, core.reference_cache, integrations.phoenix.result_store).
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ from pathlib import Path
 
 class BertScorePluginsError(Exception):
     """Root of every error this project raises on purpose (a user's input, setting, file or server)."""
+
+
+class BertScorePluginsWarning(UserWarning):
+    """Root of every warning this project gives (empty texts, truncation, a damaged cache or store row)."""
 
 
 class UsageError(BertScorePluginsError, ValueError):
@@ -190,3 +199,7 @@ __all__ = [
     "UnwritableOutputError",
     "UsageError",
 ]
+
+
+class JudgeServerError(BertScorePluginsError, RuntimeError):
+    """The local judge's server cannot start or be reached (a busy port, a stale pid file, a missing model)."""

@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
-from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, score_column
 from bertscore_plugins.settings import add_flags, values_from_args
 from recipes import phoenix_logging, report
@@ -218,7 +218,7 @@ class Recipe:
     def config(self, llm: Any) -> EvaluationConfig:
         """The evaluation configuration the flags describe (the judge: Phoenix's with ``llm``, or none)."""
         from bertscore_plugins import ScoreConfig
-        from bertscore_plugins.integrations.phoenix.judge import as_judge
+        from bertscore_plugins.integrations.phoenix.phoenix_judge import as_judge
 
         return EvaluationConfig(
             score=ScoreConfig(model=self.args.model),

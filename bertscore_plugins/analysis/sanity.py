@@ -251,7 +251,7 @@ def _blind_spot_rows(scorer: Any, blind_f1: np.ndarray, paraphrase_f1: np.ndarra
 
 def _fact_checks(scorer: Any) -> list[Any]:
     """The offline fact check of each blind-spot candidate against its reference (as the context)."""
-    from bertscore_plugins.facts import check_facts
+    from bertscore_plugins.faithfulness import check_facts
 
     candidates = [wrong for _, _, wrong in BLIND_SPOTS]
     references = [reference for _, reference, _ in BLIND_SPOTS]

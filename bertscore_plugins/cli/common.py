@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bertscore_plugins.core.config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
+from bertscore_plugins.core.score_config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.settings import add_flags, values_from_args
 
@@ -26,7 +26,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, long_text: str = "trunc
 
 
 def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
-    """bert-score's flags, from config.py's alias table: its renamed settings work as aliases above
+    """bert-score's flags, from score_config.py's alias table: its renamed settings work as aliases above
     (--num_layers, --rescale_with_baseline, --baseline_path); the ones that cannot change a score here are
     accepted and ignored; underscore spellings of this CLI's flags are refused with "did you mean"."""
     group = parser.add_argument_group("bert-score flags accepted for compatibility (no effect on scores)")

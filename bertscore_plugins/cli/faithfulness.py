@@ -22,7 +22,6 @@ from bertscore_plugins.cli.conventions import (
     render_rows,
     write_result,
 )
-from bertscore_plugins.errors import UsageError
 from bertscore_plugins.files import check_outputs
 
 
@@ -59,8 +58,9 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins.facts import FAITHFUL, FAITHFULNESS_THRESHOLD, offline_faithfulness
-    from bertscore_plugins.facts import signature as offline_signature
+    from bertscore_plugins.faithfulness import FAITHFUL, offline_faithfulness
+    from bertscore_plugins.faithfulness import signature as offline_signature
+    from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_cut
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
@@ -69,9 +69,7 @@ def run(args: argparse.Namespace) -> int:
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
     )
     outputs, (sources,) = read_aligned(("-c/--candidates", args.candidates), [("-s/--sources", args.sources)])
-    threshold = FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold
-    if not 0.0 <= threshold <= 1.0:  # also refuses NaN
-        raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold!r}")
+    threshold = check_cut("--threshold", FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)

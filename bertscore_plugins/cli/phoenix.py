@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from bertscore_plugins.cli.common import add_model_arguments, config_from_args
 from bertscore_plugins.cli.conventions import add_output, write_result
-from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.files import check_outputs
 from bertscore_plugins.integrations.phoenix.trace_settings import LONG_TEXT, TraceSettings
 from bertscore_plugins.settings import add_flags, values_from_args
@@ -131,7 +131,7 @@ def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable
 def _evaluation_config(args: argparse.Namespace) -> EvaluationConfig:
     """The command's settings as the evaluation's one configuration; the judge from the environment
     unless --no-judge (without one, a line says how to configure it)."""
-    from bertscore_plugins.integrations.phoenix.judge import (
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import (
         NO_JUDGE_LINE,
         faithfulness_judge,
         judge_llm_from_env,

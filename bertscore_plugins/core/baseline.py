@@ -26,7 +26,7 @@ from bertscore_plugins.files import (
 )
 
 if TYPE_CHECKING:
-    from bertscore_plugins.core.config import ScoreConfig
+    from bertscore_plugins.core.score_config import ScoreConfig
     from bertscore_plugins.models.resolve import ModelSource
 
 #: a baseline b must leave 1 - b at least this large: (x - b) / (1 - b) stays finite in float32

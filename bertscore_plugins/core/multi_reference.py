@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bertscore_plugins.core.config import MULTI_REF_RULES
+from bertscore_plugins.core.score_config import MULTI_REF_RULES
 from bertscore_plugins.errors import ArgumentError
 
 

@@ -21,18 +21,18 @@ from pathlib import Path
 import torch
 
 from bertscore_plugins.core.tokenize import TokenizedText
-from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning
 from bertscore_plugins.files import write_atomically
 
 #: bumped when the entry layout changes: older entries are then re-encoded, never misread
 ENTRY_FORMAT = "2"
 
 
-class CacheEntryWarning(UserWarning):
+class CacheEntryWarning(BertScorePluginsWarning):
     """A disk cache entry did not match its text or could not be read; it was re-encoded."""
 
 
-class CacheFolderWarning(UserWarning):
+class CacheFolderWarning(BertScorePluginsWarning):
     """The cache folder cannot be written; the cache keeps entries in memory only."""
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 
 from bertscore_plugins.core.chunks import Chunk
 from bertscore_plugins.core.tokenize import TextTokenizer, TokenizedText
+from bertscore_plugins.errors import BertScorePluginsWarning
 
 
 class CallReport:
@@ -77,7 +78,7 @@ class CallReport:
             )
 
 
-class EmptyTextWarning(UserWarning):
+class EmptyTextWarning(BertScorePluginsWarning):
     """Empty or whitespace-only texts scored 0.
 
     ``candidate_rows`` / ``reference_rows`` are the rows, as positions in the call's inputs, or as the
@@ -141,7 +142,7 @@ def row_labels_in_warnings(labels: Sequence) -> Iterator[None]:
             )
 
 
-class UnknownTokenWarning(UserWarning):
+class UnknownTokenWarning(BertScorePluginsWarning):
     """Texts made only of the unknown token were scored (their scores say nothing about their content)."""
 
 
@@ -150,11 +151,11 @@ def _only_unknown(tokens: TokenizedText, unknown: int, tokenizer: TextTokenizer)
     return bool(content) and all(token_id == unknown for token_id in content)
 
 
-class TruncationWarning(UserWarning):
+class TruncationWarning(BertScorePluginsWarning):
     """Texts longer than the model window were truncated."""
 
 
-class IdfFallbackWarning(UserWarning):
+class IdfFallbackWarning(BertScorePluginsWarning):
     """idf gave a text zero total weight; uniform weights were used."""
 
 

@@ -19,7 +19,6 @@ import torch
 
 from bertscore_plugins.core.baseline import Baseline, baseline_for
 from bertscore_plugins.core.chunks import Chunk, fit_idf_on_chunks, plan_chunks
-from bertscore_plugins.core.config import ScoreConfig, check_layer_list
 from bertscore_plugins.core.embed import Embedder
 from bertscore_plugins.core.explain import Explanation, explain_pair, plot_explanation
 from bertscore_plugins.core.idf import IdfTable, idf_from_token_ids
@@ -36,6 +35,7 @@ from bertscore_plugins.core.report import (
     row_labels_in_warnings,
     rows_text,
 )
+from bertscore_plugins.core.score_config import ScoreConfig, check_layer_list
 from bertscore_plugins.core.scorer_cache import ScorerCache
 from bertscore_plugins.core.scores import Scores
 from bertscore_plugins.core.signature import Signature, idf_label
@@ -433,7 +433,7 @@ def score(
 ) -> Scores:
     """Score in one call with a cached scorer: `score(cands, refs, layer=4, idf=True)`.
 
-    Settings are ScoreConfig's names or bert_score's (`model_type`, `num_layers`, ...: config.py's alias
+    Settings are ScoreConfig's names or bert_score's (`model_type`, `num_layers`, ...: score_config.py's alias
     table); `progress` shows a progress bar (None = on a terminal or in a notebook for large inputs).
     For bert_score's return types ((P, R, F) tensors) use `bertscore_plugins.integrations.compat.score`.
     """

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.models.resolve import ModelSource, resolve_model
 
 Scorer = TypeVar("Scorer")

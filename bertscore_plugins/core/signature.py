@@ -18,8 +18,8 @@ from __future__ import annotations
 from functools import cache
 from importlib import metadata
 
-from bertscore_plugins.core.config import ScoreConfig
 from bertscore_plugins.core.idf import IdfTable
+from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.errors import ArgumentError, SignatureMismatch
 from bertscore_plugins.settings import settings_of
 

@@ -24,19 +24,19 @@ from typing import Any
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.evaluation.cells import completed, failed, row_number
 from bertscore_plugins.evaluation.cells import usable as usable
-from bertscore_plugins.evaluation.config import EvaluationConfig
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.judge import JudgeRow, ask, settled_judge_cell, settled_label
 from bertscore_plugins.evaluation.signals import (
     Groundedness,
-    OfflineFaithfulness,
+    OfflineSignal,
     Signal,
     Similarity,
-    joined,
     pair_problem,
     scorable,
     signal_cells,
 )
+from bertscore_plugins.faithfulness import join_context
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ class _Batch:
         """Groundedness and the offline faithfulness from ONE core call (the fact check reads its alignment)."""
         config = self.config
         groundedness = Groundedness(config.groundedness_name, config.groundedness_threshold)
-        offline = OfflineFaithfulness(config.offline_name, config.offline_threshold)
+        offline = OfflineSignal(config.offline_name, config.offline_threshold)
         positions = sorted(set(self.wanted(groundedness.name)) | set(self.wanted(offline.name)))
         self._score([groundedness, offline], positions)
 
@@ -208,7 +208,10 @@ class _Batch:
     def _ask(self, name: str, asked: list[int]) -> None:
         rows = [
             JudgeRow(
-                self.rows[p].label, self.rows[p].input, self.rows[p].output, joined(self.rows[p].context)
+                self.rows[p].label,
+                self.rows[p].input,
+                self.rows[p].output,
+                join_context(self.rows[p].context),
             )
             for p in asked
         ]

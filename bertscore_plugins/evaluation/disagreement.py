@@ -26,6 +26,7 @@ from bertscore_plugins.evaluation.names import (
     LOW_SIM_FAITHFUL,
     SIMILARITY,
 )
+from bertscore_plugins.thresholds import check_cut
 
 LABELS = DISAGREEMENT_LABELS
 
@@ -49,8 +50,11 @@ class Thresholds:
     source: str = "fixed"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "similarity", _check_number("similarity threshold", self.similarity))
-        object.__setattr__(self, "faithfulness", _check_number("faithfulness threshold", self.faithfulness))
+        # a cut the user set is checked as every cut is; one set from the data is a quantile of finite
+        # scores (rescaled similarity can sit below 0)
+        check = check_cut if self.source == "fixed" else _check_number
+        object.__setattr__(self, "similarity", check("similarity_threshold", self.similarity))
+        object.__setattr__(self, "faithfulness", check("faithfulness_threshold", self.faithfulness))
 
     @classmethod
     def from_quantiles(
@@ -66,12 +70,8 @@ class Thresholds:
         A faithfulness signal that only takes the values 0 and 1 (an LLM judge) keeps the cut at 0.5:
         a quantile of a binary signal would put every row on one side.
         """
-        for name, q in (
-            ("similarity_quantile", similarity_quantile),
-            ("faithfulness_quantile", faithfulness_quantile),
-        ):
-            if not 0.0 <= _check_number(name, q) <= 1.0:
-                raise ArgumentError(f"{name} must be between 0 and 1, got {q!r}")
+        similarity_quantile = check_cut("similarity_quantile", similarity_quantile)
+        faithfulness_quantile = check_cut("faithfulness_quantile", faithfulness_quantile)
         similarity = _finite(similarity_scores, "similarity")
         faithfulness = _finite(faithfulness_scores, "faithfulness")
         binary = set(np.unique(faithfulness)).issubset({0.0, 1.0})

@@ -2,7 +2,7 @@
 
 The engine asks a :class:`Judge` whether each output is faithful to its context; it never writes a judge
 prompt and never imports an LLM library. Phoenix's own ``FaithfulnessEvaluator`` plugs in from the Phoenix
-integration (``bertscore_plugins.integrations.phoenix.judge.faithfulness_judge``); anything with a
+integration (``bertscore_plugins.integrations.phoenix.phoenix_judge.faithfulness_judge``); anything with a
 ``name`` and a ``verdicts`` method does too (a stub in tests, another framework's judge).
 
 With ``judge_rows="unsettled"`` the offline signals settle the rows whose verdict is not in doubt

@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bertscore_plugins.core.config import finite_number
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.names import (
@@ -30,29 +29,13 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
     UNGROUNDED,
 )
-from bertscore_plugins.facts import (
-    CONTEXT_SEPARATOR,
-    DEFAULT_GROUNDEDNESS_THRESHOLD,
-    FAITHFUL,
-    FAITHFULNESS_THRESHOLD,
-    UNFAITHFUL,
-    as_read,
-    check_threshold,
-    evaluate_pair,
-    offline_scorer,
-)
+from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL, OfflineFaithfulness, join_context, read_batch
 from bertscore_plugins.inputs import text_problem
-
-# Unrescaled BERTScore sits high for any fluent English pair, so the useful cut is high too (0.9); pass
-# your own threshold (recorded in every row's metadata) or let the disagreement set it from the data.
-DEFAULT_SIMILARITY_THRESHOLD = 0.9
-"""F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling)."""
-
-
-def check_cut(name: str, value: Any) -> float:
-    """A label threshold: a finite number no greater than 1, since BERTScore never exceeds 1 (rescaled or
-    not) and a cut above it would label every row the same way; SettingError naming ``name`` otherwise."""
-    return finite_number(name, value, "a finite number no greater than 1", at_most=1.0)
+from bertscore_plugins.thresholds import (
+    DEFAULT_GROUNDEDNESS_THRESHOLD,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    FAITHFULNESS_THRESHOLD,
+)
 
 
 def _fmt(value: float) -> str:
@@ -72,12 +55,10 @@ class Signal:
 
     reads = "reference"
     labels = (SIMILAR, DISSIMILAR)
-    #: True: the call this signal is read from scores the texts as the offline signal reads them
-    #: (facts.as_read, sources whole: facts.offline_scorer), so a row gets the same cell on every path
-    reads_as_offline = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "threshold", check_cut("threshold", self.threshold))
+        # the cut was checked where the user gave it (thresholds.check_cut: the configuration, an evaluator)
+        object.__setattr__(self, "threshold", float(self.threshold))
         object.__setattr__(self, "explain_k", int(self.explain_k))
 
     def headline(self, precision: float, recall: float, f1: float) -> float:
@@ -140,35 +121,22 @@ class Groundedness(Signal):
         return {"f1": f1}
 
 
-class OfflineFaithfulness(Groundedness):
-    """Groundedness combined with the fact check (``bertscore_plugins.facts``), read from the same
-    alignment: the wrong day, number, negation or name that groundedness alone lets through."""
+class OfflineSignal(Groundedness):
+    """The offline faithfulness (``bertscore_plugins.faithfulness``) as a cell: groundedness combined with
+    the fact check, read from the same alignment. Its cells come from the batch's one call into
+    ``faithfulness.read_batch`` (:func:`signal_cells`), never from a second reading of the row."""
 
     labels = (FAITHFUL, UNFAITHFUL)
-    reads_as_offline = True
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "threshold", check_threshold(self.threshold))
+    def offline_cell(self, result: Any, row: int, found: OfflineFaithfulness) -> Cell:
+        """The cell of row ``row``: ``found`` (read at this signal's threshold) with the groundedness
+        metadata of the same core result."""
+        grounded = super().cell(result, row)
+        score, label, explanation, metadata = found.cell_parts()
+        return Cell(self.name, score, label, explanation, {**grounded.metadata, **metadata})
 
     def cell(self, result: Any, row: int) -> Cell:
-        grounded = super().cell(result, row)
-        explained = result.explanations[row] if getattr(result, "explanations", None) else None
-        if explained is None:
-            raise ArgumentError(
-                "the offline faithfulness needs the core's alignment: score with explain=True"
-            )
-        precision = float(result.precision[row])
-        signal = evaluate_pair(
-            explained.candidate_text, explained.reference_text, explained, precision, self.threshold
-        )
-        details = signal.to_dict()
-        metadata = {
-            **grounded.metadata,
-            **{key: details[key] for key in details if key not in ("score", "label", "explanation")},
-            "facts": signal.facts.to_dict()["facts"],
-        }
-        return Cell(self.name, signal.score, signal.label, signal.explanation, metadata)
+        raise ArgumentError("the offline faithfulness is read once per batch: use signal_cells")
 
 
 def default_signals() -> tuple[Signal, Signal, Signal]:
@@ -176,16 +144,11 @@ def default_signals() -> tuple[Signal, Signal, Signal]:
     return (
         Similarity(SIMILARITY, DEFAULT_SIMILARITY_THRESHOLD),
         Groundedness(GROUNDEDNESS, DEFAULT_GROUNDEDNESS_THRESHOLD),
-        OfflineFaithfulness(OFFLINE_FAITHFULNESS, FAITHFULNESS_THRESHOLD),
+        OfflineSignal(OFFLINE_FAITHFULNESS, FAITHFULNESS_THRESHOLD),
     )
 
 
 # -- the pairs a batch scores ----------------------------------------------------------------------------
-
-
-def joined(context: Any) -> Any:
-    """Several passages as one text (blank lines between them, so each can support the output)."""
-    return CONTEXT_SEPARATOR.join(context) if isinstance(context, (list, tuple)) else context
 
 
 def pair_problem(output: Any, other: Any, reads: str) -> str | None:
@@ -208,7 +171,7 @@ def pair_problem(output: Any, other: Any, reads: str) -> str | None:
 def scorable(output: Any, other: Any, reads: str) -> tuple[str, Any]:
     """The pair the core scores: a context's passages joined, a reference's list kept (multi-reference)."""
     if reads == "context":
-        return output, joined(other)
+        return output, join_context(other)
     return output, list(other) if isinstance(other, tuple) else other
 
 
@@ -232,16 +195,31 @@ def signal_cells(
         return {signal.name: {} for signal in signals}
     from bertscore_plugins.core.scorer import row_labels_in_warnings  # torch: loaded when scoring
 
-    if any(signal.reads_as_offline for signal in signals):
-        # what facts.offline_faithfulness reads; the signals sharing the call read the same alignment
-        scorer = offline_scorer(scorer)
-        pairs = {p: as_read(output, other) for p, (output, other) in pairs.items()}
+    offline = [signal for signal in signals if isinstance(signal, OfflineSignal)]
+    if len({signal.threshold for signal in offline}) > 1:
+        raise ArgumentError("one offline faithfulness threshold per call")
     positions = list(pairs)
-    options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}
+    texts = [pairs[p] for p in positions]
+    found: list[OfflineFaithfulness] = []
     # the core's warnings count positions among the scored pairs; name the caller's rows instead
     with row_labels_in_warnings([(labels or {}).get(p, str(p)) for p in positions]):
-        result = scorer.score([pairs[p][0] for p in positions], [pairs[p][1] for p in positions], **options)
+        if offline:  # the faithfulness reading of the rows; the signals sharing the call read its alignment
+            read = read_batch(scorer, texts, offline[0].threshold, progress)
+            result, found = read.scores, read.rows
+        else:
+            options: dict[str, Any] = {
+                "explain": True,
+                **({"progress": progress} if progress is not None else {}),
+            }
+            result = scorer.score([output for output, _ in texts], [other for _, other in texts], **options)
     return {
-        signal.name: {p: signal.cell(result, row).to_dict() for row, p in enumerate(positions)}
+        signal.name: {
+            p: (
+                signal.offline_cell(result, row, found[row])
+                if isinstance(signal, OfflineSignal)
+                else signal.cell(result, row)
+            ).to_dict()
+            for row, p in enumerate(positions)
+        }
         for signal in signals
     }

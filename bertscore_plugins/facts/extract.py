@@ -2,7 +2,7 @@
 
 Fact kinds: ``number`` (digits or words, with its unit: "six tablets", "42 euros", "20%"), ``year``,
 ``date`` (month, day, year; any of them may be missing), ``month``, ``weekday``, ``time`` ("14:05"),
-``negation`` (a cue and the clause it scopes) and ``entity`` (decided in names.py, which also needs
+``negation`` (a cue and the clause it scopes) and ``entity`` (decided in entities.py, which also needs
 the context's capitalisation). Everything is plain regular expressions and closed word lists; each kind
 has its module (numbers.py, dates.py, negation.py) and this one reads a text through all of them.
 """

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 
 from bertscore_plugins.facts import lexicon as lx
+from bertscore_plugins.facts.entities import name_in
 from bertscore_plugins.facts.findings import Finding
-from bertscore_plugins.facts.names import name_in
 from bertscore_plugins.facts.text import TextFacts, stem
 
 _BE = {"is", "was", "were", "are", "be", "been", "being", "'s", "'re"}

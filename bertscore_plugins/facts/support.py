@@ -7,7 +7,7 @@ with a compatible unit, the same date, weekday or name, the same polarity). The 
 *where* to look: which context clause an output clause restates (for negation and antonyms) and what
 the context says in place of an unsupported fact ("Thursday: context says Tuesday").
 
-Each kind is checked in its own module: values.py (numbers, dates, times), names.py, polarity.py
+Each kind is checked in its own module: values.py (numbers, dates, times), entities.py, polarity.py
 (negation, antonyms), order.py (who did what to whom), status.py (on time / delayed, open / closed ...); this one runs them over a pair.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from bertscore_plugins.facts.alignment import Alignment
+from bertscore_plugins.facts.entities import check_entity, entities
 from bertscore_plugins.facts.extract import extract
 from bertscore_plugins.facts.findings import (
     NOT_CHECKED,
@@ -26,7 +27,6 @@ from bertscore_plugins.facts.findings import (
     Finding,
 )
 from bertscore_plugins.facts.language import is_english
-from bertscore_plugins.facts.names import check_entity, entities
 from bertscore_plugins.facts.order import check_order
 from bertscore_plugins.facts.polarity import ANTONYM_ALIGNMENT, CLAUSE_ALIGNMENT, check_polarity
 from bertscore_plugins.facts.status import check_status

@@ -29,11 +29,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from bertscore_plugins.core.config import ScoreConfig, idf_from_upstream
 from bertscore_plugins.core.idf import IdfTable
+from bertscore_plugins.core.score_config import ScoreConfig, idf_from_upstream
 from bertscore_plugins.core.scorer import BERTScorer as _CoreScorer
 from bertscore_plugins.core.scorer import Scores, get_scorer
-from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning
+
+
+class UpstreamModelWarning(BertScorePluginsWarning):
+    """lang="en" scores with the packaged model, not bert_score's roberta-large: numbers differ from upstream."""
+
 
 Triple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
@@ -54,7 +59,7 @@ def _config(
             "bertscore_plugins.integrations.compat: lang='en' scores with the packaged all-MiniLM-L6-v2 (layer 4), not "
             "bert_score's roberta-large (layer 17): numbers differ from upstream's. Pass "
             "model_type='roberta-large' (or a local folder of it) for upstream's numbers",
-            UserWarning,
+            UpstreamModelWarning,
             stacklevel=3,
         )
     if model_type is not None:
@@ -236,7 +241,9 @@ class BERTScorer:
     def compute_idf(self, sents: Sequence[str]) -> None:
         """Fit idf on `sents` (bert_score's formula); later `score` calls use it when `idf=True`."""
         if self._idf_table is not None:
-            warnings.warn("Overwriting the previous importance weights.", stacklevel=2)
+            warnings.warn(
+                "Overwriting the previous importance weights.", BertScorePluginsWarning, stacklevel=2
+            )
         self._idf_table = self._scorer.fit_idf(list(sents))
 
     def _scorer_now(self) -> _CoreScorer:

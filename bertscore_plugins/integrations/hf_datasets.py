@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from bertscore_plugins.core.config import ScoreConfig, refuse_idf_per_batch
+from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import BERTScorer, get_scorer, row_labels_in_warnings
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError
 from bertscore_plugins.inputs import check_pairs, check_references, rows_message
@@ -84,7 +84,7 @@ class BERTScoreTransform:
         prefix: output columns are `prefix + "precision" | "recall" | "f1"` (float32).
         config: a ScoreConfig to start from; `settings` override it.
         progress: a bar per map() batch (default False: datasets shows its own bar over batches).
-        **settings: any of `bertscore_plugins.setting_names()`, or bert_score's names (config.py's table).
+        **settings: any of `bertscore_plugins.setting_names()`, or bert_score's names (score_config.py's table).
 
     `idf=True` would fit idf on each batch separately, so every batch size would give other numbers; it
     is refused: fit once on the whole column with `transform = transform.fit_idf(ds[reference_column])`.

@@ -10,7 +10,7 @@ Users load it by path, offline:
 Settings use the core's keyword names (`bertscore_plugins.setting_names()`) or upstream's `compute()`
 arguments with upstream's meaning (`model_type`, `num_layers`, `lang`, `idf` as a bool or dict,
 `rescale_with_baseline`, `baseline_path`, `device`, `all_layers`, `verbose`; `batch_size`, `nthreads` and
-`use_fast_tokenizer` are accepted and change nothing: config.py's one alias table); they are fixed at load
+`use_fast_tokenizer` are accepted and change nothing: score_config.py's one alias table); they are fixed at load
 time and may be overridden per `compute` call. `evaluate.load(path, per_row=False)` returns only the three
 corpus means, which evaluate's Evaluator needs for `strategy="bootstrap"`. The scorer comes from the core's process-wide cache, one per
 configuration, so a second `compute` reuses the loaded model; with `idf=True` the core fits idf on each
@@ -28,7 +28,7 @@ import datasets
 import evaluate
 import numpy as np
 
-from bertscore_plugins.core.config import ScoreConfig, split_call_options
+from bertscore_plugins.core.score_config import ScoreConfig, split_call_options
 from bertscore_plugins.core.scorer import get_scorer
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.inputs import check_pairs

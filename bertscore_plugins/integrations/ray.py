@@ -32,8 +32,8 @@ import pandas as pd
 import ray  # the real Ray: absolute import, this module is bertscore_plugins.integrations.ray
 import ray.data
 
-from bertscore_plugins.core.config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.idf import IdfTable
+from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import get_scorer
 from bertscore_plugins.errors import ArgumentError, ClusterResourceError, InputError
 

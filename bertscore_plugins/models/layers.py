@@ -14,8 +14,13 @@ from typing import NamedTuple
 
 import torch
 
-from bertscore_plugins.errors import SettingError
+from bertscore_plugins.errors import BertScorePluginsWarning, SettingError
 from bertscore_plugins.models.resolve import ModelSource
+
+
+class DefaultLayerWarning(BertScorePluginsWarning):
+    """A model missing from the default-layer table is read at its last layer."""
+
 
 # Layer lists that bert_score truncates, by attribute path
 _LAYER_LISTS = (
@@ -73,6 +78,7 @@ def choose_layer(source: ModelSource, requested: int | None, num_layers: int) ->
             warnings.warn(
                 f"model {source.name!r} is not in the default-layer table; using its last layer "
                 f"({num_layers}). Pass layer=... to choose (bert_score tunes it on WMT16)",
+                DefaultLayerWarning,
                 stacklevel=4,
             )
             return num_layers

@@ -14,11 +14,11 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from bertscore_plugins.errors import FileFormatError, ModelLoadError
+from bertscore_plugins.errors import BertScorePluginsWarning, FileFormatError, ModelLoadError
 from bertscore_plugins.files import read_json_object
 from bertscore_plugins.models import objects, presets
 from bertscore_plugins.models.identity import file_sha256, weights_digest, with_files
-from bertscore_plugins.models.names import (
+from bertscore_plugins.models.model_names import (
     DEFAULT_MODEL_LAYER,
     DEFAULT_MODEL_NAMES,
     DEFAULT_MODEL_REPO,
@@ -40,6 +40,10 @@ UPSTREAM_LANG_MODELS = {
 UPSTREAM_MULTILINGUAL_MODEL = "bert-base-multilingual-cased"
 #: what the hub accepts as a repository id: "name" or "owner/name"
 _HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?")
+
+
+class ModelDigestWarning(BertScorePluginsWarning):
+    """The packaged default model's weights differ from the pinned upstream file."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ def _packaged_default() -> ModelSource:
         warnings.warn(
             f"the packaged default model's weights differ from the pinned upstream file "
             f"(sha256 {digest[:12]} != {DEFAULT_MODEL_SHA256[:12]}); scores may not be comparable",
+            ModelDigestWarning,
             stacklevel=4,
         )
     identity = with_files(f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{digest[:8]}", folder)

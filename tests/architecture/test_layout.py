@@ -14,12 +14,21 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "bertscore_plugins"
 #: bottom to top; each tier may import the shared modules at the top level (errors, settings, files,
-#: inputs) and the tiers before it, never one after it
-TIERS = ("models", "core", "facts", "analysis", "evaluation", "integrations", "tools", "cli")
+#: inputs, thresholds) and the tiers before it, never one after it. facts/ is English text analysis and
+#: sits below the scorer: the offline signal that runs the scorer is faithfulness/
+TIERS = ("facts", "models", "core", "faithfulness", "analysis", "evaluation", "integrations", "tools", "cli")
 #: the package's front door re-exports every tier by name; the old-path table maps into them
 FRONT_DOOR = {"bertscore_plugins", "bertscore_plugins._moved"}
 #: modules that must not import Phoenix (or OpenInference): the engine runs without it
-PHOENIX_FREE = ("models", "core", "facts", "analysis", "evaluation")
+PHOENIX_FREE = ("models", "core", "facts", "faithfulness", "analysis", "evaluation")
+#: what the fact check must never import: it reads texts and an alignment, it never scores or loads a model
+SCORER_AND_MODELS = (
+    "torch",
+    "transformers",
+    "safetensors",
+    "bertscore_plugins.core",
+    "bertscore_plugins.models",
+)
 MAX_MODULE_LINES = 450
 MAX_FUNCTION_LINES = 60
 MAX_PARAMETERS = 8
@@ -122,6 +131,40 @@ def test_the_engine_tiers_never_import_phoenix(tier):
         if target.split(".")[0] in {"phoenix", "openinference"}
     ]
     assert wrong == []
+
+
+def test_the_fact_check_imports_no_scorer_and_no_model():
+    wrong = [
+        f"{module}:{line} imports {target}"
+        for module, path in MODULES.items()
+        if module == "bertscore_plugins.facts" or module.startswith("bertscore_plugins.facts.")
+        for target, line in _imports(path)
+        if any(target == name or target.startswith(name + ".") for name in SCORER_AND_MODELS)
+        or target.startswith("bertscore_plugins.faithfulness")
+    ]
+    assert wrong == []
+
+
+def test_one_module_defines_the_offline_faithfulness_result():
+    defined = [
+        module
+        for module, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "OfflineFaithfulness"
+    ]
+    assert defined == ["bertscore_plugins.faithfulness.result"]
+
+
+def test_no_two_tiers_have_a_module_of_the_same_name():
+    """One name, one meaning: no config.py in two tiers meaning two configurations. A tier's own
+    sub-folders may mirror it (facts/lexicon/numbers.py is the word list of facts/numbers.py), and each
+    command under cli/ is named after what it runs."""
+    by_name = defaultdict(set)
+    for module in MODULES:
+        parts = module.split(".")
+        if len(parts) > 2 and parts[1] != "cli" and parts[-1] != "__main__":
+            by_name[parts[-1]].add(parts[1])
+    assert {name: tiers for name, tiers in by_name.items() if len(tiers) > 1} == {}
 
 
 def test_the_evaluation_engine_touches_pandas_only_in_its_dataframe_adapter():

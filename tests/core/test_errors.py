@@ -84,7 +84,7 @@ def test_every_error_is_under_the_root_and_keeps_its_builtin_base(name: str, bui
 def test_the_errors_stay_importable_where_they_were_defined() -> None:
     from bertscore_plugins.cli.main import UsageError
     from bertscore_plugins.core.baseline import BaselineNotFoundError
-    from bertscore_plugins.core.config import SettingError
+    from bertscore_plugins.core.score_config import SettingError
     from bertscore_plugins.core.signature import SignatureMismatch
     from bertscore_plugins.files import FileFormatError
     from bertscore_plugins.inputs import InputError

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.core.signature import Signature, SignatureMismatch, idf_label
 
 

@@ -96,7 +96,12 @@ def test_did_you_mean_names_our_flag():
 
 def test_flag_choices_come_from_the_config_constants():
     from bertscore_plugins.cli.main import build_parser
-    from bertscore_plugins.core.config import DTYPES, LONG_TEXT_POLICIES, MULTI_REF_RULES, QUANTIZE_MODES
+    from bertscore_plugins.core.score_config import (
+        DTYPES,
+        LONG_TEXT_POLICIES,
+        MULTI_REF_RULES,
+        QUANTIZE_MODES,
+    )
 
     score_parser = build_parser()._subparsers._group_actions[0].choices["score"]
     choices = {action.dest: tuple(action.choices) for action in score_parser._actions if action.choices}

@@ -268,7 +268,7 @@ def _old_compat_path_works_and_says_where_it_moved(run: Run, oracle: Oracle) -> 
 @entry_point(
     "facts: offline_faithfulness and check_facts",
     python("""
-    from bertscore_plugins.facts import offline_faithfulness, check_facts
+    from bertscore_plugins.faithfulness import offline_faithfulness, check_facts
     rows = offline_faithfulness(CANDIDATES, REFERENCES)
     checks = check_facts(CANDIDATES, REFERENCES)
     report(labels=[row.label for row in rows], scores=[row.score for row in rows],
@@ -643,7 +643,7 @@ def _engine_rows_label_the_wrong_day(run: Run, oracle: Oracle) -> None:
     "evaluation: evaluate_batch with a judge of our own",
     python("""
     from bertscore_plugins.evaluation.batch import BatchRow, evaluate_batch
-    from bertscore_plugins.evaluation.config import EvaluationConfig
+    from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
     from bertscore_plugins.evaluation.judge import Verdict
     class Always:
         name, model = "faithfulness", "stub/always"

@@ -71,7 +71,7 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
         "bertscore_plugins/metric_card/metric_card.py" in names
         and "bertscore_plugins/integrations/compat.py" in names
     )
-    assert "bertscore_plugins/facts/weights.json" in names  # the offline faithfulness's combination
+    assert "bertscore_plugins/faithfulness/weights.json" in names  # the offline faithfulness's combination
 
     python = _clean_venv(tmp_path / "venv")
     _pip_install(python, "--no-deps", str(wheel))

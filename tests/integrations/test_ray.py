@@ -27,7 +27,7 @@ CRASH_ROW_ENV = "BERTSCORE_TEST_CRASH_ROW"
 ROWS, ROWS_PER_BLOCK, BATCH_SIZE, CRASH_ROW = 60, 10, 5, 35
 CORE_MODULES = (
     "bertscore_plugins",
-    "bertscore_plugins.core.config",
+    "bertscore_plugins.core.score_config",
     "bertscore_plugins.core.idf",
     "bertscore_plugins.models.load",
     "bertscore_plugins.core.tokenize",
@@ -63,7 +63,10 @@ def test_core_imports_neither_ray_nor_spark():
     )
     assert completed.returncode == 0, completed.stderr
     report = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert "bertscore_plugins" in report["imported"] and "bertscore_plugins.core.config" in report["imported"]
+    assert (
+        "bertscore_plugins" in report["imported"]
+        and "bertscore_plugins.core.score_config" in report["imported"]
+    )
     assert report["engines"] == []
 
 

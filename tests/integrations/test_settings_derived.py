@@ -11,7 +11,7 @@ import pytest
 
 from bertscore_plugins.cli import common
 from bertscore_plugins.cli.main import build_parser
-from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
 from bertscore_plugins.settings import setting, signed_names, unsigned_defaults

@@ -56,7 +56,7 @@ class ScoringCalls:
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         import bertscore_plugins
         import bertscore_plugins.integrations.phoenix as integration
-        import bertscore_plugins.integrations.phoenix.judge as judge_module
+        import bertscore_plugins.integrations.phoenix.phoenix_judge as judge_module
         import bertscore_plugins.models.load
 
         self.calls: list[str] = []

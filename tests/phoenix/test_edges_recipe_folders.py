@@ -111,7 +111,7 @@ def test_state_writes_leave_no_temporary_files(scored):
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):
-    import bertscore_plugins.integrations.phoenix.judge as judge_module
+    import bertscore_plugins.integrations.phoenix.phoenix_judge as judge_module
 
     out = tmp_path / "out"
     args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "5"]

@@ -100,7 +100,7 @@ def test_the_judge_is_anything_with_a_name_a_model_and_verdicts_and_an_llm_is_re
 def test_phoenix_s_judge_plugs_into_the_engine_and_records_its_model():
     from bertscore_plugins.evaluation.judge import is_judge
     from bertscore_plugins.integrations.phoenix import faithfulness_evaluator, faithfulness_judge
-    from bertscore_plugins.integrations.phoenix.judge import as_judge
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import as_judge
 
     llm = type("LLM", (), {"provider": "openai", "model": "gpt-4o-mini"})()
     for judge in (faithfulness_judge(llm), faithfulness_judge(faithfulness_evaluator(llm)), as_judge(llm)):

@@ -188,9 +188,9 @@ def test_a_warning_about_a_row_names_the_frame_row_even_after_a_failed_row(score
     assert empty.candidate_rows == ("2 (index 's3')",)
 
 
-@pytest.mark.parametrize("cut", [float("nan"), float("inf"), 1.5, "0.9", True])
+@pytest.mark.parametrize("cut", [float("nan"), float("inf"), 1.5, -0.1, "0.9", True])
 def test_a_cut_no_score_can_meet_or_that_is_no_number_is_refused(cut):
-    with pytest.raises(ValueError, match=r"^threshold must be a finite number no greater than 1, got"):
+    with pytest.raises(ValueError, match=r"^threshold must be a finite number from 0 to 1, got"):
         BERTScoreEvaluator(cut)
     with pytest.raises(ValueError, match=r"^threshold must be"):
         GroundednessEvaluator(cut)
@@ -387,7 +387,7 @@ def test_thresholds_from_quantiles():
     assert continuous.similarity == pytest.approx(0.1) and continuous.faithfulness == pytest.approx(0.4)
     with pytest.raises(ValueError, match="no similarity scores"):
         Thresholds.from_quantiles([None], [1.0])
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(ValueError, match="similarity_quantile must be a finite number from 0 to 1, got 2"):
         Thresholds.from_quantiles([0.5], [1.0], similarity_quantile=2)
 
 

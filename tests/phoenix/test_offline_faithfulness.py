@@ -237,7 +237,7 @@ SAME_ROWS = [
 def test_a_row_gets_the_same_offline_cell_on_every_path():
     """Markup is read as the text it shows and long sources whole, whichever way a row comes: a faithful
     answer written as HTML or with a markdown link, or copied from a long source's end, stays faithful."""
-    from bertscore_plugins.facts import offline_faithfulness
+    from bertscore_plugins.faithfulness import offline_faithfulness
     from bertscore_plugins.integrations.phoenix import (
         OfflineFaithfulnessEvaluator,
         batch_evaluate_dataframe,
@@ -265,7 +265,7 @@ def test_a_row_gets_the_same_offline_cell_on_every_path():
 @pytest.mark.parametrize("cut", [float("nan"), 5, -1, "0.5", True])
 def test_offline_thresholds_outside_the_score_range_are_refused_on_every_path(cut):
     from bertscore_plugins.errors import SettingError
-    from bertscore_plugins.evaluation.config import EvaluationConfig
+    from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
     from bertscore_plugins.integrations.phoenix import OfflineFaithfulnessEvaluator
 
     with pytest.raises(SettingError, match="offline_threshold"):

@@ -6,7 +6,7 @@ no Phoenix); this package gives them Phoenix's shapes and talks to the server. M
 ``bertscore_plugins``, its public names, what it is for; each function's docstring is the reference)::
 
     evaluation.names                 SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT  (names we write)
-    evaluation.config                EvaluationConfig  (thresholds, judge and its rows, names, identifier)
+    evaluation.evaluation_config     EvaluationConfig  (thresholds, judge and its rows, names, identifier)
     evaluation.batch                 evaluate_batch, BatchRow, BatchResult  (the one pipeline: every signal)
     evaluation.disagreement          Thresholds, disagreement_label  (the quadrants)
     evaluation.dataframe             add_disagreement  (a DataFrame's two score columns compared)
@@ -43,7 +43,7 @@ from bertscore_plugins.evaluation.names import (
 )
 
 _EVALUATORS = "bertscore_plugins.integrations.phoenix.evaluators"
-_JUDGE = "bertscore_plugins.integrations.phoenix.judge"
+_JUDGE = "bertscore_plugins.integrations.phoenix.phoenix_judge"
 _SINK = "bertscore_plugins.integrations.phoenix.annotation_sink"
 _EXPERIMENTS = "bertscore_plugins.integrations.phoenix.experiments"
 _EXPORTS = {
@@ -62,7 +62,7 @@ _EXPORTS = {
     "Thresholds": "bertscore_plugins.evaluation.disagreement",
     "disagreement_label": "bertscore_plugins.evaluation.disagreement",
     "add_disagreement": "bertscore_plugins.evaluation.dataframe",
-    "EvaluationConfig": "bertscore_plugins.evaluation.config",
+    "EvaluationConfig": "bertscore_plugins.evaluation.evaluation_config",
     "evaluate_batch": "bertscore_plugins.evaluation.batch",
     "BatchRow": "bertscore_plugins.evaluation.batch",
     "BatchResult": "bertscore_plugins.evaluation.batch",

@@ -20,7 +20,7 @@ from phoenix.evals import Evaluator, Score
 from phoenix.evals.utils import remap_eval_input
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bertscore_plugins.core.config import ScoreConfig
+from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, InputError
 from bertscore_plugins.evaluation import dataframe as engine
 from bertscore_plugins.evaluation.cells import completed, failed, row_number
@@ -28,10 +28,9 @@ from bertscore_plugins.evaluation.dataframe import add_disagreement as add_disag
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell
 from bertscore_plugins.evaluation.disagreement import disagreement_label as disagreement_label
 from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, details_column, score_column
-from bertscore_plugins.evaluation.signals import DEFAULT_SIMILARITY_THRESHOLD as DEFAULT_SIMILARITY_THRESHOLD
 from bertscore_plugins.evaluation.signals import Signal, Similarity, pair_problem, scorable, signal_cells
-from bertscore_plugins.evaluation.signals import check_cut as check_cut
-from bertscore_plugins.integrations.phoenix.judge import as_judge
+from bertscore_plugins.integrations.phoenix.phoenix_judge import as_judge
+from bertscore_plugins.thresholds import DEFAULT_SIMILARITY_THRESHOLD, check_cut
 
 
 class SimilarityInput(BaseModel):
@@ -59,7 +58,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
         input_schema: type[BaseModel],
         **core_settings: Any,
     ) -> None:
-        self.signal = self.signal_class(name, threshold, explain_k)  # SettingError for a bad threshold
+        self.signal = self.signal_class(name, check_cut("threshold", threshold), explain_k)
         if scorer is not None and core_settings:
             raise ArgumentError(
                 f"pass either scorer= or core settings, not both (got settings {sorted(core_settings)})"
@@ -85,10 +84,6 @@ class _BERTScoreEvaluatorBase(Evaluator):
     def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, Any]:
         """(candidate, reference or context) as the core scores them, from a validated input."""
         return scorable(eval_input[self.candidate_field], eval_input[self.reference_field], self.signal.reads)
-
-    def score_from_result(self, result: Any, row: int) -> Score:
-        """The Score for row ``row`` of a core ``Scores`` (computed with ``explain=True``)."""
-        return Score(**self.signal.cell(result, row).to_dict())
 
     def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
         candidate, reference = self._pair(eval_input)

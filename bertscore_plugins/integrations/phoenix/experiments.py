@@ -20,7 +20,7 @@ from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.names import DISAGREEMENT, score_column
 from bertscore_plugins.integrations.phoenix.evaluators import DisagreementEvaluator, _NoInput
 from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEvaluator
-from bertscore_plugins.integrations.phoenix.judge import _LogLines
+from bertscore_plugins.integrations.phoenix.phoenix_judge import _LogLines
 
 # -- datasets and experiments ------------------------------------------------------------------------
 
@@ -67,7 +67,7 @@ def experiment_evaluators(
 
     Bound to datasets made by :func:`create_dataset` (input ``{question, context}``, expected
     ``{reference}``); the task's return value is the output. ``faithfulness`` is Phoenix's judge (from
-    :func:`~bertscore_plugins.integrations.phoenix.judge.faithfulness_evaluator`) or a :class:`GroundednessEvaluator`.
+    :func:`~bertscore_plugins.integrations.phoenix.phoenix_judge.faithfulness_evaluator`) or a :class:`GroundednessEvaluator`.
     The disagreement evaluator reuses the other two's results, so each runs once per example.
     """
     sim = _SharedResult(

@@ -14,10 +14,8 @@ from pydantic import BaseModel
 
 from bertscore_plugins.evaluation.names import GROUNDEDNESS
 from bertscore_plugins.evaluation.signals import Groundedness
-
-# the threshold is the fact check's, so both signals read a row alike
-from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD
 from bertscore_plugins.integrations.phoenix.evaluators import _BERTScoreEvaluatorBase
+from bertscore_plugins.thresholds import DEFAULT_GROUNDEDNESS_THRESHOLD
 
 
 class GroundednessInput(BaseModel):

@@ -1,10 +1,10 @@
 """Offline faithfulness as a Phoenix ``code`` evaluator: groundedness combined with the fact check.
 
 Groundedness alone misses the wrong day, number, negation or name (they align to near-synonyms); the
-fact check (``bertscore_plugins.facts``) asks whether the context carries each of them, reading the same
+fact check (``bertscore_plugins.facts``, combined in ``bertscore_plugins.faithfulness``) asks whether the context carries each of them, reading the same
 alignment, so one core call gives both. Without an LLM judge this is the recipe's faithfulness signal;
 with one, it decides which rows the judge needs to see (``evaluation.judge.settled_label``). The signal
-is the engine's (:class:`bertscore_plugins.evaluation.signals.OfflineFaithfulness`); this is its Phoenix
+is the engine's (:class:`bertscore_plugins.evaluation.signals.OfflineSignal`); this is its Phoenix
 shape.
 """
 
@@ -19,10 +19,10 @@ from bertscore_plugins.evaluation.judge import SETTLED_FAITHFUL as SETTLED_FAITH
 from bertscore_plugins.evaluation.judge import settled_judge_cell as settled_judge_cell
 from bertscore_plugins.evaluation.judge import settled_label as settled_label
 from bertscore_plugins.evaluation.names import OFFLINE_FAITHFULNESS
-from bertscore_plugins.evaluation.signals import OfflineFaithfulness
-from bertscore_plugins.facts import FAITHFULNESS_THRESHOLD
+from bertscore_plugins.evaluation.signals import OfflineSignal
 from bertscore_plugins.integrations.phoenix.evaluators import scored_frame
 from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEvaluator
+from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD
 
 
 class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
@@ -30,7 +30,7 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
 
     Inputs: ``output`` (str) and ``context`` (str, or a list of passages joined with blank lines).
 
-    Returns one ``Score``: ``score`` in [0, 1] = ``bertscore_plugins.facts``'s offline faithfulness (a
+    Returns one ``Score``: ``score`` in [0, 1] = ``bertscore_plugins.faithfulness``'s offline faithfulness (a
     small logistic combination of groundedness, the weakest sentence against its best source window,
     lexical support, invented rare words and the fact check, in the upper half of [0, 1] when the row is
     vouched for: every fact carried, no invented name or number, every sentence close to the context);
@@ -44,7 +44,7 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
     inputs and precision it shares; the fact check is what it adds.
     """
 
-    signal_class = OfflineFaithfulness
+    signal_class = OfflineSignal
 
     def __init__(
         self,

@@ -20,7 +20,7 @@ from typing import Any
 
 from typing_extensions import Self
 
-from bertscore_plugins.errors import ResultStoreError
+from bertscore_plugins.errors import BertScorePluginsWarning, ResultStoreError
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 _SCHEMA = """
@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS results (
 _COLUMNS = ("span_id", "configuration", "name", "annotation", "failure", "logged")
 
 
-class DamagedResultWarning(UserWarning):
+class DamagedResultWarning(BertScorePluginsWarning):
     """Rows of the result store could not be read back (edited, truncated); they are computed again.
 
     Warned once per damaged row per open store: a run reads a page's rows twice (before scoring and

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import CONFIGURATION_KEY
 from bertscore_plugins.integrations.phoenix.result_store import StoredResult
 from bertscore_plugins.integrations.phoenix.span_source import SpanFields, extract_fields, reference_value

@@ -2,7 +2,7 @@
 
 :func:`evaluate_project` is the span adapter's entry point. It composes the two configurations (how
 spans are read, :class:`.trace_settings.TraceSettings`; how they are evaluated,
-:class:`~bertscore_plugins.evaluation.config.EvaluationConfig`) and hands them to the passes:
+:class:`~bertscore_plugins.evaluation.evaluation_config.EvaluationConfig`) and hands them to the passes:
 :mod:`.trace_polling` (one pass, or one per poll when following) over :mod:`.trace_pass` (a page at a
 time: spans -> batch rows (:mod:`.span_rows`) -> :func:`~bertscore_plugins.evaluation.batch.evaluate_batch`
 -> the local store (:mod:`.result_store`) -> span annotations). Every request to Phoenix goes through
@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bertscore_plugins.core.config import SettingError, refuse_idf_per_batch
+from bertscore_plugins.core.score_config import SettingError, refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.errors import TraceEvaluationError as TraceEvaluationError
-from bertscore_plugins.evaluation.config import EvaluationConfig, evaluation_config
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
 from bertscore_plugins.integrations.phoenix import gateway
 from bertscore_plugins.integrations.phoenix.result_store import ResultStore
 from bertscore_plugins.integrations.phoenix.span_rows import Annotating
@@ -158,7 +158,9 @@ def _split_settings(
 ) -> tuple[TraceSettings, EvaluationConfig]:
     """(how spans are read, how they are evaluated) from the keyword settings; SettingError for a
     setting that would label a span by its page."""
-    from bertscore_plugins.integrations.phoenix.judge import as_judge  # phoenix.evals: only with a judge
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import (
+        as_judge,  # phoenix.evals: only with a judge
+    )
 
     settings = dict(settings)
     if "llm" in settings:

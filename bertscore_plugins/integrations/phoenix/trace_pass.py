@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bertscore_plugins.evaluation.config import EvaluationConfig
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.integrations.phoenix import gateway
 from bertscore_plugins.integrations.phoenix.result_store import ResultStore, StoredResult
 from bertscore_plugins.integrations.phoenix.span_rows import Annotating, entries, span_row

@@ -1,7 +1,7 @@
 """How a trace evaluation reads spans: :class:`TraceSettings` (which spans, paging and polling; each
 setting declared once: its default, help and flag), the Phoenix integration's one configuration object.
 
-How spans are evaluated is :class:`~bertscore_plugins.evaluation.config.EvaluationConfig`'s (which holds
+How spans are evaluated is :class:`~bertscore_plugins.evaluation.evaluation_config.EvaluationConfig`'s (which holds
 the core's ``ScoreConfig``); the two are composed by :func:`.trace_evaluation.evaluate_project`, never
 layered. What a run did is :class:`.trace_report.EvaluationReport` (re-exported here)."""
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
-from bertscore_plugins.core.config import SettingError, finite_number, whole_number
+from bertscore_plugins.core.score_config import SettingError, finite_number, whole_number
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.integrations.phoenix.span_source import ROOT
 from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport as EvaluationReport

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins.facts import check_facts, check_pair, extract
+from bertscore_plugins.facts import check_pair, extract
+from bertscore_plugins.faithfulness import check_facts
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 

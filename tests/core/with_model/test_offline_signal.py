@@ -7,15 +7,10 @@ import json
 
 import pytest
 
-from bertscore_plugins.facts import (
-    FAITHFULNESS_THRESHOLD,
-    NOT_CHECKED,
-    check_facts,
-    check_pair,
-    extract,
-    offline_faithfulness,
-)
+from bertscore_plugins.facts import NOT_CHECKED, check_pair, extract
+from bertscore_plugins.faithfulness import check_facts, offline_faithfulness
 from bertscore_plugins.inputs import InputError
+from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD
 
 pytestmark = pytest.mark.model  # loads the packaged model
 
@@ -180,7 +175,7 @@ def test_a_sentence_stitched_from_far_apart_paragraphs_is_the_weakest_lexically(
     """Every word of the stitched sentence is in the article, so against the whole source it looks copied;
     against its best passage of two sentences it does not."""
     from bertscore_plugins.facts.extract import extract
-    from bertscore_plugins.facts.parts import lexical_sequence_parts
+    from bertscore_plugins.faithfulness.parts import lexical_sequence_parts
 
     article = (
         "The mayor opened the new bridge on Monday. Crowds lined the river to watch. "
@@ -216,7 +211,7 @@ def test_a_rare_word_the_source_never_writes_is_named_even_in_lower_case():
 
 def test_unknown_word_placeholders_count_in_no_part():
     from bertscore_plugins.facts.extract import extract
-    from bertscore_plugins.facts.parts import lexical_sequence_parts, lexical_support
+    from bertscore_plugins.faithfulness.parts import lexical_sequence_parts, lexical_support
 
     article = extract("Gaioz Nigalidze was expelled from the Dubai Open chess tournament on Sunday.")
     with_gap = extract("UNK UNK was expelled from the dubai open chess tournament .")
@@ -225,7 +220,7 @@ def test_unknown_word_placeholders_count_in_no_part():
 
 
 def test_the_weights_file_is_readable_and_names_its_training_data():
-    from bertscore_plugins.facts import signal
+    from bertscore_plugins.faithfulness import combination as signal
 
     table = json.loads(signal.WEIGHTS.read_text(encoding="utf-8"))
     assert set(table["weights"]) == set(signal.FEATURES)

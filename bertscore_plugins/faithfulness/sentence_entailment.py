@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from bertscore_plugins.facts.passages import sentence_windows
 from bertscore_plugins.facts.text import TextFacts
+from bertscore_plugins.faithfulness.passages import sentence_windows
 
 #: p(contradiction) at or above which a sentence is named as contradicted in the explanation
 CONTRADICTED = 0.5
@@ -103,7 +103,7 @@ def _quoted(text: str, limit: int = 120) -> str:
 @lru_cache(maxsize=1)
 def shipped_model() -> Any:
     """The shipped entailment adapter on the packaged encoder, loaded once per process."""
-    from bertscore_plugins.facts.entailment import load_entailment
+    from bertscore_plugins.faithfulness.entailment_model import load_entailment
     from bertscore_plugins.models.resolve import resolve_model
 
     return load_entailment(resolve_model("default").location)
@@ -111,6 +111,6 @@ def shipped_model() -> Any:
 
 def identity() -> str:
     """The shipped adapter's identity (its weights' sha256, short), for signatures; reads no weights."""
-    from bertscore_plugins.facts.entailment import read_meta
+    from bertscore_plugins.faithfulness.entailment_model import read_meta
 
     return read_meta()["weights_sha256"][:12]

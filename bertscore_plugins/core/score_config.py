@@ -16,7 +16,7 @@ import numpy as np
 
 from bertscore_plugins.core.idf import IdfTable
 from bertscore_plugins.errors import ArgumentTypeError, SettingError
-from bertscore_plugins.models.names import refuse_a_misspelt_name
+from bertscore_plugins.models.model_names import refuse_a_misspelt_name
 from bertscore_plugins.settings import document, names_of, setting, upstream_renames
 
 #: the name users type for the embedded, offline default model

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins.facts import check_facts, offline_faithfulness
-from bertscore_plugins.facts.markup import plain_text
+from bertscore_plugins.faithfulness import check_facts, offline_faithfulness, plain_text
 
 CONTEXT = "Parking at the clinic is free for patients. The clinic opens at 8 am on weekdays."
 PLAIN = "Parking at the clinic is free for patients, and the clinic opens at 8 am on weekdays."

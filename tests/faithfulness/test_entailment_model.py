@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bertscore_plugins.errors import ArgumentError, ModelLoadError
-from bertscore_plugins.facts import entailment as ent
+from bertscore_plugins.faithfulness import entailment_model as ent
 
 pytestmark = pytest.mark.model
 

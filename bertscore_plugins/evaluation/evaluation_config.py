@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertscore_plugins.core.config import ScoreConfig, SettingError, whole_number
+from bertscore_plugins.core.score_config import ScoreConfig, SettingError, whole_number
 from bertscore_plugins.evaluation.judge import is_judge
 from bertscore_plugins.evaluation.names import (
     ANNOTATION_IDENTIFIER,
@@ -27,11 +27,15 @@ from bertscore_plugins.evaluation.names import (
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
 )
-from bertscore_plugins.evaluation.signals import DEFAULT_SIMILARITY_THRESHOLD, check_cut
-from bertscore_plugins.facts import DEFAULT_GROUNDEDNESS_THRESHOLD, FAITHFULNESS_THRESHOLD, check_threshold
 from bertscore_plugins.settings import document, names_of, setting, settings_of, signed_names
+from bertscore_plugins.thresholds import (
+    DEFAULT_GROUNDEDNESS_THRESHOLD,
+    DEFAULT_SIMILARITY_THRESHOLD,
+    FAITHFULNESS_THRESHOLD,
+    JUDGE_CUT,
+    check_cut,
+)
 
-FAITHFUL_CUT = 0.5  # the judge scores 1.0 (faithful) or 0.0 (unfaithful)
 JUDGE_ROWS = ("all", "unsettled")
 
 
@@ -109,7 +113,7 @@ class EvaluationConfig:
     def faithfulness_cut(self) -> float:
         if self.faithfulness_threshold is not None:
             return self.faithfulness_threshold
-        return FAITHFUL_CUT if self.judge is not None else self.offline_threshold
+        return JUDGE_CUT if self.judge is not None else self.offline_threshold
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -133,7 +137,7 @@ class EvaluationConfig:
         """Every signed setting of this configuration and of its `ScoreConfig`, as one line."""
         ours = [f"{name}={_signed_value(self, name)}" for name in signed_names(EvaluationConfig)]
         core = [f"{name}={getattr(self.score, name)!r}" for name in signed_names(ScoreConfig)]
-        from bertscore_plugins.facts import signature as offline_signature
+        from bertscore_plugins.faithfulness import signature as offline_signature
 
         return "evaluation:" + "|".join(ours) + " score:" + "|".join(core) + " " + offline_signature()
 
@@ -167,11 +171,8 @@ def _signed_value(config: EvaluationConfig, name: str) -> Any:
 
 def _check(config: EvaluationConfig) -> None:
     """Check every setting once; raise SettingError naming the bad one."""
-    for name in ("similarity_threshold", "groundedness_threshold"):
+    for name in ("similarity_threshold", "groundedness_threshold", "offline_threshold"):
         object.__setattr__(config, name, check_cut(name, getattr(config, name)))
-    object.__setattr__(
-        config, "offline_threshold", check_threshold(config.offline_threshold, "offline_threshold")
-    )
     if config.faithfulness_threshold is not None:
         cut = check_cut("faithfulness_threshold", config.faithfulness_threshold)
         object.__setattr__(config, "faithfulness_threshold", cut)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins.facts import FAITHFUL, UNFAITHFUL, offline_faithfulness
+from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL, offline_faithfulness
 
 pytestmark = pytest.mark.model
 

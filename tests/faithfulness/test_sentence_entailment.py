@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins.facts import entailment_of_rows, offline_faithfulness, sentence_entailment, signature
 from bertscore_plugins.facts.extract import extract
-from bertscore_plugins.facts.signal import weights_identity
+from bertscore_plugins.faithfulness import (
+    entailment_of_rows,
+    offline_faithfulness,
+    sentence_entailment,
+    signature,
+)
+from bertscore_plugins.faithfulness.combination import weights_identity
 
 pytestmark = pytest.mark.model
 
