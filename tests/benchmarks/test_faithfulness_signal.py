@@ -39,7 +39,9 @@ def test_the_shipped_score_beats_groundedness_and_rouge_l_on_every_development_s
 def test_the_weights_file_matches_the_fit_the_figures_come_from():
     quality = (BENCHMARKS / "QUALITY.md").read_text(encoding="utf-8")
     weights = json.loads(
-        (BENCHMARKS.parent / "bertscore_plugins" / "facts" / "weights.json").read_text(encoding="utf-8")
+        (BENCHMARKS.parent / "bertscore_plugins" / "faithfulness" / "weights.json").read_text(
+            encoding="utf-8"
+        )
     )
     assert f"intercept {weights['intercept']:+.2f}" in quality
     for name, value in weights["weights"].items():

@@ -14,8 +14,8 @@ no Phoenix); this package gives them Phoenix's shapes and talks to the server. M
     integrations.phoenix.evaluators  evaluate_rows  (a DataFrame through the pipeline, Phoenix's judge)
     integrations.phoenix.groundedness  GroundednessEvaluator  (precision of the output against its context)
     integrations.phoenix.offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check)
-    integrations.phoenix.judge       faithfulness_judge, faithfulness_evaluator, run_judge  (Phoenix's judge)
-    integrations.phoenix.judge       judge_llm_from_env, JUDGE_SETUP_HINT  (the judge's LLM from variables)
+    integrations.phoenix.phoenix_judge  faithfulness_judge, faithfulness_evaluator, run_judge  (Phoenix's judge)
+    integrations.phoenix.phoenix_judge  judge_llm_from_env, JUDGE_SETUP_HINT  (the judge's LLM from variables)
     integrations.phoenix.annotation_sink  annotation_configs, ensure_annotation_configs, log_span_annotations
     integrations.phoenix.annotation_sink  disagreement_filters, project_id, project_url
     integrations.phoenix.experiments  create_dataset, log_experiment, experiment_evaluators, experiment_url
