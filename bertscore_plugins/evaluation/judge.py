@@ -38,6 +38,9 @@ class JudgeRow:
     input: Any
     output: Any
     context: Any
+    #: (start, end) spans of the context as the offline signal read it: the passages the answer aligns
+    #: to, which a judge with a short window is shown instead of a long source
+    passages: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -54,21 +54,43 @@ class Parts:
     lcs: float
     weakest_lexical: float
     novel_rare: tuple[str, ...] = ()
+    #: the source's passages the output reads from: (start, end) character spans of the source sentences
+    #: in each output sentence's best window, merged, in source order (what a judge is shown of a long
+    #: source: the passages chosen by the alignment)
+    passages: tuple[tuple[int, int], ...] = ()
 
 
 def _content(word: Any) -> bool:
     return word.text[:1].isalnum() and word.lower not in lx.STOPWORDS and word.lower not in lx.PLACEHOLDERS
 
 
-def alignment_parts(out: TextFacts, ctx: TextFacts, explanation: Any) -> tuple[float, int]:
-    """(weakest sentence score, its sentence index) from the core's similarity matrix: each output
-    sentence against its best source window (passages.py), the lowest."""
+def alignment_parts(
+    out: TextFacts, ctx: TextFacts, explanation: Any
+) -> tuple[float, int, tuple[tuple[int, int], ...]]:
+    """(weakest sentence score, its sentence index, the source passages read from) from the core's
+    similarity matrix: each output sentence against its best source window (passages.py), the lowest."""
     windows = sentence_windows(out, ctx, explanation)
     if windows is None:
         matrix = similarity_matrix(explanation)
-        return (1.0, -1) if matrix is None else (float(matrix.max(axis=1).mean()), -1)
+        return (1.0, -1, ()) if matrix is None else (float(matrix.max(axis=1).mean()), -1, ())
     lowest = int(windows.scores.argmin())
-    return float(windows.scores[lowest]), windows.sentences[lowest]
+    chosen = sorted({sentence for window in windows.windows for sentence in window})
+    return float(windows.scores[lowest]), windows.sentences[lowest], _sentence_spans(ctx, chosen)
+
+
+def _sentence_spans(facts: TextFacts, sentences: list[int]) -> tuple[tuple[int, int], ...]:
+    """Character spans of these sentences of ``facts.text``, adjacent ones merged."""
+    spans: list[tuple[int, int]] = []
+    for sentence in sentences:
+        words = facts.sentence_words(sentence)
+        if not words:
+            continue
+        start, end = facts.words[words[0]].start, facts.words[words[-1]].end
+        if spans and facts.text[spans[-1][1] : start].strip() == "":
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return tuple(spans)
 
 
 def lexical_support(out: TextFacts, ctx: TextFacts, carried: frozenset[int] = frozenset()) -> float:
@@ -190,8 +212,8 @@ def novel_rare_words(
 def parts(out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()) -> Parts:
     """The row's parts; ``carried``: the output's words that state a fact the source carries (the fact
     check's ``supported_words``), which the lexical parts count as the source's."""
-    weakest, index = alignment_parts(out, ctx, explanation)
+    weakest, index, passages = alignment_parts(out, ctx, explanation)
     text = sentence_text(out, index) if index >= 0 else ""
     lcs, weakest_lexical = lexical_sequence_parts(out, ctx, carried)
     novel = novel_rare_words(out, ctx, explanation, carried)
-    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical, novel)
+    return Parts(weakest, text, lexical_support(out, ctx, carried), lcs, weakest_lexical, novel, passages)

@@ -118,6 +118,7 @@ class OfflineFaithfulness:
             "unsupported_facts": [str(finding) for finding in self.facts.unsupported],
             "novel_rare_words": list(self.novel_rare_words),
             "contradicted": self.contradicted,
+            "supporting_passages": [list(span) for span in self.parts.passages] if self.parts else [],
         }
 
     def cell_parts(self) -> tuple[float, str, str, dict[str, Any]]:

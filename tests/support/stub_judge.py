@@ -1,8 +1,10 @@
 """An OpenAI-compatible chat-completions stub that judges faithfulness like a careful reader.
 
-Tests (and the demo's checks) point Phoenix's ``FaithfulnessEvaluator`` at it through a real
-``phoenix.evals.LLM(provider="openai", base_url=...)``, so the whole adapter path runs: json_schema
-structured output, the fallback to tool calling after an HTTP 400, and a row failing with HTTP 500.
+Tests point Phoenix's ``FaithfulnessEvaluator`` at it through a real ``phoenix.evals.LLM(provider="openai",
+base_url=...)``, so the whole adapter path runs: json_schema structured output, the fallback to tool calling
+after an HTTP 400, and a row failing with HTTP 500. The yes/no judge (``integrations.llm_judge``) asks it
+with ``logprobs``: it answers one word and that word's first-token alternatives, as a provider does (the
+real local model answers the judge's own tests and the demo; this stub keeps other tests fast).
 
 In process::
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import re
 import signal
 import socket
@@ -336,6 +339,11 @@ def lookup_judge(verdicts: Mapping[str, str], default: str = "faithful") -> Rule
 
 
 def _sections(prompt_text: str) -> tuple[str, str, str]:
+    from bertscore_plugins.integrations.llm_judge.prompt import sections
+
+    ours = sections(prompt_text)  # the yes/no judge's prompt: source and answer, no question
+    if ours is not None:
+        return "", ours[0].strip(), ours[1].strip()
     found = {name: pattern.search(prompt_text) for name, pattern in _SECTION.items()}
     return tuple(
         m.group(1).strip() if m else "" for m in (found["query"], found["context"], found["response"])
@@ -433,7 +441,16 @@ class StubJudge:
         arguments = json.dumps({"explanation": explanation, "label": label})
         message: dict[str, Any] = {"role": "assistant", "content": arguments}
         mode = "json_schema"
-        if self.plain_text:
+        logprobs = None
+        if body.get("logprobs"):  # the yes/no judge: one word, its first token's alternatives
+            word, mode = ("yes" if label == "faithful" else "no"), "logprobs"
+            message["content"] = word
+            top = [
+                {"token": word, "logprob": math.log(0.9)},
+                {"token": "no" if word == "yes" else "yes", "logprob": math.log(0.1)},
+            ]
+            logprobs = {"content": [{"token": word, "logprob": math.log(0.9), "top_logprobs": top}]}
+        elif self.plain_text:
             message["content"], mode = label, "plain_text"
         elif body.get("tools"):
             name = body["tools"][0]["function"]["name"]
@@ -458,6 +475,7 @@ class StubJudge:
                 {
                     "index": 0,
                     "message": message,
+                    "logprobs": logprobs,
                     "finish_reason": "tool_calls" if mode == "tool_calling" else "stop",
                 }
             ],

@@ -40,13 +40,34 @@ NO_JUDGE_LINE = (
 JUDGE_SETUP_HINT = """\
 No LLM judge configured, so groundedness (BERTScore precision of the output against its context) combined
 with the fact check (numbers, dates, names and negations carried by the context) stands in for faithfulness.
-To use Phoenix's FaithfulnessEvaluator instead, set for example:
+To add a judge (it answers yes or no; its p(yes) is the score), point these at an OpenAI-compatible /v1:
+  local model:    bertscore-plugins judge serve   (prints the two variables to set; Gemma 3 270M, no key)
   OpenAI:         BERTSCORE_JUDGE_MODEL=gpt-4o-mini  OPENAI_API_KEY=sk-...
-  local server:   BERTSCORE_JUDGE_MODEL=<served name>  BERTSCORE_JUDGE_BASE_URL=http://127.0.0.1:8080/v1
-                  (llama.cpp --jinja, vLLM, Ollama /v1, LM Studio: it must support json_schema or tools)
-  Anthropic:      BERTSCORE_JUDGE_PROVIDER=anthropic  BERTSCORE_JUDGE_MODEL=claude-...  ANTHROPIC_API_KEY=...
-Optional: BERTSCORE_JUDGE_API_KEY (sent as api_key), BERTSCORE_JUDGE_TIMEOUT (seconds, default 60),
-BERTSCORE_JUDGE_RATE (requests/s to start at, default Phoenix's 5; it adapts up and down from there)."""
+  other provider: BERTSCORE_JUDGE_BASE_URL=https://.../v1  BERTSCORE_JUDGE_MODEL=...  BERTSCORE_JUDGE_API_KEY=...
+Optional: BERTSCORE_JUDGE_TIMEOUT (seconds per request, default 60), BERTSCORE_JUDGE_CONTEXT_TOKENS (the
+prompt's budget, default 2048), BERTSCORE_JUDGE_STYLE=phoenix (Phoenix's FaithfulnessEvaluator instead:
+structured output, any Phoenix LLM, BERTSCORE_JUDGE_PROVIDER=anthropic ...)."""
+
+
+#: "yes-no" (default): the yes/no judge reading p(yes) (integrations.llm_judge); "phoenix": Phoenix's own
+#: FaithfulnessEvaluator with the LLM judge_llm_from_env describes
+JUDGE_STYLE_ENV = "BERTSCORE_JUDGE_STYLE"
+
+
+def judge_from_environment(environ: Mapping[str, str] | None = None) -> Any:
+    """The engine's judge ``BERTSCORE_JUDGE_*`` configures, or None when no model is set: the yes/no
+    judge over the OpenAI-compatible endpoint (the local server or a provider: the same code), or
+    Phoenix's FaithfulnessEvaluator with ``BERTSCORE_JUDGE_STYLE=phoenix``."""
+    from bertscore_plugins.integrations.llm_judge.yes_no_judge import judge_from_env
+
+    env = os.environ if environ is None else environ
+    style = env.get(JUDGE_STYLE_ENV, "").strip().lower() or "yes-no"
+    if style not in ("yes-no", "phoenix"):
+        raise ArgumentError(f"{JUDGE_STYLE_ENV} must be 'yes-no' or 'phoenix', got {style!r}")
+    if style == "phoenix":
+        llm = judge_llm_from_env(env)
+        return None if llm is None else faithfulness_judge(llm)
+    return judge_from_env(env)
 
 
 def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
