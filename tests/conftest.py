@@ -71,6 +71,24 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     return tiny_bert(tmp_path_factory.mktemp("tiny-model"))
 
 
+@pytest.fixture(scope="session")
+def local_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The real local judge (Gemma 3 270M on llama.cpp, the judge extra) on 127.0.0.1, started once per
+    session and stopped by pid; tests point the judge at it with ``local_judge.environment()``."""
+    from bertscore_plugins.errors import JudgeServerError
+    from bertscore_plugins.tools.judge_server import JudgeServer
+
+    server = JudgeServer(workdir=tmp_path_factory.mktemp("judge-server"), threads=1)
+    try:
+        server.start()
+    except JudgeServerError as error:
+        pytest.skip(f"the local judge cannot start here: {error}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture
 def stub_judge() -> Iterator[StubJudge]:
     """The careful-judge stub on 127.0.0.1 (a free port), answering with json_schema structured output."""

@@ -42,12 +42,19 @@ class YesNoJudge:
         endpoint: where the model is (``Endpoint.from_env()`` reads ``BERTSCORE_JUDGE_*``).
         name: the annotation name of its verdicts (Phoenix's judge's: "faithfulness").
         context_tokens: the prompt's budget in tokens; a longer source is shown as its aligned passages.
+        top_logprobs: the first token's alternatives read for yes and no (1 to 20).
     """
 
     def __init__(
-        self, endpoint: Endpoint, *, name: str = FAITHFULNESS, context_tokens: int = DEFAULT_CONTEXT_TOKENS
+        self,
+        endpoint: Endpoint,
+        *,
+        name: str = FAITHFULNESS,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+        top_logprobs: int = TOP_LOGPROBS,
     ) -> None:
         self.endpoint, self.name, self.context_tokens = endpoint, name, int(context_tokens)
+        self.top_logprobs = int(top_logprobs)
 
     @property
     def model(self) -> str:
@@ -81,7 +88,7 @@ class YesNoJudge:
         started = time.perf_counter()
         answer, source = as_read(row.output, row.context)
         asked = question(answer.strip(), source.strip(), row.passages, self.context_tokens)
-        options = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": TOP_LOGPROBS}
+        options = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs}
         for attempt in range(max(0, int(max_retries)) + 1):
             try:
                 response = self.endpoint.chat(asked.messages, **options)
