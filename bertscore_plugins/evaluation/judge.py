@@ -26,8 +26,14 @@ from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.cells import FAILED, completed, execution_details, usable
 from bertscore_plugins.evaluation.names import FAITHFUL, FAITHFULNESS, UNFAITHFUL
 
-#: groundedness at or above which a row whose facts are all carried needs no judge
-SETTLED_FAITHFUL = 0.9
+#: the offline faithfulness score at or above which a row whose facts were checked and all carried needs
+#: no judge ("faithful"), and at or below which a row with concrete evidence against it (an unsupported
+#: fact, or a rare word the source never writes) needs none ("unfaithful"). Fitted on the development sets
+#: (benchmarks/triage.py -> results/triage.json, QUALITY.md section 8): the cuts that settle the most rows
+#: at no more than 5% disagreement with people: 35.3% of rows at 5.0%, against 20.5% at 7.3% for the
+#: earlier rule (a fact alone, or groundedness >= 0.9).
+SETTLED_FAITHFUL = 0.877
+SETTLED_UNFAITHFUL = 0.131
 
 
 @dataclass(frozen=True)
@@ -95,25 +101,26 @@ def failed_verdict(reason: str, seconds: float = 0.0) -> Verdict:
 
 
 def settled_label(cell: Mapping[str, Any] | None) -> str | None:
-    """ "faithful" / "unfaithful" when the offline signals settle the row, None when the judge must see it.
+    """ "faithful" / "unfaithful" when the offline signal settles the row, None when the judge must see it.
 
-    Settled unfaithful: a fact (number, date, name, polarity) the context contradicts or lacks: concrete
-    evidence. A row whose facts were not checked (not English) is never settled. Low groundedness alone
-    settles nothing: a faithful answer wrapped in polite padding scores as low as an off-topic one.
-    Settled faithful: every fact carried and groundedness at least ``SETTLED_FAITHFUL``. Everything else
-    is for the judge.
+    The one triage rule, on every door (the recipe, the DataFrame functions, the Phoenix evaluators, trace
+    evaluation: all go through the batch engine). Settled faithful: the offline score at least
+    ``SETTLED_FAITHFUL`` with every fact carried. Settled unfaithful: the offline score at most
+    ``SETTLED_UNFAITHFUL`` with concrete evidence, an unsupported fact or a rare word the source never
+    writes (a faithful answer in polite padding or in other words scores as low, and must be judged). A
+    row whose facts were not checked (not English) is never settled, and an unsupported fact alone settles
+    nothing (a third of the development rows it flags are faithful for people). The rest is for the judge.
     """
-    if not isinstance(cell, Mapping):
+    if not isinstance(cell, Mapping) or not usable(cell):
         return None
     meta = cell.get("metadata") or {}
-    groundedness = meta.get("groundedness")
-    if groundedness is None:
-        return None
-    if meta.get("fact_label") == "unsupported":
+    if meta.get("fact_checked") is not True:
+        return None  # not English (or not the offline signal's cell): the judge must see the row
+    score = float(cell["score"])
+    evidence = meta.get("fact_label") == "unsupported" or bool(meta.get("novel_rare_word"))
+    if score <= SETTLED_UNFAITHFUL and evidence:
         return UNFAITHFUL
-    if meta.get("fact_checked") is False:
-        return None  # not English: the fact check read nothing, so the judge must see the row
-    if groundedness >= SETTLED_FAITHFUL:
+    if score >= SETTLED_FAITHFUL and meta.get("fact_label") != "unsupported":
         return FAITHFUL
     return None
 

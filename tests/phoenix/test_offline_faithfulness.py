@@ -15,7 +15,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "recipes" / "demo_data.jsonl"
 FACT_CASES = ("wrong_day", "wrong_number", "negation", "wrong_name")
-AGREEMENT = 1.0  # measured: final labels with triage equal those of the judge on every row
+# measured: final labels with triage equal those of the judge on 43 of the 44 demo rows; the one settled
+# otherwise is a faithful paraphrase with a rare word ("blinks", for the manual's "flashing") the
+# source never writes: the rule fitted on the development sets takes that as evidence (QUALITY.md section 8)
+AGREEMENT = 43 / 44
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +92,7 @@ def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_r
     final_triaged = [c["label"] for c in triaged["faithfulness_score"]]
     agreement = sum(a == b for a, b in zip(final_all, final_triaged, strict=True)) / len(final_all)
     print(f"judge triage on the demo: {triage}, agreement with judging every row {agreement:.3f}")
-    assert triage["saved"] == 26  # 18 of 44 rows still go to the judge (padding and off-topic among them)
+    assert triage["saved"] == 16  # 28 of 44 rows still go to the judge (padding and paraphrases among them)
     assert agreement == pytest.approx(AGREEMENT)
     settled = [c for c in triaged["faithfulness_score"] if c["metadata"].get("source") == "offline"]
     assert len(settled) == triage["saved"]
@@ -210,13 +213,51 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
     assert 0.0 < result["parts_over_groundedness"] < 1.0  # the parts cost less than the model call
 
 
+def _offline_cell(
+    score: float, fact_label: str = "supported", checked: bool = True, novel: float = 0.0
+) -> dict:
+    metadata = {"fact_label": fact_label, "fact_checked": checked, "novel_rare_word": novel}
+    return {"score": score, "metadata": metadata}
+
+
 def test_triage_never_settles_a_row_whose_facts_were_not_checked():
     from bertscore_plugins.integrations.phoenix.offline_faithfulness import settled_label
 
-    english = {"metadata": {"groundedness": 0.95, "fact_label": "supported", "fact_checked": True}}
-    german = {"metadata": {"groundedness": 0.95, "fact_label": "not checked", "fact_checked": False}}
-    assert settled_label(english) == "faithful"
-    assert settled_label(german) is None  # the judge must see it
+    assert settled_label(_offline_cell(0.95)) == "faithful"
+    assert settled_label(_offline_cell(0.95, "not checked", checked=False)) is None  # the judge must see it
+    assert settled_label(_offline_cell(0.02, "not checked", checked=False)) is None
+
+
+@pytest.mark.parametrize(
+    ("cell", "settled"),
+    [
+        (_offline_cell(0.877), "faithful"),  # at the fitted cut
+        (_offline_cell(0.876), None),
+        (_offline_cell(0.95, "unsupported"), None),  # a high score with an unsupported fact: ask the judge
+        (_offline_cell(0.131, "unsupported"), "unfaithful"),  # a low score with evidence against it
+        (_offline_cell(0.05, novel=1.0), "unfaithful"),  # ... a rare word the source never writes
+        (_offline_cell(0.02), None),  # a low score alone (polite padding, a paraphrase): ask the judge
+        (_offline_cell(0.132, "unsupported"), None),
+        (_offline_cell(0.40, "unsupported"), None),  # an unsupported fact alone settles nothing
+        ({"score": float("nan"), "metadata": {"fact_checked": True}}, None),
+        (None, None),
+        ({"score": 0.99}, None),  # no fact check in the cell: not the offline signal's
+    ],
+)
+def test_triage_settles_by_the_cuts_fitted_on_the_development_sets(cell, settled):
+    from bertscore_plugins.evaluation.judge import settled_label
+
+    assert settled_label(cell) == settled
+
+
+def test_the_triage_cuts_are_the_ones_the_benchmark_fitted():
+    from bertscore_plugins.evaluation.judge import SETTLED_FAITHFUL, SETTLED_UNFAITHFUL
+
+    fitted = json.loads((ROOT / "benchmarks" / "results" / "triage.json").read_text(encoding="utf-8"))
+    assert (
+        round(fitted["shipped rule"]["low"], 3),
+        round(fitted["shipped rule"]["high"], 3),
+    ) == (SETTLED_UNFAITHFUL, SETTLED_FAITHFUL)
 
 
 # the same rows through every path: the facts API, the batch engine's DataFrame, the Phoenix evaluator
