@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.faithfulness.reading import context_problem
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 TEXT_COLUMNS = ("input", "context", "output", "reference")
@@ -146,8 +147,10 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     """Rename the user's columns to ``input/context/output/reference``, add ``row_id``, check every cell.
 
     Raises :class:`InputTableError` naming the missing column, or the first bad row and its problem
-    (a missing value, or a value that is not text). An empty context or output is allowed (it scores low);
-    a list of strings is accepted as context (passages) and as reference (several gold answers).
+    (a missing value, a value that is not text, a context with no text: there is nothing to check the
+    answer against, and every door of the package refuses it, ``faithfulness.reading.context_problem``).
+    An empty output is allowed (it scores low); a list of strings is accepted as context (passages) and
+    as reference (several gold answers).
     """
     mapping = columns.mapping()
     missing = [f"{user!r} (for {ours})" for ours, user in mapping.items() if user not in table.columns]
@@ -181,9 +184,15 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
 
 
 def _checked_text(value: object, index: int, ours: str, user: str) -> str | list[str]:
+    if ours == "context" and (isinstance(value, str) or _is_list_of_text(value, empty=True)):
+        context = value if isinstance(value, str) else [str(item) for item in value]
+        problem = context_problem(context)
+        if problem:
+            raise InputTableError(f"row {index}: column {user!r} {problem}")
+        return context
     if isinstance(value, str):
         return value
-    if ours in ("context", "reference") and _is_list_of_text(value):
+    if ours == "reference" and _is_list_of_text(value):
         return [str(item) for item in value]
     if value is None or (isinstance(value, float) and math.isnan(value)):
         raise InputTableError(f"row {index}: column {user!r} is missing a value")
@@ -192,7 +201,12 @@ def _checked_text(value: object, index: int, ours: str, user: str) -> str | list
     )
 
 
-def _is_list_of_text(value: object) -> bool:
+def _is_list_of_text(value: object, empty: bool = False) -> bool:
+    """A list (or tuple, or array) of texts; with ``empty``, no texts at all counts too."""
     if hasattr(value, "tolist"):  # numpy arrays from parquet / datasets
         value = value.tolist()
-    return isinstance(value, (list, tuple)) and len(value) > 0 and all(isinstance(v, str) for v in value)
+    return (
+        isinstance(value, (list, tuple))
+        and (empty or len(value) > 0)
+        and all(isinstance(v, str) for v in value)
+    )

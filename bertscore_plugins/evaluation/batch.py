@@ -187,10 +187,17 @@ class _Batch:
 
     def judge(self) -> None:
         """The judge on the rows it must see; with judge_rows="unsettled", the offline signals settle the
-        others (a judge-shaped cell marked ``metadata.source == "offline"``) and the calls are saved."""
+        others (a judge-shaped cell marked ``metadata.source == "offline"``) and the calls are saved. A
+        row whose output or context cannot be read fails as its offline cell does, unasked."""
         config = self.config
         name = config.judge.name
-        positions = self.wanted(name)
+        positions = []
+        for p in self.wanted(name):
+            problem = pair_problem(self.rows[p].output, self.rows[p].context, "context")
+            if problem is None:
+                positions.append(p)
+            else:
+                self.details[name][p] = failed(f"row {self.label(p)}: InputError: {problem}")
         settled = {}
         if config.judge_rows == "unsettled":
             labels = {p: settled_label(self.cell(config.offline_name, p)) for p in positions}

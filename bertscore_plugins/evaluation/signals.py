@@ -29,7 +29,14 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
     UNGROUNDED,
 )
-from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL, OfflineFaithfulness, join_context, read_batch
+from bertscore_plugins.faithfulness import (
+    FAITHFUL,
+    UNFAITHFUL,
+    OfflineFaithfulness,
+    context_problem,
+    join_context,
+    read_batch,
+)
 from bertscore_plugins.inputs import text_problem
 from bertscore_plugins.thresholds import (
     DEFAULT_GROUNDEDNESS_THRESHOLD,
@@ -153,19 +160,22 @@ def default_signals() -> tuple[Signal, Signal, Signal]:
 
 def pair_problem(output: Any, other: Any, reads: str) -> str | None:
     """What makes (output, reference-or-context) unscorable, naming the field ("output is None (a missing
-    value?)"), or None. A reference may be several texts (the best one counts), a context several passages.
+    value?)"), or None. A reference may be several texts (the best one counts), a context several passages;
+    a context with no text is refused as every door refuses it ("context has no text: each output needs a
+    context", ``faithfulness.reading.context_problem``).
     """
     problem = text_problem(output)
     if problem:
         return f"output {problem}"
     texts = list(other) if isinstance(other, (list, tuple)) else [other]
-    if not texts:
+    if not texts and reads != "context":
         return f"{reads} is an empty list"
     for text in texts:
         problem = text_problem(text)
         if problem:
             return f"{reads} {problem}"
-    return None
+    problem = context_problem(texts) if reads == "context" else None
+    return f"{reads} {problem}" if problem else None
 
 
 def scorable(output: Any, other: Any, reads: str) -> tuple[str, Any]:

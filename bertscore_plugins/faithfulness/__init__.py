@@ -14,7 +14,13 @@ The fact check itself (numbers, dates, names, negations) is English text analysi
     ('unfaithful', 'Thursday: context says Tuesday')
 """
 
-from bertscore_plugins.faithfulness.reading import CONTEXT_SEPARATOR, as_read, join_context, plain_text
+from bertscore_plugins.faithfulness.reading import (
+    CONTEXT_SEPARATOR,
+    as_read,
+    context_problem,
+    join_context,
+    plain_text,
+)
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL, OfflineFaithfulness
 from bertscore_plugins.faithfulness.scoring import (
     CHUNK_ROWS,
@@ -37,6 +43,7 @@ __all__ = [
     "ReadBatch",
     "as_read",
     "check_facts",
+    "context_problem",
     "entailment_of_rows",
     "evaluate_pair",
     "join_context",

@@ -6,8 +6,13 @@
   clinic](https://...)") says what its plain text says; the tags, the URL and the asterisks are not words
   the source should have to write. Text without markup is returned unchanged.
 - Long sources are read whole (the scorer reads them in overlapping windows: ``scoring.offline_scorer``).
+- A context with no text as read (an empty or blank text, no passages, blank passages, markup alone) is
+  refused (:func:`context_problem`): there is nothing the output could be faithful to, and a score for it
+  would only measure the output's length. A span has no such context: Phoenix's blank document is no
+  document, so the span is skipped for "no context".
 
-:func:`as_read` is the one function every door applies to a row before the core scores it.
+:func:`as_read` is the one function every door applies to a row before the core scores it, and
+:func:`context_problem` the one check of its context.
 """
 
 from __future__ import annotations
@@ -66,6 +71,18 @@ def join_context(context: Any) -> Any:
     return CONTEXT_SEPARATOR.join(context) if isinstance(context, (list, tuple)) else context
 
 
+#: what every door says of a context with no text: "contexts[3] has no text: each output needs a context"
+#: (the API, the command line), "row 3: InputError: context has no text: ..." (a batch's failure cell)
+NO_TEXT = "has no text: each output needs a context"
+
+
+def context_problem(context: Any) -> str | None:
+    """:data:`NO_TEXT` when ``context`` (a text, or a list of passages, each already a str) has no text
+    as read (:func:`as_read`: blank, no passages, markup alone), else None."""
+    joined = join_context(context)
+    return NO_TEXT if isinstance(joined, str) and not plain_text(joined).strip() else None
+
+
 def as_read(output: str, context: Any) -> tuple[str, str]:
     """(output, context) as the offline signal reads them: passages joined, markup taken away."""
     return plain_text(output), plain_text(join_context(context))
@@ -74,16 +91,25 @@ def as_read(output: str, context: Any) -> tuple[str, str]:
 def checked_rows(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
     """The API's rows through the core's input layer (bertscore_plugins.inputs), in this API's words: a
     dict, a set, a DataFrame, a single string, a None or NaN row are refused naming the argument and the
-    row; then each row :func:`as_read`."""
-    from bertscore_plugins.inputs import InputError, check_pairs
+    row, and so is a context with no text (:func:`context_problem`); then each row :func:`as_read`."""
+    from bertscore_plugins.inputs import InputError, check_pairs, rows_message
 
     try:
         outputs, groups = check_pairs(outputs, contexts)
     except InputError as error:
-        message = str(error).replace("candidates", "outputs").replace("references", "contexts")
-        message = message.replace(
-            "each candidate needs at least one reference", "each output needs a context"
-        )
+        bad = getattr(error, "bad_rows", None)
+        if getattr(error, "side", None) == "references" and bad:  # no passages: a context with no text
+            message = rows_message("contexts", [(row, _no_passages(problem)) for row, problem in bad])
+        else:
+            message = str(error).replace("candidates", "outputs").replace("references", "contexts")
         raise InputError(message) from None
+    empty = [(row, problem) for row, group in enumerate(groups) if (problem := context_problem(list(group)))]
+    if empty:
+        raise InputError(rows_message("contexts", empty))
     pairs = [as_read(output, list(group)) for output, group in zip(outputs, groups, strict=True)]
     return [output for output, _ in pairs], [context for _, context in pairs]
+
+
+def _no_passages(problem: str) -> str:
+    """The core's word for a row with no references, as this API says it of a context with no passages."""
+    return NO_TEXT if problem.startswith("is an empty list") else problem

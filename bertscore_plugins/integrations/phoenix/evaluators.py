@@ -82,8 +82,14 @@ class _BERTScoreEvaluatorBase(Evaluator):
         return self._scorer
 
     def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, Any]:
-        """(candidate, reference or context) as the core scores them, from a validated input."""
-        return scorable(eval_input[self.candidate_field], eval_input[self.reference_field], self.signal.reads)
+        """(candidate, reference or context) as the core scores them, from a validated input; InputError
+        for a pair the engine would not score (its own check, so a row reads the same one at a time or in
+        a batch: a context with no text is refused either way)."""
+        candidate, other = eval_input[self.candidate_field], eval_input[self.reference_field]
+        problem = pair_problem(candidate, other, self.signal.reads)
+        if problem:
+            raise InputError(problem)
+        return scorable(candidate, other, self.signal.reads)
 
     def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
         candidate, reference = self._pair(eval_input)
@@ -156,18 +162,14 @@ def _valid_pairs(
             remapped = remap_eval_input(
                 eval_input=eval_input, required_fields=required, input_mapping=mapping
             )
-            valid = schema.model_validate(remapped).model_dump()
-            candidate, other = valid[evaluator.candidate_field], valid[evaluator.reference_field]
-            problem = pair_problem(candidate, other, evaluator.reference_field)  # the engine's text check
-            if problem:
-                raise InputError(problem)
+            pair = evaluator._pair(schema.model_validate(remapped).model_dump())
         except (ValidationError, ValueError, TypeError) as error:
             problem = f"row {row_number(index, position)}: {type(error).__name__}: {error}"
             if exit_on_error:
                 raise InputError(f"{evaluator.name}: {problem}") from error
             failures[position] = problem
             continue
-        pairs[position] = evaluator._pair(valid)
+        pairs[position] = pair
     return pairs, failures
 
 

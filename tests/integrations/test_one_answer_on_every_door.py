@@ -1,0 +1,437 @@
+"""One answer on every door: the offline faithfulness of the same rows, computed through every way in.
+
+The rows (tests/support/door_rows.py, 54 of them) cross sources of about 50, 600 and 3,000 tokens, the
+supporting sentence first, in the middle or last, answers in plain text, HTML or markdown, and one context
+against the same context split into passages. Each door scores all of them once, with one shared scorer
+(the packaged model, reading sources whole): the Python API, the ``faithfulness`` command, ``evaluate_rows``,
+the Phoenix evaluator row by row and ``batch_evaluate_dataframe``, trace evaluation on a live Phoenix
+server, the disagreement recipe and judge triage. Every door must give the API's score (within 1e-6; the
+largest difference seen is 2e-8, a row scored alone rather than in a batch) and label for every row it can
+express (the command line holds one text per line: not a list of passages), and refuse a context with no
+text (an empty text, a blank one, no passages) in the same words; a span cannot hold one (Phoenix keeps no
+blank document), so trace evaluation skips it for "no context".
+
+About 4 minutes on two busy cores, a third of it the evaluator called once per row. (The ``score``
+command reports precision, recall and F1 only: it is no door to this signal.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from bertscore_plugins.errors import InputError
+from bertscore_plugins.evaluation.cells import row_number
+from bertscore_plugins.evaluation.names import FAITHFUL, OFFLINE_FAITHFULNESS, UNFAITHFUL
+from bertscore_plugins.faithfulness.reading import NO_TEXT
+from tests.support.door_rows import (
+    FACTS,
+    FORMATS,
+    POSITIONS,
+    SHAPES,
+    SIZES,
+    DoorRow,
+    door_rows,
+    empty_rows,
+)
+from tests.support.projects import unique_project
+
+pytestmark = [pytest.mark.slow, pytest.mark.model]
+
+TOLERANCE = 1e-6
+JUDGE_VARIABLES = ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY")
+ROWS = door_rows()
+EMPTY = empty_rows()
+
+
+@dataclass
+class DoorAnswer:
+    """What a door said: ``scores`` {row id: (score, label)} for the rows it can express, ``refusals``
+    {row id: what it said} for the rows with an empty context."""
+
+    scores: dict[str, tuple[float, str]] = field(default_factory=dict)
+    refusals: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Doors:
+    """What the doors share: the scorer, a folder, the pytest request (for the Phoenix server)."""
+
+    scorer: Any
+    folder: Path
+    request: pytest.FixtureRequest
+    answers: dict[str, DoorAnswer] = field(default_factory=dict)
+    triage: tuple[pd.DataFrame, EveryRowFaithful] | None = None
+
+    def answer(self, door: str) -> DoorAnswer:
+        """The door's answer, computed once per module."""
+        if door not in self.answers:
+            self.answers[door] = DOORS[door](self)
+        return self.answers[door]
+
+
+def one_text(row: DoorRow) -> bool:
+    """A row the command line can hold: its texts on one line each, its context one text."""
+    return isinstance(row.context, str) and "\n" not in row.context + row.output
+
+
+def frame_of(rows: Sequence[DoorRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "input": [row.question for row in rows],
+            "output": [row.output for row in rows],
+            "context": [row.context for row in rows],
+            "reference": [row.reference for row in rows],
+        },
+        index=[row.row_id for row in rows],
+    )
+
+
+def from_cells(frame: pd.DataFrame, name: str = OFFLINE_FAITHFULNESS) -> DoorAnswer:
+    """Scores of the completed cells; the failure reason of the others."""
+    found = DoorAnswer()
+    for row_id, cell, details in zip(
+        frame.index, frame[f"{name}_score"], frame[f"{name}_execution_details"], strict=True
+    ):
+        if cell is None:
+            found.refusals[row_id] = details["exceptions"][0]
+        else:
+            found.scores[row_id] = (cell["score"], cell["label"])
+    return found
+
+
+def batch_reason(position: int, row_id: str) -> str:
+    """How a batch door names a row with no context text in its failure cell."""
+    return f"row {row_number(row_id, position)}: InputError: context {NO_TEXT}"
+
+
+# -- the doors ---------------------------------------------------------------------------------------
+
+
+def python_api(doors: Doors) -> DoorAnswer:
+    from bertscore_plugins.faithfulness import offline_faithfulness
+
+    found = offline_faithfulness([r.output for r in ROWS], [r.context for r in ROWS], scorer=doors.scorer)
+    answer = DoorAnswer(
+        {row.row_id: (result.score, result.label) for row, result in zip(ROWS, found, strict=True)}
+    )
+    for row in EMPTY:
+        with pytest.raises(InputError) as refused:
+            offline_faithfulness([row.output], [row.context], scorer=doors.scorer)
+        answer.refusals[row.row_id] = str(refused.value)
+    return answer
+
+
+def run_command(argv: list[str]) -> tuple[int, str]:
+    """``bertscore-plugins ARGV`` in this process: (exit status, stderr)."""
+    from bertscore_plugins.cli.main import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, err.getvalue()
+
+
+def faithfulness_command(doors: Doors) -> DoorAnswer:
+    rows = [row for row in ROWS if one_text(row)]
+    folder = doors.folder / "command"
+    folder.mkdir()
+
+    def files(tag: str, chosen: list[DoorRow]) -> list[str]:
+        outputs, sources = folder / f"{tag}-outputs.txt", folder / f"{tag}-sources.txt"
+        outputs.write_text("".join(row.output + "\n" for row in chosen), encoding="utf-8")
+        sources.write_text("".join(row.context + "\n" for row in chosen), encoding="utf-8")
+        return ["faithfulness", "-c", str(outputs), "-s", str(sources), "--summary", str(folder / "s.json")]
+
+    result = folder / "rows.jsonl"
+    code, err = run_command([*files("rows", rows), "-o", str(result), "--format", "jsonl"])
+    assert code == 0, err
+    written = [json.loads(line) for line in result.read_text(encoding="utf-8").splitlines()]
+    answer = DoorAnswer({rows[r["row"]].row_id: (r["score"], r["label"]) for r in written})
+    for row in filter(one_text, EMPTY):  # a list of passages has no form in a file of lines
+        code, err = run_command(files(row.row_id, [row]))
+        assert code == 2 and len(err.splitlines()) == 1, err
+        answer.refusals[row.row_id] = err.strip()
+    return answer
+
+
+def dataframe_door(doors: Doors) -> DoorAnswer:
+    from bertscore_plugins.evaluation.dataframe import evaluate_rows
+
+    return from_cells(evaluate_rows(frame_of(ROWS + EMPTY), scorer=doors.scorer, exit_on_error=False))
+
+
+def evaluator_row_by_row(doors: Doors) -> DoorAnswer:
+    from bertscore_plugins.integrations.phoenix import OfflineFaithfulnessEvaluator
+
+    evaluator = OfflineFaithfulnessEvaluator(scorer=doors.scorer)
+    answer = DoorAnswer()
+    for row in ROWS:
+        [score] = evaluator.evaluate({"output": row.output, "context": row.context})
+        answer.scores[row.row_id] = (score.score, score.label)
+    for row in EMPTY:
+        with pytest.raises(InputError) as refused:
+            evaluator.evaluate({"output": row.output, "context": row.context})
+        answer.refusals[row.row_id] = str(refused.value)
+    return answer
+
+
+def batch_evaluate_door(doors: Doors) -> DoorAnswer:
+    from bertscore_plugins.integrations.phoenix import OfflineFaithfulnessEvaluator, batch_evaluate_dataframe
+
+    evaluator = OfflineFaithfulnessEvaluator(scorer=doors.scorer)
+    frame = frame_of(ROWS + EMPTY)[["output", "context"]]
+    return from_cells(batch_evaluate_dataframe(frame, evaluator, exit_on_error=False))
+
+
+def trace_evaluation(doors: Doors) -> DoorAnswer:
+    """Each row a trace (a CHAIN root with the question and the answer, a RETRIEVER child with the
+    passages, as instrumentors write them) on the session's Phoenix; evaluate_project annotates them."""
+    from phoenix.client import Client
+
+    from bertscore_plugins.integrations.phoenix import evaluate_project
+
+    server = doors.request.getfixturevalue("phoenix_server")
+    project = unique_project("one-answer")
+    spans = log_rows(server.otlp_http_endpoint, project, ROWS + EMPTY)
+    client = Client(base_url=server.base_url)
+    wait_for_roots(client, project, len(spans))
+    report = evaluate_project(
+        project, client=client, store=doors.folder / "store.sqlite", scorer=doors.scorer
+    )
+    annotations = {
+        a["span_id"]: a["result"]
+        for a in client.spans.get_span_annotations(
+            span_ids=list(spans), project_identifier=project, include_annotation_names=[OFFLINE_FAITHFULNESS]
+        )
+    }
+    answer = DoorAnswer()
+    for span_id, row_id in spans.items():
+        if span_id in annotations:
+            answer.scores[row_id] = (annotations[span_id]["score"], annotations[span_id]["label"])
+        else:  # Phoenix keeps no blank document: such a span has no context, and says so
+            skipped = report.skipped[f"{OFFLINE_FAITHFULNESS}: no context"]
+            answer.refusals[row_id] = f"skipped ({skipped} spans): no context"
+    return answer
+
+
+def log_rows(endpoint: str, project: str, rows: Sequence[DoorRow]) -> dict[str, str]:
+    """``{root span id: row id}`` of one trace per row, exported to ``project``."""
+    from openinference.semconv.trace import DocumentAttributes, SpanAttributes
+    from phoenix.otel import register
+
+    provider = register(
+        project_name=project, endpoint=endpoint, batch=False, verbose=False, set_global_tracer_provider=False
+    )
+    tracer = provider.get_tracer("one-answer-on-every-door")
+    content = f"{SpanAttributes.RETRIEVAL_DOCUMENTS}.{{}}.{DocumentAttributes.DOCUMENT_CONTENT}"
+    spans = {}
+    try:
+        for row in rows:
+            with tracer.start_as_current_span("rag_query", openinference_span_kind="chain") as root:
+                root.set_input(row.question)
+                with tracer.start_as_current_span("retrieve", openinference_span_kind="retriever") as span:
+                    passages = row.context if isinstance(row.context, list) else [row.context]
+                    for position, passage in enumerate(passages):
+                        span.set_attribute(content.format(position), passage)
+                root.set_output(row.output)
+                spans[format(root.get_span_context().span_id, "016x")] = row.row_id
+    finally:
+        provider.force_flush()
+        provider.shutdown()
+    return spans
+
+
+def wait_for_roots(client: Any, project: str, count: int) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            found = client.spans.get_spans(project_identifier=project, parent_id="null", limit=count)
+        except httpx.HTTPStatusError as error:  # 404 until the server has made the project
+            if error.response.status_code != 404:
+                raise
+            found = []
+        if len(found) >= count:
+            return
+        assert time.monotonic() < deadline, f"{project!r}: fewer than {count} root spans after 90 s"
+        time.sleep(0.5)
+
+
+def recipe(doors: Doors) -> DoorAnswer:
+    """``python -m recipes.disagreement table.jsonl --no-phoenix`` with no judge configured."""
+    from recipes import disagreement
+    from recipes.run_state import OutputFolder
+
+    def run(tag: str, rows: Sequence[DoorRow]) -> tuple[int, str, Path]:
+        table, out = doors.folder / f"{tag}.jsonl", doors.folder / f"{tag}-run"
+        lines = [
+            {"id": r.row_id, "question": r.question, "context": r.context, "output": r.output,
+             "reference": r.reference}
+            for r in rows
+        ]  # fmt: skip
+        table.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        err = io.StringIO()
+        with (
+            pytest.MonkeyPatch.context() as env,
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(err),
+        ):
+            for name in JUDGE_VARIABLES:
+                env.delenv(name, raising=False)
+            code = disagreement.main([str(table), "--out", str(out), "--no-phoenix"])
+        return code, err.getvalue(), out
+
+    code, err, out = run("rows", ROWS)
+    assert code == disagreement.EXIT_OK, err
+    scored = OutputFolder(out).load_table("jsonl")
+    cells = scored[f"{OFFLINE_FAITHFULNESS}_score"]
+    answer = DoorAnswer({r: (c["score"], c["label"]) for r, c in zip(scored["row_id"], cells, strict=True)})
+    for row in EMPTY:
+        code, err, _ = run(row.row_id, [row])
+        assert code == disagreement.EXIT_BAD_INPUT and len(err.splitlines()) == 1, err
+        answer.refusals[row.row_id] = err.strip()
+    return answer
+
+
+class EveryRowFaithful:
+    """A judge (the engine's interface) that says every row it is asked about is faithful."""
+
+    name, model = "faithfulness", "test/every-row-faithful"
+
+    def __init__(self) -> None:
+        self.asked: list[Any] = []
+
+    def verdicts(self, rows, *, concurrency, max_retries):
+        from bertscore_plugins.evaluation.judge import Verdict
+
+        self.asked += [row.label for row in rows]
+        return [Verdict({"name": self.name, "score": 1.0, "label": FAITHFUL}) for _ in rows]
+
+
+def judge_triage(doors: Doors) -> DoorAnswer:
+    """``evaluate_rows`` with a judge asked only about the rows the offline signals do not settle."""
+    from bertscore_plugins.evaluation.dataframe import evaluate_rows
+
+    judge = EveryRowFaithful()
+    frame = evaluate_rows(
+        frame_of(ROWS + EMPTY), scorer=doors.scorer, exit_on_error=False, judge=judge, judge_rows="unsettled"
+    )
+    doors.triage = (frame, judge)
+    return from_cells(frame)
+
+
+DOORS: dict[str, Callable[[Doors], DoorAnswer]] = {
+    "python API": python_api,
+    "faithfulness command": faithfulness_command,
+    "evaluate_rows": dataframe_door,
+    "OfflineFaithfulnessEvaluator.evaluate": evaluator_row_by_row,
+    "batch_evaluate_dataframe": batch_evaluate_door,
+    "trace evaluation": trace_evaluation,
+    "disagreement recipe": recipe,
+    "judge triage": judge_triage,
+}
+
+#: how each door says a row's context has no text (the API's words; a batch's failure cell; a span)
+REFUSALS: dict[str, Callable[[int, str], str]] = {
+    "python API": lambda position, row_id: f"contexts[0] {NO_TEXT}",
+    "faithfulness command": lambda position, row_id: f"error: contexts[0] {NO_TEXT}",
+    "evaluate_rows": batch_reason,
+    "OfflineFaithfulnessEvaluator.evaluate": lambda position, row_id: f"context {NO_TEXT}",
+    "batch_evaluate_dataframe": batch_reason,
+    "trace evaluation": lambda position, row_id: f"skipped ({len(EMPTY)} spans): no context",
+    "disagreement recipe": lambda position, row_id: f"error: row 0: column 'context' {NO_TEXT}",
+    "judge triage": batch_reason,
+}
+
+
+@pytest.fixture(scope="module")
+def doors(request, tmp_path_factory) -> Doors:
+    from bertscore_plugins import ScoreConfig, get_scorer
+
+    return Doors(get_scorer(ScoreConfig(long_text="window")), tmp_path_factory.mktemp("doors"), request)
+
+
+# -- the tests ---------------------------------------------------------------------------------------
+
+
+def test_the_rows_cross_every_size_position_form_and_shape(doors):
+    assert len(ROWS) == 54 and len({row.row_id for row in ROWS}) == 54
+    for row in ROWS:
+        text = row.context if isinstance(row.context, str) else " ".join(row.context)
+        tokens = len(doors.scorer.tokenizer.content([text])[0][0])
+        assert 0.8 * row.size <= tokens <= 1.25 * row.size, (row.row_id, tokens)
+        [supporting] = [fact.sentence for fact in FACTS if fact.sentence in text]
+        where = text.index(supporting) / (len(text) - len(supporting))
+        assert where == {"first": 0.0, "last": 1.0}.get(row.position, where) and (
+            row.position != "middle" or 0.25 < where < 0.75
+        ), (row.row_id, where)
+    assert {(row.size, row.position, row.form, row.shape) for row in ROWS} == set(
+        product(SIZES, POSITIONS, FORMATS, SHAPES)
+    )
+    labels = [label for _, label in doors.answer("python API").scores.values()]
+    assert labels.count(FAITHFUL) >= 10 and labels.count(UNFAITHFUL) >= 10
+
+
+@pytest.mark.parametrize("door", [door for door in DOORS if door != "python API"])
+def test_every_door_gives_the_api_score_and_label_for_every_row(doors, door):
+    expected = doors.answer("python API").scores
+    found = doors.answer(door).scores
+    expressible = [row.row_id for row in ROWS if door != "faithfulness command" or one_text(row)]
+    assert sorted(found) == sorted(expressible)
+    differing = {
+        row_id: (found[row_id], expected[row_id])
+        for row_id in expressible
+        if abs(found[row_id][0] - expected[row_id][0]) > TOLERANCE or found[row_id][1] != expected[row_id][1]
+    }
+    assert differing == {}
+
+
+@pytest.mark.parametrize("door", list(DOORS))
+def test_every_door_refuses_a_context_with_no_text_in_the_same_words(doors, door):
+    refused = doors.answer(door).refusals
+    rows = [row for row in EMPTY if door != "faithfulness command" or one_text(row)]
+    expected = {row.row_id: REFUSALS[door](len(ROWS) + EMPTY.index(row), row.row_id) for row in rows}
+    assert refused == expected
+
+
+def test_rows_settled_offline_carry_the_offline_score_and_only_the_others_go_to_the_judge(doors):
+    doors.answer("judge triage")
+    (frame, judge), expected = doors.triage, doors.answer("python API").scores
+    settled, asked = [], []
+    for position, (row_id, offline, judged, details) in enumerate(
+        zip(
+            frame.index,
+            frame[f"{OFFLINE_FAITHFULNESS}_score"],
+            frame["faithfulness_score"],
+            frame["faithfulness_execution_details"],
+            strict=True,
+        )
+    ):
+        if offline is None:  # no context: the judge is not asked either, and says why in the same words
+            assert judged is None and details["exceptions"] == [batch_reason(position, row_id)]
+        elif (judged.get("metadata") or {}).get("source") == "offline":
+            settled.append(row_id)
+            assert judged["metadata"]["offline_score"] == offline["score"]
+            assert abs(offline["score"] - expected[row_id][0]) <= TOLERANCE
+            assert judged["label"] == expected[row_id][1]  # the triage cuts lie on the label's side
+        else:
+            asked.append(row_id)
+    assert judge.asked == asked and len(settled) >= 10 and len(asked) >= 5
+    assert frame.attrs["judge_triage"] == {
+        "rows": len(ROWS),
+        "judged": len(asked),
+        "saved": len(settled),
+        "mode": "unsettled",
+    }
