@@ -4,7 +4,8 @@ Similarity (F1 against a reference), groundedness (precision against the context
 faithfulness score, the disagreement's cuts and the quantiles that set them from data all live in [0, 1]:
 a cut outside it labels every row the same way, and NaN never compares. Every door (the Python API, the
 DataFrame functions, the Phoenix evaluators, trace evaluation, the recipes, the command line) checks a
-cut here, so a bad one is refused with the same message wherever it is given.
+cut here, so a bad one is refused with the same message wherever it is given; a flag's text reaches the
+check through :func:`cut_from_text`, so "--threshold True" is refused in the same words as ``True``.
 
     >>> check_cut("threshold", 0.85)
     0.85
@@ -45,3 +46,13 @@ def check_cut(name: str, value: Any) -> float:
     if not (math.isfinite(number) and 0.0 <= number <= 1.0):
         raise SettingError(name, f"{name} must be {EXPECTED}, got {value!r}")
     return number
+
+
+def cut_from_text(text: str) -> float | str:
+    """A cut's command-line text as the number it spells ("0.85" -> 0.85, "nan" -> nan), or the text itself
+    when it spells none ("True"): :func:`check_cut` then refuses it naming the setting, as it refuses the
+    value given in Python, instead of argparse's "invalid float value"."""
+    try:
+        return float(text)
+    except ValueError:
+        return text

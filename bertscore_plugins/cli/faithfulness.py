@@ -23,6 +23,7 @@ from bertscore_plugins.cli.conventions import (
     write_result,
 )
 from bertscore_plugins.files import check_outputs
+from bertscore_plugins.thresholds import cut_from_text
 
 
 def register(subparsers) -> None:
@@ -43,7 +44,7 @@ def register(subparsers) -> None:
     add_output(parser, summary="the JSON summary (rows, faithful, mean score, signature)", old=("--out",))
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=cut_from_text,  # the one check (thresholds.check_cut, in run) refuses what is no cut
         default=None,
         help="score at or above which a row with every fact supported is faithful (default 0.5)",
     )
@@ -64,12 +65,13 @@ def run(args: argparse.Namespace) -> int:
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
+    # named as the setting of every other door ("threshold must be ..."); main.describe adds the flag
+    threshold = check_cut("threshold", FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold)
     check_outputs(
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
     )
     outputs, (sources,) = read_aligned(("-c/--candidates", args.candidates), [("-s/--sources", args.sources)])
-    threshold = check_cut("--threshold", FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)

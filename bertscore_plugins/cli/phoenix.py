@@ -110,13 +110,15 @@ def _evaluation_config(args: argparse.Namespace) -> EvaluationConfig:
     from bertscore_plugins.integrations.phoenix.phoenix_judge import NO_JUDGE_LINE, judge_from_environment
 
     judge = None if args.no_judge else judge_from_environment()
-    if judge is None and not args.no_judge:
-        print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
-    return EvaluationConfig(
+    config = EvaluationConfig(
         score=config_from_args(args),
         judge=judge,
         **values_from_args(args, EvaluationConfig),
     )
+    # after the settings hold: a bad one is the command's one line, not the second after this hint
+    if judge is None and not args.no_judge:
+        print(NO_JUDGE_LINE + " (see `phoenix evaluate --help`)", file=sys.stderr)
+    return config
 
 
 @sigterm_as_ctrl_c

@@ -25,6 +25,7 @@ from bertscore_plugins.evaluation.names import (
     details_column,
     score_column,
 )
+from bertscore_plugins.thresholds import check_cut
 
 #: the fields a row offers and the column each is read from by default
 COLUMNS = {"input": "input", "output": "output", "context": "context", "reference": "reference"}
@@ -189,13 +190,17 @@ def add_disagreement(
         "minimize"); metadata records both scores, both thresholds and where they came from, and the
         judge's explanation. A row missing either score gets a None cell and status "DID NOT RUN".
     """
+    # checked whatever ``thresholds`` is: a bad quantile is a mistake even where fixed cuts leave it unused
+    quantiles = {
+        name: check_cut(name, value)
+        for name, value in (
+            ("similarity_quantile", similarity_quantile),
+            ("faithfulness_quantile", faithfulness_quantile),
+        )
+    }
     sim_cells = _score_cells(dataframe, similarity)
     faith_cells = _score_cells(dataframe, faithfulness)
     if thresholds is None or thresholds == "quantile":
-        quantiles = {
-            "similarity_quantile": similarity_quantile,
-            "faithfulness_quantile": faithfulness_quantile,
-        }
         thresholds = Thresholds.from_cells(sim_cells, faith_cells, **quantiles)
     elif not isinstance(thresholds, Thresholds):
         raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")

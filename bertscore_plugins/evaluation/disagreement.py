@@ -29,6 +29,8 @@ from bertscore_plugins.evaluation.names import (
 from bertscore_plugins.thresholds import check_cut
 
 LABELS = DISAGREEMENT_LABELS
+#: how the source of cuts set from the data begins: "quantile(similarity=0.5, faithfulness=0.5)"
+QUANTILE_SOURCE = "quantile("
 
 
 def _check_number(name: str, value: Any) -> float:
@@ -50,9 +52,9 @@ class Thresholds:
     source: str = "fixed"
 
     def __post_init__(self) -> None:
-        # a cut the user set is checked as every cut is; one set from the data is a quantile of finite
-        # scores (rescaled similarity can sit below 0)
-        check = check_cut if self.source == "fixed" else _check_number
+        # a cut the user set is checked as every cut is, whatever its source says; one set from the data
+        # (from_quantiles) is a quantile of finite scores (rescaled similarity can sit below 0)
+        check = _check_number if self.source.startswith(QUANTILE_SOURCE) else check_cut
         object.__setattr__(self, "similarity", check("similarity_threshold", self.similarity))
         object.__setattr__(self, "faithfulness", check("faithfulness_threshold", self.faithfulness))
 
@@ -80,7 +82,7 @@ class Thresholds:
             similarity=float(np.quantile(similarity, similarity_quantile)),
             faithfulness=faithfulness_cut,
             source=(
-                f"quantile(similarity={similarity_quantile:g}, "
+                f"{QUANTILE_SOURCE}similarity={similarity_quantile:g}, "
                 + ("faithfulness=binary 0.5)" if binary else f"faithfulness={faithfulness_quantile:g})")
             ),
         )

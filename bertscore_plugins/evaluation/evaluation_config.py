@@ -34,6 +34,7 @@ from bertscore_plugins.thresholds import (
     FAITHFULNESS_THRESHOLD,
     JUDGE_CUT,
     check_cut,
+    cut_from_text,
 )
 
 JUDGE_ROWS = ("all", "unsettled")
@@ -47,20 +48,25 @@ class EvaluationConfig:
     """
 
     similarity_threshold: float = setting(
-        DEFAULT_SIMILARITY_THRESHOLD, "F1 against the reference at or above which an answer is 'similar'"
+        DEFAULT_SIMILARITY_THRESHOLD,
+        "F1 against the reference at or above which an answer is 'similar'",
+        parse=cut_from_text,
     )
     groundedness_threshold: float = setting(
         DEFAULT_GROUNDEDNESS_THRESHOLD,
         "precision against the context at or above which an answer is 'grounded'",
+        parse=cut_from_text,
     )
     offline_threshold: float = setting(
         FAITHFULNESS_THRESHOLD,
         "offline faithfulness at or above which an answer with no unsupported fact is 'faithful'",
+        parse=cut_from_text,
     )
     faithfulness_threshold: float | None = setting(
         None,
         "the disagreement's faithfulness cut; None = 0.5 with a judge (it scores 0 or 1), else the "
         "offline threshold",
+        parse=cut_from_text,
     )
     thresholds_from_data: bool = setting(
         False, "set the disagreement's cuts at the medians of this batch (not for spans: pages differ)"

@@ -177,9 +177,10 @@ def read_batch(
 ) -> ReadBatch:
     """Every (output, context) row of a batch through the offline signal, with ONE core call.
 
-    ``threshold`` was checked where the user set it (``thresholds.check_cut``); ``context`` may be a list
-    of passages. Rows must already be checked (``evaluation.signals.pair_problem``).
+    ``context`` may be a list of passages. Rows must already be checked (``evaluation.signals.
+    pair_problem``). Raises ``SettingError`` for a threshold outside [0, 1] (before any model runs).
     """
+    threshold = check_cut("threshold", threshold)
     scorer = offline_scorer(scorer)
     rows = [as_read(output, context) for output, context in pairs]
     options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}
