@@ -49,8 +49,10 @@ test-random: install
 	$(PY) -m pytest -q -p no:cacheprovider -p randomly --randomly-seed=$(SEED) \
 		-n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
-# Starts Phoenix (its own venv, loopback only), runs recipes/disagreement.py on the demo data with the
-# default model, prints where to look, keeps the server up until Ctrl-C (DEMO_ONCE=1: exit after the run).
+# Starts Phoenix (its own venv, loopback only) and the local LLM judge (Gemma 3 270M on llama.cpp, the judge
+# extra, 127.0.0.1), runs recipes/disagreement.py on the demo data with the default model and the judge,
+# prints where to look, keeps Phoenix up until Ctrl-C (DEMO_ONCE=1: exit after the run); the judge stops
+# after the run. DEMO_JUDGE=none runs without a judge.
 demo: install
 	$(PY) -m recipes.demo
 

@@ -4,14 +4,17 @@
     DEMO_ONCE=1 python -m recipes.demo   # exits after the run (CI, smoke checks)
 
 Phoenix runs from its own virtual environment (created on first use, which takes a few minutes) on
-127.0.0.1 only, with its SQLite database in ``runs/demo/phoenix``. With ``BERTSCORE_JUDGE_*`` (or
-``OPENAI_API_KEY`` + ``BERTSCORE_JUDGE_MODEL``) set, Phoenix's LLM faithfulness judge scores the rows;
-without, groundedness combined with the fact check stands in for it. Extra arguments go to ``recipes.disagreement``.
+127.0.0.1 only, with its SQLite database in ``runs/demo/phoenix``. The LLM judge is the local one by
+default: Gemma 3 270M on llama.cpp (the judge extra), started on 127.0.0.1 for the run and stopped after it,
+reached through the same variables a provider is (``BERTSCORE_JUDGE_BASE_URL`` / ``_MODEL``). With
+``BERTSCORE_JUDGE_MODEL`` already set, that judge is used instead; ``DEMO_JUDGE=none`` runs without a judge
+(the offline faithfulness stands in). Extra arguments go to ``recipes.disagreement``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -23,6 +26,7 @@ from recipes import disagreement
 
 DEMO_DATA = Path(__file__).with_name("demo_data.jsonl")
 DEMO_PROJECT = "bertscore-demo"
+LOCAL_JUDGE_MODEL = "gemma-3-270m-q4_k_m"  # tools.judge_server.LOCAL_MODEL (that module loads on use)
 
 
 def _port_is_free(port: int) -> bool:
@@ -53,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         "Starting Phoenix on 127.0.0.1 (its first start creates .phoenix-venv and can take minutes) ...",
         flush=True,
     )
-    with PhoenixServer(port=port, workdir=out / "phoenix") as server:
+    with PhoenixServer(port=port, workdir=out / "phoenix") as server, _local_judge(out) as judge_line:
         print(f"Phoenix is up at {server.base_url} (pid {server.pid})", flush=True)
+        print(judge_line, flush=True)
         code = disagreement.main(
             [
                 str(DEMO_DATA),
@@ -64,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
                 server.base_url,
                 "--project",
                 DEMO_PROJECT,
+                # the local judge ranks the development sets at chance (QUALITY.md section 9): the quadrants
+                # read the offline faithfulness, and the report shows the judge's verdict beside it
+                *(["--disagreement-reads", "offline"] if _local_judge_runs() else []),
                 *recipe_args,
             ]
         )
@@ -82,6 +90,35 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("\nStopping Phoenix ...", flush=True)
     return code
+
+
+def _local_judge_runs() -> bool:
+    return os.environ.get("BERTSCORE_JUDGE_MODEL", "") == LOCAL_JUDGE_MODEL
+
+
+@contextlib.contextmanager
+def _local_judge(out: Path):
+    """The demo's judge for the run: the local server (stopped by pid afterwards), the user's own, or none."""
+    if os.environ.get("DEMO_JUDGE", "").strip().lower() == "none":
+        yield "No LLM judge (DEMO_JUDGE=none): the offline faithfulness is the faithfulness signal."
+        return
+    if os.environ.get("BERTSCORE_JUDGE_MODEL", "").strip():
+        yield f"LLM judge: {os.environ['BERTSCORE_JUDGE_MODEL']} (from BERTSCORE_JUDGE_*)"
+        return
+    from bertscore_plugins.tools.judge_server import JudgeServer
+
+    print("Starting the local LLM judge (Gemma 3 270M on llama.cpp, 127.0.0.1) ...", flush=True)
+    with JudgeServer(workdir=out / "judge") as server:
+        previous = {name: os.environ.get(name) for name in server.environment()}
+        os.environ.update(server.environment())
+        try:
+            yield f"LLM judge: the local {server.environment()['BERTSCORE_JUDGE_MODEL']} at {server.base_url} (pid {server.pid})"
+        finally:
+            for name, value in previous.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 if __name__ == "__main__":

@@ -311,7 +311,7 @@ class Recipe:
         The saved state lists every row as awaiting the judge, so a run killed while judging resumes with
         the judge only: nothing BERTScore computed is lost or computed again.
         """
-        from bertscore_plugins.integrations.phoenix import FAITHFULNESS, evaluate_rows
+        from bertscore_plugins.integrations.phoenix import evaluate_rows
 
         table = evaluate_rows(
             rows, config=self.config(None).replace(thresholds_from_data=False), scorer=self.scorer()
@@ -321,7 +321,7 @@ class Recipe:
             table_format=self.args.table_format,
             settings=settings,
             rows=len(table),
-            faithfulness_signal=FAITHFULNESS,
+            faithfulness_signal=self.config(llm).faithfulness_name,
             judge_failed_rows=[str(row_id) for row_id in table["row_id"]],
         )
         state.scored_at = now()
@@ -410,7 +410,7 @@ class Recipe:
                 state.thresholds.get("source", "fixed"),
             )
             table = add_disagreement(
-                table, kept, similarity=SIMILARITY, faithfulness=FAITHFULNESS, name=DISAGREEMENT
+                table, kept, similarity=SIMILARITY, faithfulness=state.faithfulness_signal, name=DISAGREEMENT
             )
         else:
             table = self.with_disagreement(table, self.config(llm))

@@ -22,9 +22,10 @@ QUADRANT_COLOURS = {
     "not scored": "#999999",
 }
 OFFLINE = "offline_faithfulness"  # the column holding the fact check (bertscore_plugins.integrations.phoenix)
+JUDGE = "faithfulness"  # the LLM judge's column, when one ran
 OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
 SIGNAL_TEXT = {
-    "faithfulness": "Phoenix's LLM faithfulness judge",
+    "faithfulness": "the LLM faithfulness judge: p(yes) of its one-word answer",
     "groundedness": "BERTScore precision of the answer against its context",
     "offline_faithfulness": "offline faithfulness: BERTScore precision against the context, lexical support "
     "and every number, date, name and negation carried by it, combined",
@@ -54,6 +55,10 @@ class ReportRow:
     fact_check: str = ""  # the offline fact check's verdict ("Thursday: context says Tuesday")
     unsupported: tuple[str, ...] = ()  # the facts the context does not carry
     offline: float | None = None  # the offline faithfulness score (groundedness x fact check)
+    offline_label: str = ""  # the offline signal's label ("faithful" / "unfaithful")
+    judge: float | None = None  # the LLM judge's p(yes), when one ran
+    judge_label: str = ""
+    judge_asked: bool = False  # the judge answered this row (not settled offline by triage)
 
 
 def report_rows(
@@ -82,9 +87,19 @@ def report_rows(
                 fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
                 unsupported=_unsupported(record.get(f"{OFFLINE}_score")),
                 offline=(record.get(f"{OFFLINE}_score") or {}).get("score"),
+                offline_label=str((record.get(f"{OFFLINE}_score") or {}).get("label") or ""),
+                **_judge_fields(record.get(f"{JUDGE}_score")),
             )
         )
     return rows
+
+
+def _judge_fields(cell: Any) -> dict[str, Any]:
+    """The judge's score and label from its cell, and whether it was asked (not settled offline)."""
+    if not isinstance(cell, dict):
+        return {}
+    asked = (cell.get("metadata") or {}).get("source") != "offline"
+    return {"judge": cell.get("score"), "judge_label": str(cell.get("label") or ""), "judge_asked": asked}
 
 
 def _fact_check(cell: Any) -> str:
@@ -332,6 +347,7 @@ def write_html(
             "worst.</p>"
         ),
         *_unfaithful_section(unfaithful_rows(rows, thresholds), faithfulness_name),
+        *(_judge_offline_section(rows) if any(row.judge_asked for row in rows) else []),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
         *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
         "</table>",
@@ -390,17 +406,57 @@ def _unfaithful_section(rows: list[ReportRow], faithfulness_name: str) -> list[s
     if not rows:
         parts.append("<p>No row is unfaithful at this cut.</p>")
         return parts
+    judged = any(row.judge is not None for row in rows)
     parts.append(
         "<table class='unfaithful'><tr><th>row</th><th>answer</th><th>unsupported facts</th>"
-        f"<th>{html.escape(faithfulness_name)}</th><th>similarity</th><th>quadrant</th></tr>"
+        f"<th>{html.escape(faithfulness_name)}</th>"
+        + ("<th>offline faithfulness</th>" if faithfulness_name != OFFLINE else "")
+        + ("<th>judge p(yes)</th>" if judged and faithfulness_name != JUDGE else "")
+        + "<th>similarity</th><th>quadrant</th></tr>"
     )
     for row in rows:
         facts = "; ".join(row.unsupported) or "none named (below the cut)"
         parts.append(
             f"<tr class='{html.escape(row.label)}'><td>{html.escape(row.row_id)}</td>"
             f"<td>{html.escape(row.output)}</td><td class='facts'>{html.escape(facts)}</td>"
-            f"<td>{_num(row.faithfulness)}</td><td>{_num(row.similarity)}</td>"
-            f"<td>{html.escape(row.label)}</td></tr>"
+            f"<td>{_num(row.faithfulness)}</td>"
+            + (f"<td>{_num(row.offline)}</td>" if faithfulness_name != OFFLINE else "")
+            + (f"<td>{_num(row.judge)}</td>" if judged and faithfulness_name != JUDGE else "")
+            + f"<td>{_num(row.similarity)}</td><td>{html.escape(row.label)}</td></tr>"
+        )
+    parts.append("</table>")
+    return parts
+
+
+def judge_offline_disagreements(rows: list[ReportRow]) -> list[ReportRow]:
+    """The rows the judge answered whose label differs from the offline signal's, most confident judge
+    first (its p(yes) furthest from 0.5)."""
+    found = [r for r in rows if r.judge_asked and r.offline_label and r.judge_label != r.offline_label]
+    return sorted(found, key=lambda r: -abs((r.judge if r.judge is not None else 0.5) - 0.5))
+
+
+def _judge_offline_section(rows: list[ReportRow]) -> list[str]:
+    """Where the judge and the offline signal disagree: the rows a person should read first."""
+    asked = [r for r in rows if r.judge_asked]
+    found = judge_offline_disagreements(rows)
+    parts = [
+        f"<h2 id='judge-offline'>Judge and offline signal disagree ({len(found)} of {len(asked)} judged rows)</h2>",
+        "<p>Rows the LLM judge answered with another label than the offline faithfulness (rows settled "
+        "offline were not asked). Neither is the truth: read the answer against its context.</p>",
+    ]
+    if not found:
+        parts.append("<p>The judge agrees with the offline signal on every row it answered.</p>")
+        return parts
+    parts.append(
+        "<table class='judge-offline'><tr><th>row</th><th>answer</th><th>judge p(yes)</th><th>judge</th>"
+        "<th>offline score</th><th>offline</th><th>fact check</th></tr>"
+    )
+    for row in found:
+        parts.append(
+            f"<tr><td>{html.escape(row.row_id)}</td><td>{html.escape(row.output)}</td>"
+            f"<td>{_num(row.judge)}</td><td>{html.escape(row.judge_label)}</td>"
+            f"<td>{_num(row.offline)}</td><td>{html.escape(row.offline_label)}</td>"
+            f"<td class='facts'>{html.escape(row.fact_check)}</td></tr>"
         )
     parts.append("</table>")
     return parts

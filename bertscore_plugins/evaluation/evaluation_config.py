@@ -38,6 +38,7 @@ from bertscore_plugins.thresholds import (
 )
 
 JUDGE_ROWS = ("all", "unsettled")
+DISAGREEMENT_READS = ("judge", "offline")
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,13 @@ class EvaluationConfig:
         "check) cannot settle, and report the calls saved",
         choices=JUDGE_ROWS,
     )
+    disagreement_reads: str = setting(
+        "judge",
+        "the faithfulness the disagreement reads when a judge runs: 'judge' (its verdict), or 'offline' (the "
+        "offline faithfulness, the judge's verdict beside it: for a judge measured weaker than the offline "
+        "signal, as the local Gemma 3 270M is, benchmarks/QUALITY.md section 9)",
+        choices=DISAGREEMENT_READS,
+    )
     judge_concurrency: int = setting(4, "judge requests in flight", signed=False)
     judge_max_retries: int = setting(1, "extra judge attempts per failing row", signed=False)
     annotation_identifier: str = setting(
@@ -112,14 +120,20 @@ class EvaluationConfig:
 
     @property
     def faithfulness_name(self) -> str:
-        """The faithfulness signal the disagreement reads: the judge's name, else the offline signal's."""
-        return self.judge.name if self.judge is not None else self.offline_name
+        """The faithfulness signal the disagreement reads: the judge's name (unless ``disagreement_reads``
+        is "offline"), else the offline signal's."""
+        return self.judge.name if self.reads_judge else self.offline_name
+
+    @property
+    def reads_judge(self) -> bool:
+        """Whether the disagreement reads the judge's verdict."""
+        return self.judge is not None and self.disagreement_reads == "judge"
 
     @property
     def faithfulness_cut(self) -> float:
         if self.faithfulness_threshold is not None:
             return self.faithfulness_threshold
-        return JUDGE_CUT if self.judge is not None else self.offline_threshold
+        return JUDGE_CUT if self.reads_judge else self.offline_threshold
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -186,6 +200,11 @@ def _check(config: EvaluationConfig) -> None:
         raise SettingError("thresholds_from_data", "thresholds_from_data must be True or False")
     if config.judge_rows not in JUDGE_ROWS:
         raise SettingError("judge_rows", f"judge_rows must be one of {JUDGE_ROWS}, got {config.judge_rows!r}")
+    if config.disagreement_reads not in DISAGREEMENT_READS:
+        raise SettingError(
+            "disagreement_reads",
+            f"disagreement_reads must be one of {DISAGREEMENT_READS}, got {config.disagreement_reads!r}",
+        )
     for name, smallest in (("judge_concurrency", 1), ("judge_max_retries", 0)):
         whole = whole_number(name, getattr(config, name), smallest, f"a whole number of at least {smallest}")
         object.__setattr__(config, name, whole)

@@ -24,7 +24,12 @@ INSTRUCTION = (
     "You check whether an answer is faithful to its source: every claim in the answer must be stated "
     "in the source or follow from it. Reply with one word: yes or no."
 )
-TEMPLATE = "Source:\n{source}\n\nAnswer:\n{answer}\n\nIs every claim in the answer supported by the source? (yes or no)"
+# the question last, ending where the word is due: a base model (the local Gemma) continues the pattern,
+# an instruction-tuned one follows the instruction
+TEMPLATE = (
+    "Source:\n{source}\n\nAnswer:\n{answer}\n\n"
+    "Question: Is every claim in the answer supported by the source? Answer (yes or no):"
+)
 GAP = "\n[...]\n"
 
 
