@@ -38,7 +38,7 @@ def test_one_example_per_entry_point_and_each_is_run_by_the_tests():
         "from bertscore_plugins.integrations.hf_datasets import score_dataframe",
         "batch_evaluate_dataframe(df, BERTScoreEvaluator())",
         "bertscore-plugins score",
-        "stub_judge.py",
+        "bertscore-plugins judge serve",
     ):
         assert runnable(fragment), f"no README block the tests run holds {fragment!r}"
     assert "score_ray_dataset" in TEXT and "python -m recipes.disagreement" in TEXT
