@@ -3,6 +3,7 @@
     python benchmarks/faithfulness_cache.py summeval && python benchmarks/faithfulness_cache.py frank
     python benchmarks/judge_quality.py            # every development row; -> QUALITY.md section 9
     python benchmarks/judge_quality.py --limit 40 # the first 40 rows of each set (a smoke run)
+    python benchmarks/judge_quality.py --report-only   # the section from the verdicts kept so far
 
 The judge is the package's own (``YesNoJudge`` over ``JudgeServer``: Gemma 3 270M on llama.cpp, 127.0.0.1,
 all cores), asked exactly as the evaluation engine asks it: the prompt of ``integrations.llm_judge.prompt``,
@@ -72,6 +73,19 @@ def development_rows(limit: int | None) -> list[dict]:
     return rows
 
 
+def verdicts_path(model: str) -> Path:
+    return CACHE / f"judge-{hashlib.sha1(model.encode()).hexdigest()[:10]}.jsonl"
+
+
+def kept_verdicts(path: Path) -> dict[str, dict]:
+    done = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            done[entry["key"]] = entry
+    return done
+
+
 def judge_rows(rows: list[dict], threads: int | None) -> dict[str, dict]:
     """Each row's verdict ({"p_yes", "seconds", "cut"} or {"failed": reason}), asked grouped by source."""
     from bertscore_plugins.evaluation.judge import JudgeRow
@@ -80,13 +94,8 @@ def judge_rows(rows: list[dict], threads: int | None) -> dict[str, dict]:
 
     with JudgeServer(threads=threads, workdir=CACHE / "judge-server") as server:
         judge = judge_from_env(server.environment())
-        identity = hashlib.sha1(judge.model.encode()).hexdigest()[:10]
-        path = CACHE / f"judge-{identity}.jsonl"
-        done = {}
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                entry = json.loads(line)
-                done[entry["key"]] = entry
+        path = verdicts_path(judge.model)
+        done = kept_verdicts(path)
         todo = sorted((r for r in rows if r["key"] not in done), key=lambda r: (r["source"], r["key"]))
         started = time.perf_counter()
         with open(path, "a", encoding="utf-8") as out:
@@ -126,11 +135,12 @@ def left_out_combination(rows: list[dict], p_yes: np.ndarray, offline: np.ndarra
 
 def report(rows: list[dict], judged: dict) -> dict:
     verdicts = judged["verdicts"]
+    rows = [r for r in rows if r["key"] in verdicts]  # a partial run: the rows judged so far
     usable = [r for r in rows if "p_yes" in verdicts[r["key"]]]
     p_yes = np.array([verdicts[r["key"]]["p_yes"] for r in usable])
     offline = np.array([r["offline"] for r in usable])
     combined = left_out_combination(usable, p_yes, offline)
-    table: dict = {"model": judged["model"], "threads": judged["threads"], "sets": {}}
+    table: dict = {"model": judged["model"], "threads": judged["threads"], "sets": {}, "of": judged.get("of")}
     for group, members in GROUPS.items():
         inside = np.array([r["set"] in members for r in usable])
         everyone = [r for r in rows if r["set"] in members]
@@ -158,6 +168,16 @@ def report(rows: list[dict], judged: dict) -> dict:
     return table
 
 
+def _partial(table: dict) -> str:
+    judged, of = sum(row["rows"] for name, row in table["sets"].items() if name in SETS), table.get("of")
+    if not of or judged >= of:
+        return ""
+    return (
+        f" from the {judged:,} of {of:,} development rows judged so far (asked grouped by source in the "
+        "order of the source text, so a partial run is a sample of whole articles from every set)"
+    )
+
+
 def section(table: dict) -> str:
     names = {
         "summeval": "SummEval",
@@ -168,7 +188,7 @@ def section(table: dict) -> str:
     lines = [
         "## 9. The local LLM judge against people (SummEval, FRANK valid)",
         "",
-        f"Written by `benchmarks/judge_quality.py`. The judge: `{table['model']}` (Gemma 3 270M, Q4_K_M GGUF, "
+        f"Written by `benchmarks/judge_quality.py`{_partial(table)}. The judge: `{table['model']}` (Gemma 3 270M, Q4_K_M GGUF, "
         f"the base model: no instruction tuning) on llama.cpp, {table['threads']} CPU threads, asked one "
         "word and scored by p(yes) from its first token's 20 most likely alternatives. ROC-AUC for fully "
         "faithful (consistency 5; Factuality 1.0). The combination is a logistic regression on the offline "
@@ -199,9 +219,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="the first N rows of each set (a smoke run)")
     parser.add_argument("--threads", type=int, default=None, help="the judge's CPU threads (default: all)")
+    parser.add_argument("--report-only", action="store_true", help="report the verdicts kept so far")
     args = parser.parse_args(argv)
     rows = development_rows(args.limit)
-    table = report(rows, judge_rows(rows, args.threads))
+    if args.report_only:
+        from bertscore_plugins.integrations.llm_judge.endpoint import Endpoint
+        from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
+        from bertscore_plugins.tools.judge_server import LOCAL_MODEL, local_model
+
+        _, digest = local_model()
+        model = YesNoJudge(Endpoint("http://127.0.0.1:1/v1", LOCAL_MODEL, model_sha256=digest)).model
+        judged = {
+            "verdicts": kept_verdicts(verdicts_path(model)),
+            "model": model,
+            "threads": args.threads or 2,
+        }
+    else:
+        judged = judge_rows(rows, args.threads)
+    judged["of"] = len(rows)
+    table = report(rows, judged)
     print(json.dumps(table, indent=2))
     if args.limit is None:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
