@@ -21,7 +21,6 @@ assembled once into :func:`model_dir` and checked against the package's sha256.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -39,6 +38,13 @@ from typing_extensions import Self
 from bertscore_plugins.errors import ArgumentError, JudgeServerError
 from bertscore_plugins.tools.phoenix_ports import free_port, is_loopback_host, port_in_use, url_host
 from bertscore_plugins.tools.phoenix_venv import project_root
+from bertscore_plugins.tools.server_process import (
+    claim_pid_file,
+    pid_alive,
+    remove_pid_file,
+    runs_script,
+    stop_child,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -92,25 +98,9 @@ def default_workdir() -> Path:
     return Path(configured).expanduser() if configured else project_root() / ".judge-server"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def is_our_server(pid: int) -> bool | None:
     """Whether live process ``pid`` runs judge_engine.py; None when its command line cannot be read."""
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return None
-    return any(Path(part.decode(errors="replace")).name == _ENGINE.name for part in raw.split(b"\0") if part)
+    return runs_script(pid, _ENGINE.name)
 
 
 class JudgeServer:
@@ -172,26 +162,15 @@ class JudgeServer:
         }
 
     def _claim_pid_file(self) -> None:
-        if not self.pid_file.exists():
-            return
-        try:
-            old = int(self.pid_file.read_text().strip())
-        except (ValueError, OSError):
-            old = -1
-        ours = is_our_server(old) if old > 0 and _pid_alive(old) else False
-        if ours:
-            raise JudgeServerError(
+        claim_pid_file(
+            self.pid_file,
+            is_our_server,
+            lambda old: JudgeServerError(
                 f"a judge server (pid {old}) already runs from {self.workdir}; stop it "
                 f"(bertscore-plugins judge stop, or kill -TERM {old}) or choose another folder"
-            )
-        if ours is None:
-            raise JudgeServerError(
-                f"{self.pid_file} names pid {old}, which is running, and its command line cannot be read "
-                "to tell whether it is a judge server; if it is not, remove that file"
-            )
-        why = "is gone" if old <= 0 or not _pid_alive(old) else "is another program now"
-        logger.info("removing a stale pid file %s (pid %s %s)", self.pid_file, old, why)
-        self.pid_file.unlink(missing_ok=True)
+            ),
+            "a judge server",
+        )
 
     def start(self) -> JudgeServer:
         """Start the server and wait until it answers with the model loaded; returns self."""
@@ -272,18 +251,8 @@ class JudgeServer:
         """SIGTERM the server's pid, wait (SIGKILL after ``timeout``), remove the pid file."""
         process, self.process = self.process, None
         if process is not None:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(process.pid, signal.SIGTERM)
-                try:
-                    process.wait(timeout=timeout)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(process.pid, signal.SIGKILL)
-                    process.wait(timeout=10)
-            with contextlib.suppress(OSError):
-                if self.pid_file.read_text().strip() == str(process.pid):
-                    self.pid_file.unlink()
+            stop_child(process, timeout, "the judge server")
+            remove_pid_file(self.pid_file, process.pid)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -303,12 +272,12 @@ def stop_recorded(workdir: str | Path | None = None) -> int | None:
         pid = int(pid_file.read_text().strip())
     except (OSError, ValueError):
         return None
-    if not (_pid_alive(pid) and is_our_server(pid)):
+    if not (pid_alive(pid) and is_our_server(pid)):
         pid_file.unlink(missing_ok=True)
         return None
     os.kill(pid, signal.SIGTERM)
     for _ in range(100):
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             break
         time.sleep(0.2)
     pid_file.unlink(missing_ok=True)

@@ -20,7 +20,6 @@ import contextlib
 import logging
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
 import time
@@ -40,6 +39,12 @@ from bertscore_plugins.tools.phoenix_venv import PHOENIX_VERSION as PHOENIX_VERS
 from bertscore_plugins.tools.phoenix_venv import VENV_ENV_VAR as VENV_ENV_VAR
 from bertscore_plugins.tools.phoenix_venv import default_venv, ensure_phoenix_venv, project_root
 from bertscore_plugins.tools.phoenix_venv import installed_version as installed_version
+from bertscore_plugins.tools.server_process import (
+    claim_pid_file,
+    remove_pid_file,
+    runs_script,
+    stop_child,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -76,49 +81,10 @@ def default_workdir() -> Path:
     return Path(configured).expanduser() if configured else project_root() / ".phoenix-data"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _command_line(pid: int) -> list[str] | None:
-    """The arguments process ``pid`` was started with (None: cannot be read here). Empty for a kernel
-    thread, a zombie, or a process a moment before its exec: read again for a second before believing it."""
-    for _ in range(10):
-        try:
-            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except FileNotFoundError:
-            return []  # gone meanwhile
-        except OSError:
-            return _command_line_from_ps(pid)  # no /proc (macOS)
-        if raw:
-            return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
-        time.sleep(0.1)
-    return []
-
-
-def _command_line_from_ps(pid: int) -> list[str] | None:
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        done = subprocess.run(
-            ["ps", "-o", "command=", "-p", str(pid)], capture_output=True, text=True, timeout=10, check=False
-        )
-        if done.returncode == 0 and done.stdout.strip():
-            return done.stdout.split()
-    return None
-
-
 def is_our_server(pid: int) -> bool | None:
     """Whether live process ``pid`` is a Phoenix server this launcher started (it runs the wrapper);
     None when its command line cannot be read."""
-    arguments = _command_line(pid)
-    if arguments is None:
-        return None
-    return any(Path(argument).name == _WRAPPER.name for argument in arguments)
+    return runs_script(pid, _WRAPPER.name)
 
 
 class PhoenixServer:
@@ -250,26 +216,15 @@ class PhoenixServer:
     def _claim_pid_file(self) -> None:
         """Refuse a workdir a live Phoenix of ours still uses; remove a PID file whose pid is gone or
         now belongs to another program (pids are reused), so the message never names a stranger."""
-        if not self.pid_file.exists():
-            return
-        try:
-            old = int(self.pid_file.read_text().strip())
-        except (ValueError, OSError):
-            old = -1
-        ours = is_our_server(old) if old > 0 and _pid_alive(old) else False
-        if ours:
-            raise PhoenixServerError(
+        claim_pid_file(
+            self.pid_file,
+            is_our_server,
+            lambda old: PhoenixServerError(
                 f"a Phoenix server (pid {old}) already uses {self.workdir}; stop it "
                 f"(kill -TERM {old}) or choose another workdir"
-            )
-        if ours is None:
-            raise PhoenixServerError(
-                f"{self.pid_file} names pid {old}, which is running, and its command line cannot be read "
-                "here to tell whether it is a Phoenix server; if it is not, remove that file"
-            )
-        why = "is gone" if old <= 0 or not _pid_alive(old) else "is another program now"
-        logger.info("removing a stale PID file %s (pid %s %s)", self.pid_file, old, why)
-        self.pid_file.unlink(missing_ok=True)
+            ),
+            "a Phoenix server",
+        )
 
     def start(self) -> PhoenixServer:
         """Start the server and wait until ``/healthz`` answers; returns self."""
@@ -346,22 +301,9 @@ class PhoenixServer:
         """SIGTERM the server's pid, wait (SIGKILL after ``timeout``), remove the PID files."""
         process, self.process = self.process, None
         if process is not None:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(process.pid, signal.SIGTERM)
-                try:
-                    process.wait(timeout=timeout)
-                except subprocess.TimeoutExpired:
-                    logger.warning(
-                        "Phoenix (pid %d) ignored SIGTERM for %.0f s; killing it", process.pid, timeout
-                    )
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(process.pid, signal.SIGKILL)
-                    process.wait(timeout=10)
+            stop_child(process, timeout, "Phoenix")
             self._phoenix_pid_file(process.pid).unlink(missing_ok=True)
-            with contextlib.suppress(OSError):
-                if self.pid_file.read_text().strip() == str(process.pid):
-                    self.pid_file.unlink()
+            remove_pid_file(self.pid_file, process.pid)
             logger.info("Phoenix (pid %d) stopped", process.pid)
         # Phoenix's temp folder holds nothing but PID files; leave no stale state behind.
         shutil.rmtree(self._temp_dir / ".arize-phoenix", ignore_errors=True)
