@@ -15,7 +15,7 @@ import pytest
 from bertscore_plugins.evaluation.judge import JudgeRow, ask
 from bertscore_plugins.integrations.llm_judge.endpoint import Endpoint
 from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge, judge_from_env
-from bertscore_plugins.tools.judge_server import LOCAL_MODEL, JudgeServer
+from bertscore_plugins.tools.judge_server import LOCAL_MODEL, JudgeServer, local_model
 from bertscore_plugins.tools.phoenix_ports import free_port
 
 pytestmark = pytest.mark.slow  # a model server
@@ -160,3 +160,44 @@ def test_the_same_code_reaches_the_stub_and_the_local_server_by_url_model_and_ke
         assert all(0.0 <= v.cell["score"] <= 1.0 for v in verdicts)
     assert stub_judge.log.count("logprobs") == 3
     assert all(body["logprobs"] is True and body["max_tokens"] == 1 for body in stub_judge.log.bodies)
+
+
+def test_an_empty_answer_is_a_named_unusable_row_and_the_others_are_judged():
+    """A provider that answers nothing (the local model always writes a first word: the stub stands in)."""
+    from tests.support.stub_judge import MODEL_NAME, StubJudge
+
+    rows = [*ROWS[:1], JudgeRow("empty", None, "EMPTY-ME The clinic opens at 8.", CLINIC), *ROWS[1:2]]
+    with StubJudge(empty_when=["EMPTY-ME"]) as stub:
+        verdicts = ask(YesNoJudge(Endpoint(stub.base_url, MODEL_NAME)), rows, concurrency=3, max_retries=0)
+    assert [v.details["status"] for v in verdicts] == ["COMPLETED", "FAILED", "COMPLETED"]
+    assert verdicts[1].details["exceptions"] == [
+        "row empty: judge answer unusable: the model's answer was empty"
+    ]
+
+
+def test_the_recipe_keeps_its_scores_when_the_judge_is_down_and_the_rerun_asks_only_the_judge(
+    tmp_path, monkeypatch, capsys
+):
+    from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
+    from recipes import disagreement
+
+    demo = disagreement.Path(disagreement.__file__).with_name("demo_data.jsonl")
+    args = [str(demo), "--out", str(tmp_path / "out"), "--no-phoenix", "--limit", "4"]
+    monkeypatch.setenv("BERTSCORE_JUDGE_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")  # nobody there
+    monkeypatch.setenv("BERTSCORE_JUDGE_MODEL", LOCAL_MODEL)
+    monkeypatch.setenv("BERTSCORE_JUDGE_MODEL_SHA256", local_model()[1])  # the same judge as the rerun's
+    assert disagreement.main(args) == disagreement.EXIT_JUDGE
+    assert "the faithfulness judge failed on 4 of 4 rows" in capsys.readouterr().err
+
+    asked: list[int] = []
+    original = YesNoJudge.verdicts
+    monkeypatch.setattr(
+        YesNoJudge, "verdicts", lambda self, rows, **kw: asked.append(len(rows)) or original(self, rows, **kw)
+    )
+    with JudgeServer(workdir=tmp_path / "judge", threads=1) as server:
+        for name, value in server.environment().items():
+            monkeypatch.setenv(name, value)
+        assert disagreement.main(args) == disagreement.EXIT_OK
+    out = capsys.readouterr().out
+    assert "Loaded 4 scored rows" in out and "nothing is scored again" in out
+    assert asked == [4]  # the judge alone, for the 4 rows it had no answer for

@@ -56,15 +56,15 @@ class ScoringCalls:
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         import bertscore_plugins
         import bertscore_plugins.integrations.phoenix as integration
-        import bertscore_plugins.integrations.phoenix.phoenix_judge as judge_module
         import bertscore_plugins.models.load
+        from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
 
         self.calls: list[str] = []
         for owner, name in (
             (bertscore_plugins.models.load, "load_model"),
             (bertscore_plugins.BERTScorer, "score"),
             (integration, "evaluate_rows"),
-            (judge_module, "run_judge"),
+            (YesNoJudge, "verdicts"),
         ):
             original = getattr(owner, name)
             monkeypatch.setattr(owner, name, self._counted(name, original))
@@ -372,7 +372,7 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     use_judge(monkeypatch, healthy)
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
-    assert calls.calls == ["run_judge"]  # no BERTScore, no pipeline: only the judge, for the 2 rows
+    assert calls.calls == ["verdicts"]  # no BERTScore, no pipeline: only the judge, for the 2 rows
     assert len(healthy.log.bodies) == 2
     table = OutputFolder(out).load_table("jsonl")
     labels = {
@@ -585,15 +585,11 @@ def test_the_report_and_the_phoenix_pages_render_in_headless_chromium(logged_dem
 
 
 @pytest.mark.slow
-def test_demo_once_runs_end_to_end(tmp_path, stub_judge):
-    env = {
-        **os.environ,
-        "DEMO_ONCE": "1",
-        "BERTSCORE_JUDGE_BASE_URL": stub_judge.base_url,
-        "BERTSCORE_JUDGE_MODEL": "stub-judge",
-        "BERTSCORE_JUDGE_API_KEY": "sk-stub",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-    }
+def test_demo_once_runs_end_to_end_with_the_local_judge(tmp_path):
+    """`make demo`: Phoenix and the real local judge (no BERTSCORE_JUDGE_* set), both stopped after."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("BERTSCORE_JUDGE_")}
+    env["DEMO_ONCE"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     # The demo's first 8 rows (its extra arguments go to the recipe): they hold high_sim_unfaithful rows
     # (demo-07, demo-08); the whole demo data goes through the recipe in `judged_demo`.
     command = [sys.executable, "-m", "recipes.demo", "--out", str(tmp_path / "demo"), "--port", "0"]
@@ -607,9 +603,17 @@ def test_demo_once_runs_end_to_end(tmp_path, stub_judge):
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "LLM judge: the local gemma-3-270m-q4_k_m at http://127.0.0.1:" in done.stdout
+    assert "Asking the judge about 8 rows" in done.stdout
+    # per span: similarity, groundedness, offline faithfulness, the judge's verdict, the disagreement
+    assert "span annotations: 40 on the server" in done.stdout
     assert "Where to look:" in done.stdout
     assert re.search(r"Phoenix: +http://127\.0\.0\.1:\d+/projects/", done.stdout)
-    assert "high_sim_unfaithful" in done.stdout
-    assert (tmp_path / "demo" / "recipe" / "report" / disagreement.HTML_NAME).exists()
+    assert "high_sim_unfaithful" in done.stdout  # the quadrants read the offline signal beside the judge
+    report_html = (tmp_path / "demo" / "recipe" / "report" / disagreement.HTML_NAME).read_text(
+        encoding="utf-8"
+    )
+    assert "Judge and offline signal disagree (" in report_html and "judge p(yes)" in report_html
     assert (tmp_path / "demo" / "recipe" / "report" / disagreement.PNG_NAME).exists()
+    assert not list((tmp_path / "demo" / "judge").glob("*.pid"))  # the judge stopped and cleaned up
     assert not list((tmp_path / "demo" / "phoenix").glob("*.pid"))  # the server stopped and cleaned up

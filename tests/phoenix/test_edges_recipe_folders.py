@@ -111,7 +111,7 @@ def test_state_writes_leave_no_temporary_files(scored):
 def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     tmp_path, monkeypatch, capsys, make_stub_judge
 ):
-    import bertscore_plugins.integrations.phoenix.phoenix_judge as judge_module
+    from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
 
     out = tmp_path / "out"
     args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "5"]
@@ -125,7 +125,7 @@ def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
         seen["table"] = folder.load_table("jsonl", rows=5)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(judge_module, "run_judge", killed_judge)
+    monkeypatch.setattr(YesNoJudge, "verdicts", killed_judge)
     with pytest.raises(KeyboardInterrupt):
         disagreement.main(args)
     table, state = seen["table"], seen["state"]
@@ -139,7 +139,7 @@ def test_similarity_and_groundedness_are_on_disk_before_the_judge_starts(
     use_judge(monkeypatch, make_stub_judge())
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
-    assert calls.calls in (["run_judge"], ["run_judge", "score"])
+    assert calls.calls in (["verdicts"], ["verdicts", "score"])
     final = OutputFolder(out)
     for column in ("bertscore_score", "groundedness_score"):
         assert list(final.load_table("jsonl", rows=5)[column]) == list(table[column])

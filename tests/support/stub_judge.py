@@ -12,6 +12,7 @@ In process::
         llm = judge.llm()                            # phoenix.evals.LLM pointed at it
     StubJudge(reject_response_format=True)           # 400 on response_format -> Phoenix uses tools
     StubJudge(fail_when=["FAIL-ME"])                 # HTTP 500 when the prompt contains a marker
+    StubJudge(empty_when=["EMPTY-ME"])               # an empty answer when the prompt contains a marker
     StubJudge(rule=lookup_judge({"output text": "unfaithful"}))
 
 As a process (its own pid, for ``ss``): ``python tests/support/stub_judge.py --port 0`` prints
@@ -376,6 +377,7 @@ class StubJudge:
         *,
         reject_response_format: bool = False,
         fail_when: Iterable[str] = (),
+        empty_when: Iterable[str] = (),
         plain_text: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
@@ -383,6 +385,7 @@ class StubJudge:
         self.rule = rule
         self.reject_response_format = reject_response_format
         self.fail_when = tuple(fail_when)
+        self.empty_when = tuple(empty_when)  # answer nothing (as a provider sometimes does)
         self.plain_text = plain_text
         self.host = host
         self.log = RequestLog()
@@ -442,7 +445,9 @@ class StubJudge:
         message: dict[str, Any] = {"role": "assistant", "content": arguments}
         mode = "json_schema"
         logprobs = None
-        if body.get("logprobs"):  # the yes/no judge: one word, its first token's alternatives
+        if any(marker in prompt_text for marker in self.empty_when):
+            message["content"], mode = "", "empty"
+        elif body.get("logprobs"):  # the yes/no judge: one word, its first token's alternatives
             word, mode = ("yes" if label == "faithful" else "no"), "logprobs"
             message["content"] = word
             top = [
