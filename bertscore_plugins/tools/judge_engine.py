@@ -185,10 +185,11 @@ def handler(engine):
             try:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if not isinstance(body, dict):
-                    raise ValueError("not an object")
             except (ValueError, UnicodeDecodeError) as error:
-                self._send(400, {"error": {"message": f"the request body is not a JSON object ({error})"}})
+                self._send(400, {"error": {"message": f"the request body is not JSON ({error})"}})
+                return
+            if not isinstance(body, dict):
+                self._send(400, {"error": {"message": "the request body is not a JSON object"}})
                 return
             try:
                 status, payload = _answer(engine, body)

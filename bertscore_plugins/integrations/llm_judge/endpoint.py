@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertscore_plugins.errors import SettingError
+from bertscore_plugins.errors import ArgumentError, SettingError
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: seconds one request may take before the row fails as timed out (a slow server fails rows, not the run)
@@ -73,9 +73,11 @@ class Endpoint:
         try:
             timeout = float(raw_timeout) if raw_timeout else DEFAULT_TIMEOUT
         except ValueError:
-            raise SettingError(
-                "BERTSCORE_JUDGE_TIMEOUT", f"BERTSCORE_JUDGE_TIMEOUT must be seconds, got {raw_timeout!r}"
-            ) from None
+            timeout = math.nan
+        if not (math.isfinite(timeout) and timeout > 0):  # a variable, not a flag: named as it is set
+            raise ArgumentError(
+                f"BERTSCORE_JUDGE_TIMEOUT must be a positive number of seconds, got {raw_timeout!r}"
+            )
         digest = env.get("BERTSCORE_JUDGE_MODEL_SHA256", "").strip()
         return cls(base_url, model, api_key, timeout, digest)
 

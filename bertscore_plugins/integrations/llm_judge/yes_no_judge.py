@@ -89,22 +89,20 @@ class YesNoJudge:
         answer, source = as_read(row.output, row.context)
         asked = question(answer.strip(), source.strip(), row.passages, self.context_tokens)
         options = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs}
-        for attempt in range(max(0, int(max_retries)) + 1):
+        attempts = max(0, int(max_retries)) + 1
+        for attempt in range(1, attempts + 1):
             try:
-                response = self.endpoint.chat(asked.messages, **options)
-                verdict = read_verdict(response)
+                verdict = read_verdict(self.endpoint.chat(asked.messages, **options))
             except EndpointError as error:
-                if error.retry and attempt < max_retries:
+                if error.retry and attempt < attempts:
                     continue
-                return failed_verdict(
-                    f"row {row.label}: judge {error.kind}: {error}", time.perf_counter() - started
-                )
+                reason = f"judge {error.kind}: {error}"
             except UnusableAnswer as error:
-                return failed_verdict(
-                    f"row {row.label}: judge answer unusable: {error}", time.perf_counter() - started
-                )
-            return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
-        raise AssertionError("unreachable")  # pragma: no cover
+                reason = f"judge answer unusable: {error}"
+            else:
+                return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
+            break
+        return failed_verdict(f"row {row.label}: {reason}", time.perf_counter() - started)
 
     def _cell(self, verdict: Any, cut: str) -> dict[str, Any]:
         how = "p(yes)" if verdict.from_probabilities else "answered (no probabilities from the provider)"
