@@ -702,7 +702,7 @@ def _regression_gate_reports_both_systems(run: Run, oracle: Oracle) -> None:
 
 # -- the command line ----------------------------------------------------------------------------------
 
-SUBCOMMANDS = ("score", "baseline", "sanity", "compare", "faithfulness", "phoenix")
+SUBCOMMANDS = ("score", "baseline", "sanity", "compare", "faithfulness", "phoenix", "judge")
 
 
 def _usage_of(prog: str) -> Callable[[Run, Oracle | None], None]:
@@ -714,9 +714,24 @@ def _usage_of(prog: str) -> Callable[[Run, Oracle | None], None]:
     return check
 
 
-for _args in (*((name,) for name in SUBCOMMANDS), ("phoenix", "serve"), ("phoenix", "evaluate"), ()):
+for _args in (
+    *((name,) for name in SUBCOMMANDS),
+    ("phoenix", "serve"),
+    ("phoenix", "evaluate"),
+    ("judge", "serve"),
+    ("judge", "stop"),
+    (),
+):
     _name = " ".join(("bertscore-plugins", *_args))
     ENTRY_POINTS[f"cli: {_name} --help"] = EntryPoint(cli(*_args, "--help"), _usage_of(_name), slow=False)
+
+
+@entry_point(
+    "cli: bertscore-plugins judge stop (none running)", cli("judge", "stop", "--workdir", "judge-folder")
+)
+def _judge_stop_says_none_was_running(run: Run, oracle: Oracle) -> None:
+    assert run.returncode == 0, run.describe()
+    assert run.stdout == "no judge server was running\n" and run.stderr == ""
 
 
 @entry_point("cli: bertscore-plugins --version", cli("--version"), slow=False)
