@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.projects import unique_project
+from tests.support.slow_files import longest_files_first
 from tests.support.stub_judge import StubJudge
 
 
@@ -33,6 +34,14 @@ def _share_the_cores_between_workers() -> None:
 
 
 _share_the_cores_between_workers()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the longest files go to the workers first (tests/support/slow_files.py says why);
+    xdist keeps this order (`--no-loadscope-reorder` in pyproject.toml). A shuffled run
+    (`make test-random`) keeps its shuffle."""
+    if hasattr(config, "workerinput") and config.pluginmanager.get_plugin("randomly") is None:
+        items[:] = longest_files_first(items)
 
 
 @pytest.fixture(scope="session")
