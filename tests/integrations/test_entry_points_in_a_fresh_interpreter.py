@@ -11,8 +11,10 @@ that the test compares with bert_score 0.3.13's numbers (computed here once), th
 columns and exit statuses.
 
 Where they run (tests/support/fresh_interpreter.py). A few in a new `python` each, so the real start of a
-process stays covered: the command line's ``score``, the README's Phoenix call (0.1 path) and Ray (which
-also needs its own environment). The others in children forked from one "zygote", a parent that imported
+process stays covered: the command line's ``score`` and the README's Phoenix call (0.1 path); Ray's entry
+point runs in a new `python` too, after the README's Ray snippet on the Ray it started
+(test_readme_ray_snippet.py: one local Ray for both). The others in children forked from one "zygote", a
+parent that imported
 only third-party libraries (torch, transformers and its BERT modules, numpy, pandas, datasets, evaluate,
 phoenix.evals) and saves each command the ~4 CPU seconds of importing them. For this package a child is
 still a fresh interpreter:
@@ -373,48 +375,6 @@ def _dataframe_scoring_adds_the_columns_through_the_old_path(run: Run, oracle: O
     assert result["moved"] == [
         "bertscore_plugins.hf_datasets moved to bertscore_plugins.integrations.hf_datasets"
     ]
-
-
-# -- Ray -----------------------------------------------------------------------------------------------
-
-
-@entry_point(
-    "ray: score_ray_dataset on a local Ray",
-    python("""
-    import os
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # the README's line: Ray on 127.0.0.1
-    import psutil, ray
-    from bertscore_plugins.integrations.ray import score_ray_dataset
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
-    try:
-        ds = ray.data.from_items([{"prediction": c, "reference": r} for c, r in zip(CANDIDATES, REFERENCES)])
-        frame = score_ray_dataset(ds, actors=1, batch_size=2, candidate_column="prediction",
-                                  reference_column="reference", layer=4).to_pandas()
-    finally:
-        started = psutil.Process().children(recursive=True)
-        ray.shutdown()
-        _, alive = psutil.wait_procs(started, timeout=60)
-        for process in alive:  # only what this interpreter's Ray started
-            process.kill()
-    report(columns=list(frame.columns), left=len(alive), signatures=frame["bertscore_signature"].tolist(),
-           **{k: frame[f"bertscore_{k}"].tolist() for k in ("precision", "recall", "f1")})
-    """),
-    env={"RAY_worker_niceness": "0"},  # Ray's default nice 15 starves its workers on a busy machine
-    new_process=True,
-)
-def _ray_adds_the_columns_in_input_order(run: Run, oracle: Oracle) -> None:
-    result = run.result
-    assert result["columns"] == [
-        "prediction",
-        "reference",
-        "bertscore_precision",
-        "bertscore_recall",
-        "bertscore_f1",
-        "bertscore_signature",
-    ]
-    assert_scores(result, oracle)
-    assert all(signature.startswith(SIGNATURE_START) for signature in result["signatures"])
-    assert result["left"] == 0
 
 
 # -- Phoenix evaluators and score_dataframe ----------------------------------------------------------
@@ -933,10 +893,14 @@ def test_every_subcommand_of_the_command_line_has_a_fresh_interpreter_run():
 
 
 def test_the_command_line_phoenix_and_ray_still_start_a_new_interpreter():
-    """The real start of a process stays covered: the commands a user types first run without the zygote."""
+    """The real start of a process stays covered: the commands a user types first run without the zygote.
+    Ray's entry point runs in the README snippet's new interpreter, after the snippet, on its Ray."""
+    from tests.integrations import test_readme_ray_snippet
+
     new = {name for name, entry in ENTRY_POINTS.items() if entry.new_process}
     assert "cli: bertscore-plugins score" in new
-    assert any(name.startswith("phoenix") for name in new) and any(name.startswith("ray") for name in new)
+    assert any(name.startswith("phoenix") for name in new)
+    assert "score_ray_dataset(ray.data.from_items(rows), actors=1" in test_readme_ray_snippet.ENTRY_POINT
 
 
 def test_the_zygote_forks_with_nothing_of_this_package_imported_and_one_thread(zygote: Zygote):
