@@ -8,9 +8,12 @@ Other test modules add their own fixtures in their own files (or a conftest in a
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,11 +48,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def phoenix_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Phoenix server on 127.0.0.1 (free ports, SQLite in a temp folder), stopped by pid at the end.
 
     Runs from the Phoenix virtual environment (``.phoenix-venv`` or ``$BERTSCORE_PHOENIX_VENV``),
     creating it when missing; skips with the reason when that is impossible (e.g. no package index).
+    Under xdist the run's workers share one (tests/support/phoenix_session.py), stopped by the controller.
     """
     from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 
@@ -57,12 +61,43 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         ensure_phoenix_venv()
     except (PhoenixServerError, OSError) as error:
         pytest.skip(f"cannot create the Phoenix server environment (arize-phoenix in its own venv): {error}")
+    shared = getattr(request.config, "workerinput", {}).get(SHARED_FOLDER)
+    if shared is not None:
+        from tests.support.phoenix_session import shared_server
+
+        yield shared_server(Path(shared), request.config.workerinput[CONTROLLER_PID])
+        return
     server = PhoenixServer(workdir=tmp_path_factory.mktemp("phoenix-workdir"))
     server.start()
     try:
         yield server
     finally:
         server.stop()
+
+
+#: what the controller of an xdist run tells its workers: the run's shared folder and its own pid
+SHARED_FOLDER, CONTROLLER_PID = "bertscore_shared_folder", "bertscore_controller_pid"
+_shared_folder = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller, for each worker: where the run's shared things (one Phoenix server) live."""
+    config = node.config
+    if _shared_folder not in config.stash:
+        config.stash[_shared_folder] = Path(tempfile.mkdtemp(prefix="bertscore-tests-"))
+    node.workerinput[SHARED_FOLDER] = str(config.stash[_shared_folder])
+    node.workerinput[CONTROLLER_PID] = os.getpid()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller, once every worker is done: the shared Phoenix server stopped, its folder removed."""
+    folder = config.stash.get(_shared_folder, None)
+    if folder is not None:
+        from tests.support.phoenix_session import stop_shared_server
+
+        stop_shared_server(folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
