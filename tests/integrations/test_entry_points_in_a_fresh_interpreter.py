@@ -50,8 +50,10 @@ import json
 import math
 import os
 import socket
+import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -824,7 +826,7 @@ def zygote():
     """The warm parent of the commands that run in forked children (see the module's docstring)."""
     if not ZYGOTE_WORKS:
         pytest.skip("the zygote needs Linux (fork, pidfd_open, /proc): every command runs in a new python")
-    with Zygote(fresh_environment()) as parent:
+    with Zygote(fresh_environment(), listen=True) as parent:  # listening: for the stand-in tests below
         yield parent
 
 
@@ -953,3 +955,73 @@ def test_a_zygote_child_runs_a_command_as_a_new_interpreter_does(
     new = run_fresh(argv, tmp_path, zygote.env, timeout=120)
     assert (forked.returncode, forked.stdout, forked.stderr) == (new.returncode, new.stdout, new.stderr)
     assert new.returncode != 0, new.describe()
+
+
+# a stand-in's command as the shell runs it ($PY: the stand-in or this python), and what it prints; a
+# command served by the zygote has torch imported before its first line, one in a new interpreter has not
+STAND_IN_COMMANDS = {
+    "stdin, argv and stdout": (
+        "printf 'a\\nb\\n' | $PY -c 'import sys; print(sys.stdin.read().split(), sys.argv)' x y",
+        "['a', 'b'] ['-c', 'x', 'y']\n",
+    ),
+    "exit status and stderr": (
+        '$PY -c \'import sys; sys.exit("no input")\' 2>&1; echo "exit $?"',
+        "no input\nexit 1\n",
+    ),
+    "a setting of this project's": (
+        "BERTSCORE_SETTING=on $PY -c 'import os; print(os.environ[\"BERTSCORE_SETTING\"])'",
+        "on\n",
+    ),
+    "-m with a module of the cwd": (
+        "printf 'import sys; print(sys.argv[1:], __name__)\\n' > probe.py; $PY -m probe 4",
+        "['4'] __main__\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(STAND_IN_COMMANDS))
+def test_a_stand_in_for_python_runs_its_command_in_a_zygote_child_as_a_new_interpreter_does(
+    name: str, zygote: Zygote, tmp_path: Path
+):
+    command, printed = STAND_IN_COMMANDS[name]
+    stand_in = tmp_path / "python"
+    stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
+    stand_in.chmod(0o755)
+    served = "; $PY -c 'import sys; print(\"torch\" in sys.modules)'"
+    for python, forked in ((stand_in, "True"), (sys.executable, "False")):
+        line = (command + served).replace("$PY", str(python))
+        done = run_fresh(["bash", "-c", line], tmp_path, zygote.env, 120)
+        assert (done.returncode, done.stdout, done.stderr) == (0, f"{printed}{forked}\n", ""), (python, done)
+
+
+def test_a_stand_in_runs_what_the_zygote_cannot_serve_in_a_new_interpreter(zygote: Zygote, tmp_path: Path):
+    stand_in = tmp_path / "python"
+    stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
+    stand_in.chmod(0o755)
+    (tmp_path / "script.py").write_text("import sys; print('torch' in sys.modules)\n", encoding="utf-8")
+    check = "import sys; print('torch' in sys.modules)"
+    # a script's path; another environment than the zygote's: a new interpreter each
+    for command in ([str(stand_in), "script.py"], ["env", "OTHER_SETTING=1", str(stand_in), "-c", check]):
+        done = run_fresh(command, tmp_path, zygote.env, 120)
+        assert (done.returncode, done.stdout) == (0, "False\n"), done.describe()
+
+
+def test_a_stand_in_killed_takes_its_command_with_it(zygote: Zygote, tmp_path: Path):
+    stand_in = tmp_path / "python"
+    stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
+    stand_in.chmod(0o755)
+    marker = tmp_path / "still-running"
+    code = f"import pathlib, time\nwhile True: pathlib.Path({str(marker)!r}).touch(); time.sleep(0.1)"
+    process = subprocess.Popen([str(stand_in), "-c", code], cwd=tmp_path, env=zygote.env)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "the command never started"
+            time.sleep(0.1)
+    finally:
+        process.kill()
+        process.wait()
+    time.sleep(1.0)  # the zygote notices the hang-up at once; a command still alive touches the file
+    marker.unlink()
+    time.sleep(1.0)
+    assert not marker.exists(), "the command outlived its stand-in"
