@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.fresh_interpreter import FreshPython
 from tests.support.projects import unique_project
 from tests.support.slow_files import longest_files_first
 from tests.support.stub_judge import StubJudge
@@ -113,6 +114,23 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     from tests.support.tiny_models import tiny_bert
 
     return tiny_bert(tmp_path_factory.mktemp("tiny-model"))
+
+
+@pytest.fixture(scope="session")
+def fresh_python() -> Iterator[FreshPython]:
+    """How a test runs a command in a fresh interpreter (``[*fresh_python.argv, "-m", ...]`` with
+    ``env=fresh_python.env()``): through one listening zygote per worker (tests/support/fresh_interpreter.py),
+    so each such command does not import torch, transformers and pandas again (~6 CPU s); the command is
+    still a process of its own, its package imported afresh, its exit status and streams its own."""
+    from tests.support.fresh_interpreter import ZYGOTE_WORKS, Zygote
+
+    if not ZYGOTE_WORKS:
+        yield FreshPython((sys.executable,))
+        return
+    with Zygote(FreshPython.env(), listen=True) as zygote:
+        # outside xdist no OMP_NUM_THREADS: OpenBLAS starts its threads in the zygote, which then serves
+        # nothing (each command a new interpreter, as it would be without one)
+        yield FreshPython(tuple(zygote.command()) if not zygote.ready()["problems"] else (sys.executable,))
 
 
 @pytest.fixture

@@ -976,6 +976,11 @@ STAND_IN_COMMANDS = {
         "printf 'import sys; print(sys.argv[1:], __name__)\\n' > probe.py; $PY -m probe 4",
         "['4'] __main__\n",
     ),
+    "a script's path: argv, its folder first on the path, __file__": (
+        "mkdir -p bin; printf 'import os, sys; print(sys.argv, os.path.relpath(sys.path[0]), "
+        "os.path.relpath(__file__), os.path.isabs(__file__), __name__)\\n' > bin/script.py; $PY bin/script.py 5",
+        "['bin/script.py', '5'] bin bin/script.py True __main__\n",
+    ),
 }
 
 
@@ -998,10 +1003,12 @@ def test_a_stand_in_runs_what_the_zygote_cannot_serve_in_a_new_interpreter(zygot
     stand_in = tmp_path / "python"
     stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
     stand_in.chmod(0o755)
-    (tmp_path / "script.py").write_text("import sys; print('torch' in sys.modules)\n", encoding="utf-8")
     check = "import sys; print('torch' in sys.modules)"
-    # a script's path; another environment than the zygote's: a new interpreter each
-    for command in ([str(stand_in), "script.py"], ["env", "OTHER_SETTING=1", str(stand_in), "-c", check]):
+    # another environment than the zygote's; an interpreter option: a new interpreter each
+    for command in (
+        ["env", "OTHER_SETTING=1", str(stand_in), "-c", check],
+        [str(stand_in), "-I", "-c", check],
+    ):
         done = run_fresh(command, tmp_path, zygote.env, 120)
         assert (done.returncode, done.stdout) == (0, "False\n"), done.describe()
 

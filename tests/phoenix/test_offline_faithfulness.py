@@ -4,9 +4,7 @@ and judge triage with the loopback stub judge."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -168,10 +166,10 @@ def test_the_benchmark_statistics_on_hand_computed_values():
 
 
 @pytest.mark.slow
-def test_the_cost_benchmark_runs_on_the_demo_rows():
+def test_the_cost_benchmark_runs_on_the_demo_rows(fresh_python):
     done = subprocess.run(
         [
-            sys.executable,
+            *fresh_python.argv,
             str(ROOT / "benchmarks" / "facts_cost.py"),
             "--demo",
             "--repeats",
@@ -181,7 +179,7 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=fresh_python.env(),
         timeout=900,
         check=False,
     )

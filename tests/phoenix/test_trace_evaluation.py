@@ -497,8 +497,9 @@ def test_a_context_longer_than_the_model_window_is_read_whole(app, tmp_path):
     assert abs(grounded["result"]["score"] - whole) < 1e-6 and whole > cut + 0.1
 
 
-def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app, tmp_path):
+def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app, tmp_path, fresh_python):
     # a cron run overlapping a --follow process: both finish, nothing is doubled, a third has nothing to do
+    # (two processes of their own, children of the worker's zygote: they start within milliseconds)
     project = f"{app.project}-overlap"
     sent = send(app.endpoint, project, app.stub, requests("overlap", 1))
     wait_for_roots(app.client, project, len(sent))
@@ -511,9 +512,14 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
         "json",
         store=tmp_path / "shared.sqlite",
     )
+    env = fresh_python.env(**judge_env(app.stub))
     runs = [
         subprocess.Popen(
-            command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [*fresh_python.argv, *command[1:]],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for _ in range(2)
     ]

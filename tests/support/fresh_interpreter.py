@@ -20,12 +20,13 @@ Run as a script (``python fresh_interpreter.py --zygote FD [--listen FD] MODULE.
 
 A zygote made with ``listen=True`` also serves commands that other processes start: a ``python`` stand-in
 (tests/support/zygote_client.py, what a shell runs for ``python`` or ``bertscore-plugins`` in the
-documentation's blocks) hands it the command, its cwd, environment and its own stdin, stdout and stderr,
-and exits with the command's status. Such a command may differ from the zygote's environment only in
-variables no preloaded library reads (``PER_COMMAND_VARIABLES``: the ones a shell sets for each command,
-and this project's own, read after the fork); the child takes the command's environment as its own. Any
-other command (a script's path, another environment) is refused, and the stand-in runs it in a new
-interpreter itself.
+documentation's blocks, and what tests run as ``fresh_python``) hands it the command (``-c``, ``-m`` or a
+script's path), its cwd, environment and its own stdin, stdout and stderr, and exits with the command's
+status. Such a command may differ from the zygote's environment only in variables no preloaded library
+reads (``PER_COMMAND_VARIABLES``: the ones a shell sets for each command, this project's own, read after
+the fork, and pytest's); the child takes the command's values as its own. Any other command (another
+environment, another interpreter's options) is refused, and the stand-in runs it in a new interpreter
+itself.
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ ZYGOTE_PRELOAD = (
 )
 _MESSAGE_BYTES = 1 << 20
 #: environment variables a served command may have other values of (or lack) than its zygote: a shell
-#: sets them for each command, or only this project reads them (its modules are imported after the fork)
+#: sets them for each command, only this project reads them (its modules are imported after the fork),
+#: or only pytest does (the test running now)
 PER_COMMAND_VARIABLES = ("PWD", "OLDPWD", "SHLVL", "_")
-PER_COMMAND_PREFIXES = ("BERTSCORE_",)
+PER_COMMAND_PREFIXES = ("BERTSCORE_", "PYTEST_")
 #: the stand-in for `python` that sends a command to a listening zygote
 CLIENT = Path(__file__).with_name("zygote_client.py")
 #: the zygote forks and waits on pidfds, and reads its threads in /proc: Linux (elsewhere: new interpreters)
@@ -111,6 +113,21 @@ class Run:
     def describe(self) -> str:
         """What to show when an assertion fails: the exit status and the end of both streams."""
         return f"exit {self.returncode}\nstdout:\n{self.stdout[-2000:]}\nstderr:\n{self.stderr[-4000:]}"
+
+
+@dataclass(frozen=True)
+class FreshPython:
+    """``python`` for a test that runs a command as a process of its own (the ``fresh_python`` fixture):
+    ``argv`` then the command's ``-c``, ``-m`` or script arguments, in ``env()``. ``argv`` is a stand-in
+    served by a listening zygote (a fresh interpreter for this package, third-party libraries imported
+    once per worker) or, where there is none, this python."""
+
+    argv: tuple[str, ...]
+
+    @staticmethod
+    def env(**changes: str) -> dict[str, str]:
+        """This process's environment with this checkout first on the path (the zygote's), and ``changes``."""
+        return {**os.environ, "PYTHONPATH": str(REPO), **changes}
 
 
 def fresh_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -266,16 +283,18 @@ class Zygote:
         seconds = time.perf_counter() - started
         return Run(argv, cwd, returncode, _text(streams[0]), _text(streams[1]), seconds)
 
+    def command(self) -> list[str]:
+        """The command line of a fresh ``python`` (arguments follow) run through this zygote when it can,
+        else a new interpreter: ``[python, -S, zygote_client.py, ADDRESS, python]``."""
+        assert self.address is not None, "a zygote made with listen=True"
+        return [sys.executable, "-S", str(CLIENT), self.address, sys.executable]
+
     def stand_in(self, *args: str) -> str:
         """A shell command line (for a ``#!/bin/sh`` script) that runs ``python ARGS... "$@"`` through this
         zygote when it can, else in a new interpreter: what a documentation block's ``python`` and
         ``bertscore-plugins`` are made of."""
         assert self.address is not None, "a zygote made with listen=True"
-        quoted = " ".join(shlex.quote(arg) for arg in args)
-        return (
-            f"exec {shlex.quote(sys.executable)} -S {shlex.quote(str(CLIENT))} {shlex.quote(self.address)} "
-            f'{shlex.quote(sys.executable)} {quoted} "$@"'
-        )
+        return f'exec {shlex.join([*self.command(), *args])} "$@"'
 
     def close(self) -> None:
         self._socket.shutdown(socket.SHUT_WR)  # the zygote's cue to stop (killing what still runs)
@@ -502,8 +521,9 @@ def _refusal(request: dict[str, Any], start_env: Mapping[str, str]) -> str | Non
     environment the preloaded libraries might have read otherwise. A command it can run gets
     ``request["environ"]``: the variables to set (a value) or remove (None) in the child."""
     argv = request.get("argv") or []
-    if len(argv) < 3 or argv[0] != sys.executable or argv[1] not in ("-c", "-m"):
-        return f"not `{sys.executable} -c|-m ...`: {argv[:3]}"
+    script = len(argv) >= 2 and not argv[1].startswith("-") and Path(request["cwd"], argv[1]).is_file()
+    if argv[:1] != [sys.executable] or not (script or (len(argv) >= 3 and argv[1] in ("-c", "-m"))):
+        return f"not `{sys.executable} -c CODE|-m MODULE|SCRIPT ...`: {argv[:3]}"
     env = request.get("env") or {}
     changed = {name for name in set(env) | set(start_env) if env.get(name) != start_env.get(name)}
     differs = sorted(
@@ -541,14 +561,25 @@ def _become(request: dict[str, Any]) -> None:
     main.__annotations__ = {}
     main.__loader__ = importlib.machinery.BuiltinImporter
     sys.modules["__main__"] = main
-    option, target, *args = argv[1:]
-    sys.argv = [option, *args]  # -m: runpy puts the module's file in sys.argv[0], as python does
-    sys.path[0] = "" if option == "-c" else os.getcwd()
+    option, *rest = argv[1:]
+    if option in ("-c", "-m"):
+        target, *args = rest
+        sys.argv = [option, *args]  # -m: runpy puts the module's file in sys.argv[0], as python does
+        sys.path[0] = "" if option == "-c" else os.getcwd()
+    else:  # a script's path (a stand-in's command): its folder, symbolic links resolved, comes first
+        target, args = option, rest
+        sys.argv = [target, *args]
+        sys.path[0] = os.path.dirname(os.path.realpath(target))
+        main.__file__, main.__cached__ = os.path.abspath(target), None  # absolute, as python makes it
+        main.__loader__ = importlib.machinery.SourceFileLoader("__main__", main.__file__)
     try:
         if option == "-c":
             exec(compile(target, "<string>", "exec", dont_inherit=True), main.__dict__)
-        else:
+        elif option == "-m":
             runpy._run_module_as_main(target)  # what `python -m` calls
+        else:
+            with open(target, "rb") as script:
+                exec(compile(script.read(), target, "exec", dont_inherit=True), main.__dict__)
     except (SystemExit, KeyboardInterrupt):
         raise
     except BaseException as error:  # python's report: the traceback from the command's own frames
