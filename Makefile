@@ -35,10 +35,11 @@ install: $(STAMP)
 browser:
 	@command -v chromium >/dev/null || { apt-get update -q && apt-get install -y -q chromium; } || true
 
-# Everything, on one xdist worker per core (at most 4: each starts its own Phoenix server when its tests
-# need one); a file's tests stay on one worker (--dist loadfile), so its module fixtures are made once.
-# The order is fixed (-p no:randomly in pyproject.toml); the 15 slowest tests are listed at the end.
-# The quick inner loop is `pytest -m "not slow"`.
+# Everything, on one xdist worker per core (at most 4; they share one Phoenix server, started when a test
+# first needs it); a file's tests stay on one worker (--dist loadfile), so its module fixtures are made
+# once, and the longest files go first (tests/support/slow_files.py). The order is fixed (-p no:randomly
+# in pyproject.toml); the 15 slowest tests are listed at the end. The quick inner loop is
+# `pytest -m "not slow"`.
 TEST_WORKERS ?= auto
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15

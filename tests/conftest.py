@@ -8,14 +8,19 @@ Other test modules add their own fixtures in their own files (or a conftest in a
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.fresh_interpreter import FreshPython
 from tests.support.projects import unique_project
+from tests.support.slow_files import longest_files_first
 from tests.support.stub_judge import StubJudge
 
 
@@ -35,12 +40,21 @@ def _share_the_cores_between_workers() -> None:
 _share_the_cores_between_workers()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the longest files go to the workers first (tests/support/slow_files.py says why);
+    xdist keeps this order (`--no-loadscope-reorder` in pyproject.toml). A shuffled run
+    (`make test-random`) keeps its shuffle."""
+    if hasattr(config, "workerinput") and config.pluginmanager.get_plugin("randomly") is None:
+        items[:] = longest_files_first(items)
+
+
 @pytest.fixture(scope="session")
-def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def phoenix_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Phoenix server on 127.0.0.1 (free ports, SQLite in a temp folder), stopped by pid at the end.
 
     Runs from the Phoenix virtual environment (``.phoenix-venv`` or ``$BERTSCORE_PHOENIX_VENV``),
     creating it when missing; skips with the reason when that is impossible (e.g. no package index).
+    Under xdist the run's workers share one (tests/support/phoenix_session.py), stopped by the controller.
     """
     from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError, ensure_phoenix_venv
 
@@ -48,12 +62,43 @@ def phoenix_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         ensure_phoenix_venv()
     except (PhoenixServerError, OSError) as error:
         pytest.skip(f"cannot create the Phoenix server environment (arize-phoenix in its own venv): {error}")
+    shared = getattr(request.config, "workerinput", {}).get(SHARED_FOLDER)
+    if shared is not None:
+        from tests.support.phoenix_session import shared_server
+
+        yield shared_server(Path(shared), request.config.workerinput[CONTROLLER_PID])
+        return
     server = PhoenixServer(workdir=tmp_path_factory.mktemp("phoenix-workdir"))
     server.start()
     try:
         yield server
     finally:
         server.stop()
+
+
+#: what the controller of an xdist run tells its workers: the run's shared folder and its own pid
+SHARED_FOLDER, CONTROLLER_PID = "bertscore_shared_folder", "bertscore_controller_pid"
+_shared_folder = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller, for each worker: where the run's shared things (one Phoenix server) live."""
+    config = node.config
+    if _shared_folder not in config.stash:
+        config.stash[_shared_folder] = Path(tempfile.mkdtemp(prefix="bertscore-tests-"))
+    node.workerinput[SHARED_FOLDER] = str(config.stash[_shared_folder])
+    node.workerinput[CONTROLLER_PID] = os.getpid()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller, once every worker is done: the shared Phoenix server stopped, its folder removed."""
+    folder = config.stash.get(_shared_folder, None)
+    if folder is not None:
+        from tests.support.phoenix_session import stop_shared_server
+
+        stop_shared_server(folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -87,6 +132,23 @@ def local_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def fresh_python() -> Iterator[FreshPython]:
+    """How a test runs a command in a fresh interpreter (``[*fresh_python.argv, "-m", ...]`` with
+    ``env=fresh_python.env()``): through one listening zygote per worker (tests/support/fresh_interpreter.py),
+    so each such command does not import torch, transformers and pandas again (~6 CPU s); the command is
+    still a process of its own, its package imported afresh, its exit status and streams its own."""
+    from tests.support.fresh_interpreter import ZYGOTE_WORKS, Zygote
+
+    if not ZYGOTE_WORKS:
+        yield FreshPython((sys.executable,))
+        return
+    with Zygote(FreshPython.env(), listen=True) as zygote:
+        # outside xdist no OMP_NUM_THREADS: OpenBLAS starts its threads in the zygote, which then serves
+        # nothing (each command a new interpreter, as it would be without one)
+        yield FreshPython(tuple(zygote.command()) if not zygote.ready()["problems"] else (sys.executable,))
 
 
 @pytest.fixture

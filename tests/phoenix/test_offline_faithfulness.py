@@ -4,9 +4,7 @@ and judge triage with the loopback stub judge."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -99,8 +97,11 @@ def test_judge_triage_asks_only_unsettled_rows_and_keeps_the_final_labels(demo_r
     assert settled[0]["explanation"].startswith("settled offline, judge not asked:")
 
 
-@pytest.mark.slow
-def test_faithfulness_command_prints_one_row_per_line(tmp_path):
+def test_faithfulness_command_prints_one_row_per_line(tmp_path, capsys):
+    # the command's main in this process: as its own process it runs in the fresh-interpreter entry points
+    # (tests/integrations) and the README's and docs/faithfulness.md's shell blocks (tests/docs)
+    from bertscore_plugins.cli.main import main
+
     outputs = tmp_path / "outputs.txt"
     sources = tmp_path / "sources.txt"
     outputs.write_text(
@@ -113,25 +114,9 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
         "rooms.\nThe drug reduced the risk of heart attack.\n",
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bertscore_plugins.cli",
-            "faithfulness",
-            "-c",
-            str(outputs),
-            "-s",
-            str(sources),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        check=True,
-    )
-    lines = done.stdout.splitlines()
+    assert main(["faithfulness", "-c", str(outputs), "-s", str(sources)]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
     assert lines[0] == (
         "row\tscore\tlabel\tgroundedness\tlexical\tweakest_sentence\tunsupported_facts\tnever_in_source"
     )
@@ -143,7 +128,7 @@ def test_faithfulness_command_prints_one_row_per_line(tmp_path):
     assert rows[1][6] == ""
     assert rows[2][6].startswith("didn't reduce the risk: context says")
     assert [r[7] for r in rows] == ["", "", ""]
-    summary = json.loads(done.stderr[done.stderr.index("{") :])
+    summary = json.loads(err[err.index("{") :])
     assert summary["rows"] == 3 and summary["faithful"] == 1 and "layer:4" in summary["signature"]
 
 
@@ -184,10 +169,10 @@ def test_the_benchmark_statistics_on_hand_computed_values():
 
 
 @pytest.mark.slow
-def test_the_cost_benchmark_runs_on_the_demo_rows():
+def test_the_cost_benchmark_runs_on_the_demo_rows(fresh_python):
     done = subprocess.run(
         [
-            sys.executable,
+            *fresh_python.argv,
             str(ROOT / "benchmarks" / "facts_cost.py"),
             "--demo",
             "--repeats",
@@ -197,7 +182,7 @@ def test_the_cost_benchmark_runs_on_the_demo_rows():
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=fresh_python.env(),
         timeout=900,
         check=False,
     )

@@ -174,22 +174,11 @@ def evaluate_command(app, project: str, *extra: str, store=None) -> list[str]:
     ]  # fmt: skip
 
 
-def evaluate_cli(app, *extra: str) -> dict:
-    """Run `bertscore-plugins phoenix evaluate ... --json` in a subprocess; returns its report."""
-    command = evaluate_command(
-        app, app.project, "--reference-key", "metadata.reference", "--format", "json", *extra
-    )
-    done = subprocess.run(
-        command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def run_in_process(command: list[str], stub: RagStub) -> tuple[int, str, str]:
     """`command` run by ``cli.main`` in this process, the judge configured by the same variables:
     (exit status, stdout, stderr). For runs whose process is not what the test is about: no fresh
-    interpreter, torch and model per run (the model is this process's cached one)."""
+    interpreter, torch and model per run (the model is this process's cached one). The command as its
+    own process, against a live server, is in the --follow tests and the two runs at once."""
     from bertscore_plugins.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -249,8 +238,9 @@ def app(phoenix_server, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def first_run(app) -> dict:
-    """The first evaluation of the module's project (by the CLI), made once whichever test asks first."""
-    app.runs["first"] = evaluate_cli(app)
+    """The first evaluation of the module's project (by the CLI's main), made once whichever test asks
+    first."""
+    app.runs["first"] = evaluate_in_process(app)
     return app.runs["first"]
 
 
@@ -507,8 +497,9 @@ def test_a_context_longer_than_the_model_window_is_read_whole(app, tmp_path):
     assert abs(grounded["result"]["score"] - whole) < 1e-6 and whole > cut + 0.1
 
 
-def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app, tmp_path):
+def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app, tmp_path, fresh_python):
     # a cron run overlapping a --follow process: both finish, nothing is doubled, a third has nothing to do
+    # (two processes of their own, children of the worker's zygote: they start within milliseconds)
     project = f"{app.project}-overlap"
     sent = send(app.endpoint, project, app.stub, requests("overlap", 1))
     wait_for_roots(app.client, project, len(sent))
@@ -521,9 +512,14 @@ def test_two_runs_at_once_on_one_project_and_store_leave_one_annotation_each(app
         "json",
         store=tmp_path / "shared.sqlite",
     )
+    env = fresh_python.env(**judge_env(app.stub))
     runs = [
         subprocess.Popen(
-            command, env=cli_env(app.stub), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [*fresh_python.argv, *command[1:]],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for _ in range(2)
     ]
@@ -717,9 +713,9 @@ def test_a_damaged_store_row_is_warned_of_once_per_run(app, first_run, tmp_path)
     command = evaluate_command(
         app, app.project, "--reference-key", "metadata.reference", "--format", "json", store=store
     )
-    done = subprocess.run(command, env=cli_env(app.stub), capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stderr.count("cannot be read back") == 1, done.stderr[-3000:]
-    assert "1 stored result(s) cannot be read back and are computed again" in done.stderr
-    report = json.loads(done.stdout)
+    code, out, err = run_in_process(command, app.stub)
+    assert code == 0, err[-3000:]
+    assert err.count("cannot be read back") == 1, err[-3000:]
+    assert "1 stored result(s) cannot be read back and are computed again" in err
+    report = json.loads(out)
     assert (report["evaluated"], report["logged"]) == (0, 0)  # the span's annotation is current in Phoenix

@@ -16,21 +16,35 @@ Two ways, one result (``Run``: argv, cwd, exit status, stdout, stderr):
   are sent to it: the variables the preloaded libraries read at import are the ones they would have read).
 
 Several commands run at a time (each spends seconds in imports and model loading, partly waiting).
-Run as a script (``python fresh_interpreter.py --zygote FD MODULE...``) this file is the zygote.
+Run as a script (``python fresh_interpreter.py --zygote FD [--listen FD] MODULE...``) this file is the zygote.
+
+A zygote made with ``listen=True`` also serves commands that other processes start: a ``python`` stand-in
+(tests/support/zygote_client.py, what a shell runs for ``python`` or ``bertscore-plugins`` in the
+documentation's blocks, and what tests run as ``fresh_python``) hands it the command (``-c``, ``-m`` or a
+script's path), its cwd, environment and its own stdin, stdout and stderr, and exits with the command's
+status. Such a command may differ from the zygote's environment only in variables no preloaded library
+reads (``PER_COMMAND_VARIABLES``: the ones a shell sets for each command, this project's own, read after
+the fork, and pytest's); the child takes the command's values as its own. Any other command (another
+environment, another interpreter's options) is refused, and the stand-in runs it in a new interpreter
+itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import json
 import os
 import re
 import selectors
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -58,6 +72,13 @@ ZYGOTE_PRELOAD = (
     "phoenix.evals",
 )
 _MESSAGE_BYTES = 1 << 20
+#: environment variables a served command may have other values of (or lack) than its zygote: a shell
+#: sets them for each command, only this project reads them (its modules are imported after the fork),
+#: or only pytest does (the test running now)
+PER_COMMAND_VARIABLES = ("PWD", "OLDPWD", "SHLVL", "_")
+PER_COMMAND_PREFIXES = ("BERTSCORE_", "PYTEST_")
+#: the stand-in for `python` that sends a command to a listening zygote
+CLIENT = Path(__file__).with_name("zygote_client.py")
 #: the zygote forks and waits on pidfds, and reads its threads in /proc: Linux (elsewhere: new interpreters)
 ZYGOTE_WORKS = sys.platform == "linux" and hasattr(os, "pidfd_open")
 #: threads a preloaded library may have started without making fork unsafe: pyarrow's jemalloc purges
@@ -92,6 +113,21 @@ class Run:
     def describe(self) -> str:
         """What to show when an assertion fails: the exit status and the end of both streams."""
         return f"exit {self.returncode}\nstdout:\n{self.stdout[-2000:]}\nstderr:\n{self.stderr[-4000:]}"
+
+
+@dataclass(frozen=True)
+class FreshPython:
+    """``python`` for a test that runs a command as a process of its own (the ``fresh_python`` fixture):
+    ``argv`` then the command's ``-c``, ``-m`` or script arguments, in ``env()``. ``argv`` is a stand-in
+    served by a listening zygote (a fresh interpreter for this package, third-party libraries imported
+    once per worker) or, where there is none, this python."""
+
+    argv: tuple[str, ...]
+
+    @staticmethod
+    def env(**changes: str) -> dict[str, str]:
+        """This process's environment with this checkout first on the path (the zygote's), and ``changes``."""
+        return {**os.environ, "PYTHONPATH": str(REPO), **changes}
 
 
 def fresh_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -169,19 +205,35 @@ class Zygote:
 
     Use as a context manager: leaving it stops the zygote (a command still running is killed)."""
 
-    def __init__(self, env: Mapping[str, str], preload: Sequence[str] = ZYGOTE_PRELOAD) -> None:
+    def __init__(
+        self, env: Mapping[str, str], preload: Sequence[str] = ZYGOTE_PRELOAD, *, listen: bool = False
+    ) -> None:
         self.env = dict(env)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        passed, listening = [theirs.fileno()], []
+        #: with ``listen``: the address ``python`` stand-ins (``stand_in``) send their commands to
+        self.address: str | None = None
+        listener = None
+        if listen:
+            self._folder = tempfile.mkdtemp(prefix="zygote-")  # short: a socket's path has ~100 bytes
+            self.address = os.path.join(self._folder, "commands")
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            listener.bind(self.address)
+            listener.listen(16)
+            passed.append(listener.fileno())
+            listening = ["--listen", str(listener.fileno())]
         self._process = subprocess.Popen(
-            [sys.executable, __file__, "--zygote", str(theirs.fileno()), *preload],
+            [sys.executable, __file__, "--zygote", str(theirs.fileno()), *listening, *preload],
             cwd=REPO,
             env=self.env,
             stdin=subprocess.DEVNULL,  # inherited by every child: its stdin is closed, as in run_fresh
             stdout=subprocess.PIPE,  # pipes, as a captured command's: the streams the children inherit
             stderr=subprocess.PIPE,  # are made as a captured interpreter's are (buffering, encoding)
-            pass_fds=[theirs.fileno()],
+            pass_fds=passed,
         )
         theirs.close()
+        if listener is not None:
+            listener.close()  # the zygote's now
         self._socket = ours
         self._send_lock = threading.Lock()
         self._ready: Future[dict[str, Any]] = Future()
@@ -231,6 +283,19 @@ class Zygote:
         seconds = time.perf_counter() - started
         return Run(argv, cwd, returncode, _text(streams[0]), _text(streams[1]), seconds)
 
+    def command(self) -> list[str]:
+        """The command line of a fresh ``python`` (arguments follow) run through this zygote when it can,
+        else a new interpreter: ``[python, -S, zygote_client.py, ADDRESS, python]``."""
+        assert self.address is not None, "a zygote made with listen=True"
+        return [sys.executable, "-S", str(CLIENT), self.address, sys.executable]
+
+    def stand_in(self, *args: str) -> str:
+        """A shell command line (for a ``#!/bin/sh`` script) that runs ``python ARGS... "$@"`` through this
+        zygote when it can, else in a new interpreter: what a documentation block's ``python`` and
+        ``bertscore-plugins`` are made of."""
+        assert self.address is not None, "a zygote made with listen=True"
+        return f'exec {shlex.join([*self.command(), *args])} "$@"'
+
     def close(self) -> None:
         self._socket.shutdown(socket.SHUT_WR)  # the zygote's cue to stop (killing what still runs)
         try:
@@ -241,6 +306,8 @@ class Zygote:
         for thread in self._threads:
             thread.join(timeout=10)
         self._socket.close()
+        if self.address is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
     def __enter__(self) -> Zygote:
         return self
@@ -348,48 +415,126 @@ def _thread_names() -> list[str]:
     return [Path(f"/proc/self/task/{task}/comm").read_text().strip() for task in tasks]
 
 
-def _serve(channel: socket.socket) -> dict[str, Any] | None:
+def _serve(
+    channel: socket.socket, listener: socket.socket | None, start_env: Mapping[str, str]
+) -> dict[str, Any] | None:
     """Forks one child per request; returns the request in the child, None in the zygote when the tests
-    close the channel (every child still running is killed first)."""
+    close the channel (every child still running is killed first).
+
+    Requests come from the tests (``channel``: the child's stdout and stderr, its pid and exit status go
+    back there) and, with a ``listener``, from ``python`` stand-ins (one connection a command: its stdin,
+    stdout and stderr come with it, its exit status goes back on it; a stand-in that hangs up first, e.g.
+    killed by a shell, has its command killed). ``start_env``: the zygote's environment before its
+    preload (which may add variables, as torch does), what a stand-in's command is compared with."""
     children: dict[int, tuple[int, int]] = {}  # pidfd -> (request id, pid)
+    served: dict[int, tuple[socket.socket, int]] = {}  # pidfd -> (stand-in's connection, pid)
     selector = selectors.DefaultSelector()
-    selector.register(channel, selectors.EVENT_READ)
+    selector.register(channel, selectors.EVENT_READ, "tests")
+    if listener is not None:
+        selector.register(listener, selectors.EVENT_READ, "stand-ins")
+
+    def fork(fds: list[int], targets: tuple[int, ...]) -> int:
+        pid = os.fork()
+        if pid == 0:
+            selector.close()
+            channel.close()
+            if listener is not None:
+                listener.close()
+            for pidfd, (connection, _) in served.items():
+                connection.close()
+                os.close(pidfd)
+            for pidfd in children:
+                os.close(pidfd)
+            for fd, target in zip(fds, targets, strict=True):
+                os.dup2(fd, target)
+        for fd in fds:
+            os.close(fd)
+        return pid
+
     while True:
         for key, _ in selector.select():
-            if key.fileobj is channel:
+            if selector.get_map().get(key.fd) is not key:
+                continue  # unregistered by an earlier event of this round
+            if key.data == "tests":
                 data, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 2)
                 if not data:
-                    for pidfd, (_, pid) in children.items():
+                    for pidfd, (_, pid) in [*children.items(), *served.items()]:
                         os.kill(pid, signal.SIGKILL)
                         os.waitpid(pid, 0)
                         os.close(pidfd)
                     selector.close()
                     return None
                 request = json.loads(data)
-                pid = os.fork()
+                pid = fork(fds, (1, 2))
                 if pid == 0:
-                    selector.close()
-                    channel.close()
-                    for pidfd in children:
-                        os.close(pidfd)
-                    os.dup2(fds[0], 1)
-                    os.dup2(fds[1], 2)
-                    os.close(fds[0])
-                    os.close(fds[1])
                     return request
-                for fd in fds:
-                    os.close(fd)
                 pidfd = os.pidfd_open(pid)
                 children[pidfd] = (request["id"], pid)
-                selector.register(pidfd, selectors.EVENT_READ)
+                selector.register(pidfd, selectors.EVENT_READ, "child")
                 channel.send(json.dumps({"id": request["id"], "pid": pid}).encode())
-            else:
+            elif key.data == "stand-ins":
+                connection, _ = listener.accept()
+                data, fds, _, _ = socket.recv_fds(connection, _MESSAGE_BYTES, 3)
+                request = json.loads(data) if data else {}
+                refused = _refusal(request, start_env) if len(fds) == 3 else "no stdin, stdout and stderr"
+                if refused:
+                    for fd in fds:
+                        os.close(fd)
+                    with contextlib.suppress(OSError):
+                        connection.send(json.dumps({"refused": refused}).encode())
+                    connection.close()
+                    continue
+                pid = fork(fds, (0, 1, 2))
+                if pid == 0:
+                    connection.close()
+                    return request
+                pidfd = os.pidfd_open(pid)
+                served[pidfd] = (connection, pid)
+                selector.register(pidfd, selectors.EVENT_READ, "command")
+                selector.register(connection, selectors.EVENT_READ, pidfd)
+            elif key.data == "command":
+                connection, pid = served.pop(key.fd)
+                selector.unregister(key.fd)
+                os.close(key.fd)
+                _, status = os.waitpid(pid, 0)
+                if connection.fileno() in selector.get_map():
+                    selector.unregister(connection)
+                    with contextlib.suppress(OSError):
+                        connection.send(
+                            json.dumps({"returncode": os.waitstatus_to_exitcode(status)}).encode()
+                        )
+                connection.close()
+            elif key.data == "child":
                 request_id, pid = children.pop(key.fd)
                 selector.unregister(key.fd)
                 os.close(key.fd)
                 _, status = os.waitpid(pid, 0)
                 returncode = os.waitstatus_to_exitcode(status)
                 channel.send(json.dumps({"id": request_id, "returncode": returncode}).encode())
+            else:  # a stand-in hung up before its command ended (a shell killed it): stop the command
+                selector.unregister(key.fileobj)
+                os.kill(served[key.data][1], signal.SIGKILL)
+
+
+def _refusal(request: dict[str, Any], start_env: Mapping[str, str]) -> str | None:
+    """Why a stand-in's command cannot run in a child (None: it can): not ``python -c`` or ``-m``, or an
+    environment the preloaded libraries might have read otherwise. A command it can run gets
+    ``request["environ"]``: the variables to set (a value) or remove (None) in the child."""
+    argv = request.get("argv") or []
+    script = len(argv) >= 2 and not argv[1].startswith("-") and Path(request["cwd"], argv[1]).is_file()
+    if argv[:1] != [sys.executable] or not (script or (len(argv) >= 3 and argv[1] in ("-c", "-m"))):
+        return f"not `{sys.executable} -c CODE|-m MODULE|SCRIPT ...`: {argv[:3]}"
+    env = request.get("env") or {}
+    changed = {name for name in set(env) | set(start_env) if env.get(name) != start_env.get(name)}
+    differs = sorted(
+        name
+        for name in changed
+        if name not in PER_COMMAND_VARIABLES and not name.startswith(PER_COMMAND_PREFIXES)
+    )
+    if differs:
+        return f"another environment: {differs}"
+    request["environ"] = {name: env.get(name) for name in changed}
+    return None
 
 
 def _become(request: dict[str, Any]) -> None:
@@ -402,6 +547,11 @@ def _become(request: dict[str, Any]) -> None:
 
     argv = request["argv"]
     os.chdir(request["cwd"])
+    for name, value in request.get("environ", {}).items():  # a stand-in's command: its own values
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     importlib.invalidate_caches()
     if "numpy" in sys.modules:  # a new interpreter seeds numpy's global generator afresh
         sys.modules["numpy"].random.seed()
@@ -411,14 +561,25 @@ def _become(request: dict[str, Any]) -> None:
     main.__annotations__ = {}
     main.__loader__ = importlib.machinery.BuiltinImporter
     sys.modules["__main__"] = main
-    option, target, *args = argv[1:]
-    sys.argv = [option, *args]  # -m: runpy puts the module's file in sys.argv[0], as python does
-    sys.path[0] = "" if option == "-c" else os.getcwd()
+    option, *rest = argv[1:]
+    if option in ("-c", "-m"):
+        target, *args = rest
+        sys.argv = [option, *args]  # -m: runpy puts the module's file in sys.argv[0], as python does
+        sys.path[0] = "" if option == "-c" else os.getcwd()
+    else:  # a script's path (a stand-in's command): its folder, symbolic links resolved, comes first
+        target, args = option, rest
+        sys.argv = [target, *args]
+        sys.path[0] = os.path.dirname(os.path.realpath(target))
+        main.__file__, main.__cached__ = os.path.abspath(target), None  # absolute, as python makes it
+        main.__loader__ = importlib.machinery.SourceFileLoader("__main__", main.__file__)
     try:
         if option == "-c":
             exec(compile(target, "<string>", "exec", dont_inherit=True), main.__dict__)
-        else:
+        elif option == "-m":
             runpy._run_module_as_main(target)  # what `python -m` calls
+        else:
+            with open(target, "rb") as script:
+                exec(compile(script.read(), target, "exec", dont_inherit=True), main.__dict__)
     except (SystemExit, KeyboardInterrupt):
         raise
     except BaseException as error:  # python's report: the traceback from the command's own frames
@@ -432,14 +593,18 @@ def _become(request: dict[str, Any]) -> None:
 def _zygote_main(arguments: Sequence[str]) -> None:
     sys.path[0] = ""  # not this file's folder: a command's own entry (-c: "", -m: its cwd) goes here
     channel = socket.socket(fileno=int(arguments[0]))
-    ready = _preload(arguments[1:])
+    listener, modules = None, arguments[1:]
+    if modules[:1] == ["--listen"]:
+        listener, modules = socket.socket(fileno=int(modules[1])), modules[2:]
+    start_env = dict(os.environ)
+    ready = _preload(modules)
     channel.send(json.dumps(ready).encode())
     if ready["problems"]:
         return
     # what the preload made stays out of the garbage collector's reach: a child's collections (and its
     # exit) would otherwise walk, and so copy, every page of it (~1.2 CPU s a child)
     gc.freeze()
-    request = _serve(channel)
+    request = _serve(channel, listener, start_env)
     if request is not None:
         _become(request)
 

@@ -7,9 +7,13 @@ paraphrases): for unrelated pairs bert_score's own numbers depend on the batch (
 README).
 
 bert_score's numbers for the layer grid come from one module-wide pair of `bert_score.BERTScorer` objects
-per layer (idf off, idf on) that share one model whose forward passes are remembered per batch: the idf-on
-run embeds the same sentences in the same batches as the idf-off run, so it gets the same tensors without
-running the model again (bert_score's own code does everything else, weighting and matching included).
+in bert_score's own all-layers mode (`all_layers=True`: one forward pass of the whole model gives every
+layer's P, R and F, so layers 2, 4 and 6 cost one pass, not three of 2 + 4 + 6 layers), idf off and on.
+They share one model whose forward passes are remembered per batch: the idf-on run embeds the same
+sentences in the same batches as the idf-off run, so it gets the same tensors without running the model
+again (bert_score's own code does everything else, weighting and matching included). bert_score's
+one-layer path (the model cut after the layer) is compared in the rescaled, multi-reference and padding
+tests below.
 """
 
 from __future__ import annotations
@@ -62,25 +66,18 @@ def pairs():
 
 @pytest.fixture(scope="module")
 def bert_score_numbers(pairs):
-    """bert_score's (P, R, F) of the pairs at a layer, idf off and on: {idf: (P, R, F)}, one per layer."""
+    """bert_score's (P, R, F) of the pairs at every layer, idf off and on: {idf: (P, R, F)}, each of shape
+    (layers + 1, pairs): row 0 is the embedding output, row n layer n."""
     candidates, references = pairs
-    computed: dict[int, dict[bool, tuple]] = {}
-
-    def at(layer: int) -> dict[bool, tuple]:
-        if layer not in computed:
-            plain = bert_score.BERTScorer(model_type=MODEL_DIR, num_layers=layer)
-            weighted = bert_score.BERTScorer(
-                model_type=MODEL_DIR, num_layers=layer, idf=True, idf_sents=references
-            )
-            plain._model = weighted._model = shared = _ForwardOncePerBatch(plain._model)
-            computed[layer] = {
-                False: plain.score(candidates, references),
-                True: weighted.score(candidates, references),
-            }
-            assert shared.calls == 2 * shared.reused > 0  # the idf-on run reused every batch, ran none
-        return computed[layer]
-
-    return at
+    plain = bert_score.BERTScorer(model_type=MODEL_DIR, num_layers=6, all_layers=True)
+    weighted = bert_score.BERTScorer(
+        model_type=MODEL_DIR, num_layers=6, all_layers=True, idf=True, idf_sents=references
+    )
+    plain._model = weighted._model = shared = _ForwardOncePerBatch(plain._model)
+    numbers = {False: plain.score(candidates, references), True: weighted.score(candidates, references)}
+    assert shared.calls == 2 * shared.reused > 0  # the idf-on run reused every batch, ran none
+    assert all(column.shape == (7, len(candidates)) for column in numbers[False])
+    return numbers
 
 
 def _max_delta(ours, theirs) -> float:
@@ -96,7 +93,7 @@ def _max_delta(ours, theirs) -> float:
 @pytest.mark.parametrize("idf", [False, True])
 def test_single_reference_parity(pairs, bert_score_numbers, layer, idf):
     candidates, references = pairs
-    theirs = bert_score_numbers(layer)[idf]
+    theirs = [column[layer] for column in bert_score_numbers[idf]]
     ours = get_scorer(ScoreConfig(layer=layer, idf=idf)).score(candidates, references)
     assert _max_delta(ours, theirs) <= TOLERANCE
 

@@ -1,0 +1,60 @@
+"""Where the suite's time goes, by test file, for the order `make test` hands files to its xdist workers.
+
+`--dist loadfile` gives a worker one whole file at a time, in the collection order, and a worker asks for
+the next file while its last two tests still run. xdist's default order (most tests first) started the few
+long files (a benchmark, a server killed and restarted, the packaged wheel in a clean venv) last, so one
+worker ran a minute-long file while the other had nothing left. Longest first, the short files at the end
+fill in around them. The figures are seconds on one worker of a 2-core machine (a full run's --durations,
+rounded); they only order the files, so a stale one costs time, never a test.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+
+#: seconds a file takes on one worker of `make test` (2 cores), the files over ~10 s
+SECONDS_BY_FILE = {
+    "tests/phoenix/test_trace_evaluation.py": 130,
+    "tests/phoenix/test_disagreement_recipe.py": 100,
+    "tests/benchmarks/test_speed_benchmark_runs.py": 95,
+    "tests/integrations/test_spark.py": 75,
+    "tests/integrations/test_ray.py": 75,
+    "tests/core/with_model/test_parity_with_bert_score.py": 60,
+    "tests/integrations/test_entry_points_in_a_fresh_interpreter.py": 60,
+    "tests/integrations/test_packaging.py": 60,
+    "tests/docs/test_code_blocks.py": 40,
+    "tests/integrations/test_readme_ray_snippet.py": 40,
+    "tests/phoenix/test_edges_recipe_folders.py": 30,
+    "tests/phoenix/test_offline_faithfulness.py": 25,
+    "tests/benchmarks/test_trace_evaluation_benchmark_runs.py": 25,
+    "tests/core/with_model/test_invariance.py": 20,
+    "tests/docs/test_site_builds.py": 20,
+    "tests/phoenix/test_evaluation_pipeline_server.py": 20,
+    "tests/phoenix/test_edges_launcher.py": 15,
+    "tests/phoenix/test_with_a_phoenix_server.py": 15,
+    "tests/integrations/test_compare.py": 10,
+    "tests/phoenix/test_evaluators.py": 10,
+    "tests/core/with_model/test_presets.py": 10,
+}
+
+
+def file_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def longest_files_first(items: Sequence[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with whole files reordered: the known long ones first, the rest by their number of tests
+    (xdist's own order); each file's tests keep their order."""
+    tests_in = Counter(file_of(item) for item in items)
+    first_seen = {}
+    for index, item in enumerate(items):
+        first_seen.setdefault(file_of(item), index)
+
+    def weight(item: pytest.Item) -> tuple[float, int, int]:
+        name = file_of(item)
+        return (-SECONDS_BY_FILE.get(name, 0), -tests_in[name], first_seen[name])
+
+    return sorted(items, key=weight)  # stable: a file's tests stay in their order
