@@ -1020,18 +1020,28 @@ def test_a_stand_in_killed_takes_its_command_with_it(zygote: Zygote, tmp_path: P
     stand_in = tmp_path / "python"
     stand_in.write_text(f"#!/bin/sh\n{zygote.stand_in()}\n")
     stand_in.chmod(0o755)
-    marker = tmp_path / "still-running"
-    code = f"import pathlib, time\nwhile True: pathlib.Path({str(marker)!r}).touch(); time.sleep(0.1)"
+    started = tmp_path / "pid"
+    code = f"import os, pathlib, time\npathlib.Path({str(started)!r}).write_text(str(os.getpid()))\ntime.sleep(600)"
     process = subprocess.Popen([str(stand_in), "-c", code], cwd=tmp_path, env=zygote.env)
     try:
         deadline = time.monotonic() + 60
-        while not marker.exists():
+        while not started.exists() or not started.read_text():
             assert time.monotonic() < deadline and process.poll() is None, "the command never started"
             time.sleep(0.1)
     finally:
         process.kill()
         process.wait()
-    time.sleep(1.0)  # the zygote notices the hang-up at once; a command still alive touches the file
-    marker.unlink()
-    time.sleep(1.0)
-    assert not marker.exists(), "the command outlived its stand-in"
+    command = int(started.read_text())
+    assert command != process.pid  # a child of the zygote, not the stand-in itself
+    deadline = time.monotonic() + 60
+    while _running(command):  # the zygote kills it once it sees the stand-in hang up
+        assert time.monotonic() < deadline, "the command outlived its stand-in"
+        time.sleep(0.1)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")  # a zombie has ended: only its exit status is left to collect
