@@ -188,12 +188,17 @@ def annotation_config_ids(client: Any) -> dict[str, str]:
 
 
 def create_annotation_config(client: Any, config: Mapping[str, Any]) -> str:
-    """Create one annotation config; returns its id (``POST /v1/annotation_configs``).
+    """Create one annotation config; returns its id (``POST /v1/annotation_configs``). Another writer that
+    created the same name meanwhile (HTTP 409) is not a failure: that config's id is returned.
 
     Raises:
         PhoenixServerError: the server refused it (its answer is kept).
     """
     created = _http(client).post("v1/annotation_configs", json=dict(config))
+    if created.status_code == 409:
+        taken = annotation_config_ids(client).get(str(config.get("name")))
+        if taken is not None:
+            return taken
     if created.status_code >= 400:
         raise PhoenixServerError(
             f"creating annotation config {config.get('name')!r} failed: {created.status_code} {created.text}"
