@@ -116,12 +116,10 @@ def stop_shared_server(folder: Path, timeout: float = 90.0) -> None:
 
 def _running(pid: int) -> bool:
     """The pid runs (a zombie, its exit not yet collected by whoever adopted it, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    from bertscore_plugins.tools.server_process import pid_alive
+
+    if not pid_alive(pid):
         return False
-    except PermissionError:
-        return True
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
