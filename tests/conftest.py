@@ -176,6 +176,19 @@ def make_stub_judge() -> Iterator[Callable[..., StubJudge]]:
 
 
 @pytest.fixture(autouse=True)
+def bert_score_idf_counts_in_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bert_score (the parity oracle) counts idf in a forked ``multiprocessing.Pool`` and ends it with
+    SIGTERM. Forked from an xdist worker that holds threads and libraries' signal handlers, one pool child
+    once ignored that SIGTERM and hung a whole run; its threads count the same words (the arithmetic is
+    bert_score's own), with nothing forked."""
+    utils = sys.modules.get("bert_score.utils")  # imported by the oracle's test modules at collection
+    if utils is not None:
+        from multiprocessing.pool import ThreadPool
+
+        monkeypatch.setattr(utils, "Pool", ThreadPool)
+
+
+@pytest.fixture(autouse=True)
 def no_signal_handler_left_behind() -> Iterator[None]:
     """Code run in-process (cli.main, recipes) must put SIGTERM and SIGINT handlers back: one left
     behind turned a process pool's SIGTERM of its forked workers into KeyboardInterrupt and hung the
