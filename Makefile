@@ -45,14 +45,18 @@ browser:
 # once, and the longest files go first (tests/support/slow_files.py). The order is fixed (-p no:randomly
 # in pyproject.toml); the 15 slowest tests are listed at the end. The quick inner loop is
 # `pytest -m "not slow"`.
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set (e.g. a container's default): the suite starts
+# dozens of fresh interpreters, each of which would otherwise compile the package again, and every worker
+# would rewrite every test module's asserts again. The caches go to __pycache__ folders git ignores.
 TEST_WORKERS ?= auto
+TEST_ENV := PYTHONDONTWRITEBYTECODE=
 test: phoenix-venv
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
+	$(TEST_ENV) $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
 # The same suite in a shuffled order (pytest-randomly): `make test-random SEED=2`; it must pass for any seed.
 SEED ?= 1
 test-random: phoenix-venv
-	$(PY) -m pytest -q -p no:cacheprovider -p randomly --randomly-seed=$(SEED) \
+	$(TEST_ENV) $(PY) -m pytest -q -p no:cacheprovider -p randomly --randomly-seed=$(SEED) \
 		-n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
 # Starts Phoenix (its own venv, loopback only) and the local LLM judge (Gemma 3 270M on llama.cpp, the judge

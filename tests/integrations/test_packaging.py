@@ -72,6 +72,8 @@ def test_wheel_installs_into_a_clean_venv_and_the_card_loads_offline(tmp_path):
         and "bertscore_plugins/integrations/compat.py" in names
     )
     assert "bertscore_plugins/faithfulness/weights.json" in names  # the offline faithfulness's combination
+    # `make test` caches bytecode in the checkout; none of it goes into the wheel
+    assert not [name for name in names if name.endswith(".pyc") or "__pycache__" in name]
 
     python = _clean_venv(tmp_path / "venv")
     _pip_install(python, "--no-deps", str(wheel))
