@@ -400,8 +400,13 @@ class StubJudge:
         return f"http://{self.host}:{self.port}/v1"
 
     def llm(self, **kwargs: Any) -> Any:
-        """A ``phoenix.evals.LLM`` pointed at this stub."""
+        """A ``phoenix.evals.LLM`` pointed at this stub.
+
+        A loopback stub has no rate limit to find: Phoenix's client would start at 5 requests a second and
+        spend 0.2 s of every judged row waiting for its token bucket (a test's own rate still wins)."""
         from phoenix.evals import LLM
+
+        kwargs.setdefault("initial_per_second_request_rate", 1000.0)
 
         return LLM(provider="openai", model=MODEL_NAME, base_url=self.base_url, api_key="sk-stub", **kwargs)
 
