@@ -367,7 +367,7 @@ def doors(request, tmp_path_factory) -> Doors:
     from bertscore_plugins import ScoreConfig, get_scorer
 
     scorer = get_scorer(ScoreConfig(long_text="window"))
-    assert scorer.reference_cache is None  # nothing else in this process has one on
+    assert scorer.reference_cache is None, "a test left a reference cache on the process-wide scorer"
     found = Doors(scorer, tmp_path_factory.mktemp("doors"), request)
     found.answer("python API")
     scorer.enable_reference_cache()
