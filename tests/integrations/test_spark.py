@@ -19,6 +19,10 @@ from tests.support.distributed_pairs import REPO, assert_matches_core, load_pair
 RECIPES = REPO / "recipes"
 #: rows per test: several per task once repartitioned in 3 (how many is not the point: parity is per row)
 ROWS = 40
+SUBMIT_ARGS = "PYSPARK_SUBMIT_ARGS"
+#: the JVM lives for this module only: its quick compiler alone and the serial collector start it with
+#: less CPU (the numbers checked are Python's)
+SHORT_LIVED_JVM = '--driver-java-options "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC" pyspark-shell'
 
 pytestmark = [
     pytest.mark.slow,
@@ -33,11 +37,12 @@ def spark():
         pytest.skip("Java is not installed; the Spark recipe needs a JVM")
     pytest.importorskip("pyspark")
     psutil = pytest.importorskip("psutil")
-    saved_path = os.environ.get("PYTHONPATH")
+    saved_path, saved_submit = os.environ.get("PYTHONPATH"), os.environ.get(SUBMIT_ARGS)
     # Spark's Python workers must import bertscore_plugins and the recipe module (the UDF lives there).
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), str(RECIPES)] + ([saved_path] if saved_path else [])
     )
+    os.environ[SUBMIT_ARGS] = saved_submit or SHORT_LIVED_JVM
     sys.path.insert(0, str(RECIPES))
     session = None
     # processes that existed before Spark (e.g. the session's Phoenix server) are never waited for or killed
@@ -64,10 +69,11 @@ def spark():
         for process in alive:  # only the processes this session started, by pid
             process.kill()
         sys.path.remove(str(RECIPES))
-        if saved_path is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved_path
+        for name, saved in (("PYTHONPATH", saved_path), (SUBMIT_ARGS, saved_submit)):
+            if saved is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = saved
         assert not alive, f"Spark processes left after stop: {[p.pid for p in alive]}"
 
 
