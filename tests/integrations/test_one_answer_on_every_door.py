@@ -11,9 +11,9 @@ express (the command line holds one text per line: not a list of passages), and 
 text (an empty text, a blank one, no passages) in the same words; a span cannot hold one (Phoenix keeps no
 blank document), so trace evaluation skips it for "no context".
 
-Each source is encoded by the API with nothing cached, then once more for all the other doors (the
-fixture says why that still tests them). (The ``score``
-command reports precision, recall and F1 only: it is no door to this signal.)
+The API encodes each source with nothing cached; the other doors share one encoding of it (the fixture
+says why that still tests them). The ``score`` command reports precision, recall and F1 only: it is no door
+to this signal.
 """
 
 from __future__ import annotations
