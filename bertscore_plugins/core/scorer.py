@@ -164,6 +164,10 @@ class BERTScorer:
         )
         return self._reference_cache
 
+    def disable_reference_cache(self) -> None:
+        """Encode every reference again from now on; a disk folder keeps its entries for a later enable."""
+        self._reference_cache = None
+
     def explain(self, candidate: str, reference: str) -> Explanation:
         """Worst-matched tokens and the similarity matrix of one pair."""
         return self.score([candidate], [reference], explain=True).explanations[0]  # type: ignore[index]

@@ -119,7 +119,7 @@ def test_compare_command_prints_the_verdict_and_caches_references(tmp_path, caps
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines()[:3] == output.splitlines()[:3]
     # the command's cache stays with the command: the shared scorer has none
-    assert get_scorer(ScoreConfig())._reference_cache is None
+    assert get_scorer(ScoreConfig()).reference_cache is None
 
 
 def test_compare_command_with_two_reference_files_and_randomization(tmp_path, capsys) -> None:

@@ -374,7 +374,7 @@ def doors(request, tmp_path_factory) -> Doors:
     try:
         yield found
     finally:
-        scorer._reference_cache = None  # the process-wide scorer goes back as it was
+        scorer.disable_reference_cache()  # the process-wide scorer goes back as it was
 
 
 # -- the tests ---------------------------------------------------------------------------------------

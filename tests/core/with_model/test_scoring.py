@@ -82,22 +82,34 @@ def test_multi_ref_rules():
     assert by_f1.precision[0] == pytest.approx(best.precision[0], abs=1e-6)
 
 
-def test_reference_cache_in_memory_and_on_disk(tmp_path):
+def test_reference_cache_in_memory_and_on_disk_and_turned_off_again(tmp_path):
     refs = ["The bridge is closed until March.", "Sales rose 12% this quarter."]
-    fresh = get_scorer().score(["Bridge shut till March.", "Sales grew 12 percent."], refs)
+    candidates = ["Bridge shut till March.", "Sales grew 12 percent."]
+    fresh = get_scorer().score(candidates, refs)
     cached_scorer = get_scorer(ScoreConfig(batch_tokens=8192))
-    cache = cached_scorer.enable_reference_cache(disk_dir=str(tmp_path))
-    cached_scorer.score(["x", "y"], refs)
-    assert cache.misses == 2 and len(list(tmp_path.rglob("*.safetensors"))) == 2
-    again = cached_scorer.score(["Bridge shut till March.", "Sales grew 12 percent."], refs)
-    assert cache.hits == 2
-    np.testing.assert_allclose(again.f1, fresh.f1, atol=1e-6)
-    # a new scorer reads the disk copy
     reread = get_scorer(ScoreConfig(batch_tokens=4096))
-    disk_cache = reread.enable_reference_cache(disk_dir=str(tmp_path))
-    from_disk = reread.score(["Bridge shut till March.", "Sales grew 12 percent."], refs)
-    assert disk_cache.hits == 2 and disk_cache.misses == 0
-    np.testing.assert_allclose(from_disk.f1, fresh.f1, atol=1e-6)
+    try:
+        cache = cached_scorer.enable_reference_cache(disk_dir=str(tmp_path))
+        cached_scorer.score(["x", "y"], refs)
+        assert cache.misses == 2 and len(list(tmp_path.rglob("*.safetensors"))) == 2
+        again = cached_scorer.score(candidates, refs)
+        assert cache.hits == 2
+        np.testing.assert_allclose(again.f1, fresh.f1, atol=1e-6)
+        # a new scorer reads the disk copy
+        disk_cache = reread.enable_reference_cache(disk_dir=str(tmp_path))
+        from_disk = reread.score(candidates, refs)
+        assert disk_cache.hits == 2 and disk_cache.misses == 0
+        np.testing.assert_allclose(from_disk.f1, fresh.f1, atol=1e-6)
+        # turned off: the references are encoded again, the cache is not consulted, the disk keeps its entries
+        cached_scorer.disable_reference_cache()
+        assert cached_scorer.reference_cache is None
+        uncached = cached_scorer.score(candidates, refs)
+        assert (cache.hits, cache.misses) == (2, 2)
+        np.testing.assert_allclose(uncached.f1, fresh.f1, atol=1e-6)
+        assert len(list(tmp_path.rglob("*.safetensors"))) == 2
+    finally:  # the process-wide scorers go back as they were
+        cached_scorer.disable_reference_cache()
+        reread.disable_reference_cache()
 
 
 def test_second_scorer_for_the_same_model_does_not_reload():
