@@ -208,20 +208,17 @@ def test_score_layers_equals_one_scorer_per_layer():
 def test_bounded_reference_cache_keeps_the_most_recent(tmp_path):
     # one reference's embedding here is tokens x 384 float32; a bound of ~2.5 of them keeps the two
     # most recently used, the oldest leaves first, and scores never change
-    from bertscore_plugins.core.reference_cache import ReferenceCache
-
     scorer = get_scorer()
     refs = ["The bridge is closed until March.", "Sales rose 12% this quarter.", "Rain is expected today."]
     fresh = scorer.score(["a"] * 3, refs)
     sizes = [len(tokens.ids) * 384 * 4 for tokens in scorer.tokenizer.encode(refs)]
-    cache = ReferenceCache("test", max_bytes=sizes[1] + sizes[2] + sizes[0] // 2)
-    saved = scorer.reference_cache
-    scorer._reference_cache = cache
+    assert scorer.reference_cache is None
+    cache = scorer.enable_reference_cache(max_bytes=sizes[1] + sizes[2] + sizes[0] // 2)
     try:
         again = scorer.score(["a"] * 3, refs)
         assert len(cache) == 2 and refs[0] not in cache._memory and cache.nbytes == sizes[1] + sizes[2]
         scorer.score(["b"], [refs[1]])  # refs[1] becomes the most recent; refs[2] is next to leave
         assert cache.hits == 1 and list(cache._memory) == [refs[2], refs[1]]
     finally:
-        scorer._reference_cache = saved
+        scorer.disable_reference_cache()
     np.testing.assert_allclose(again.f1, fresh.f1, atol=1e-6)
