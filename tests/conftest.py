@@ -188,22 +188,40 @@ def bert_score_idf_counts_in_threads(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(utils, "Pool", ThreadPool)
 
 
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _restore_signal_handlers(before: dict) -> dict:
+    """Put back the handlers of ``before``; returns the ones found changed (signal: handler)."""
+    changed = {}
+    for sig, handler in before.items():
+        now = signal.getsignal(sig)
+        if now is not handler:
+            changed[sig] = now
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    return changed
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_signal_handler_left_by_a_module() -> Iterator[None]:
+    """A module's own fixtures (``ray.init`` installs a SIGTERM handler) must not leave their handlers to
+    the next module either: autouse, this is set up before them and torn down after them."""
+    before = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    yield
+    _restore_signal_handlers(before)
+
+
 @pytest.fixture(autouse=True)
 def no_signal_handler_left_behind() -> Iterator[None]:
     """Code run in-process (cli.main, recipes) must put SIGTERM and SIGINT handlers back: one left
     behind turned a process pool's SIGTERM of its forked workers into KeyboardInterrupt and hung the
     suite. Handlers are restored after every test (libraries such as Ray install their own); one of
     ours left behind fails the test."""
-    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    before = {sig: signal.getsignal(sig) for sig in SIGNALS}
     yield
-    after = {sig: signal.getsignal(sig) for sig in before}
-    for sig, handler in before.items():
-        if after[sig] is not handler:
-            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     ours = {
         sig: handler
-        for sig, handler in after.items()
-        if handler is not before[sig]
-        and getattr(handler, "__module__", "").startswith(("bertscore_plugins", "recipes", "benchmarks"))
+        for sig, handler in _restore_signal_handlers(before).items()
+        if getattr(handler, "__module__", "").startswith(("bertscore_plugins", "recipes", "benchmarks"))
     }
     assert not ours, f"handlers of ours left behind: {ours}"

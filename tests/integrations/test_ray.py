@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import subprocess
 import sys
 import warnings
@@ -113,7 +112,6 @@ def ray_local(tmp_path_factory):
     os.environ[CRASH_ROW_ENV] = str(CRASH_ROW)
     started = []
     before = frozenset(p.pid for p in _descendants(psutil))
-    sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs its own; it must not outlive the module
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
         started = _descendants(psutil, before)
@@ -121,7 +119,6 @@ def ray_local(tmp_path_factory):
     finally:
         procs = {p.pid: p for p in started + _descendants(psutil, before)}
         ray.shutdown()
-        signal.signal(signal.SIGTERM, sigterm if sigterm is not None else signal.SIG_DFL)
         _gone, alive = psutil.wait_procs(list(procs.values()), timeout=60)
         for process in alive:  # only processes this fixture's Ray started, by pid
             process.kill()
