@@ -10,8 +10,8 @@ from pathlib import Path
 
 QUALITY_MD = Path(__file__).resolve().parent / "QUALITY.md"
 #: the sections and the scripts that write them: quality_facts.py, faithfulness_train.py, triage.py,
-#: entailment_train.py, judge_quality.py (in the file's order)
-SECTIONS = ("facts", "faithfulness", "triage", "entailment", "judge")
+#: entailment_train.py, judge_quality.py, answer_outcomes.py (in the file's order)
+SECTIONS = ("facts", "faithfulness", "triage", "entailment", "judge", "outcomes")
 
 
 def markers(name: str) -> tuple[str, str]:

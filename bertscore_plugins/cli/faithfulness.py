@@ -59,8 +59,9 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bertscore_plugins.faithfulness import FAITHFUL, offline_faithfulness
+    from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL, offline_faithfulness
     from bertscore_plugins.faithfulness import signature as offline_signature
+    from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
     from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_cut
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
@@ -104,7 +105,11 @@ def run(args: argparse.Namespace) -> int:
         )
     summary = {
         "rows": len(rows),
-        "faithful": sum(row.label == FAITHFUL for row in rows),
+        # each outcome counted apart: an empty answer or a refusal is neither faithful nor unfaithful
+        **{
+            label: sum(row.label == label for row in rows)
+            for label in (FAITHFUL, UNFAITHFUL, EMPTY, ABSTAINED)
+        },
         "not_fact_checked": sum(not row.facts.checked for row in rows),
         "score": sum(row.score for row in rows) / len(rows) if rows else None,
         "threshold": threshold,

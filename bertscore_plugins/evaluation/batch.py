@@ -26,7 +26,13 @@ from bertscore_plugins.evaluation.cells import completed, failed, row_number
 from bertscore_plugins.evaluation.cells import usable as usable
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
-from bertscore_plugins.evaluation.judge import JudgeRow, ask, settled_judge_cell, settled_label
+from bertscore_plugins.evaluation.judge import (
+    JudgeRow,
+    ask,
+    outcome_judge_cell,
+    settled_judge_cell,
+    settled_label,
+)
 from bertscore_plugins.evaluation.signals import (
     Groundedness,
     OfflineSignal,
@@ -36,7 +42,8 @@ from bertscore_plugins.evaluation.signals import (
     scorable,
     signal_cells,
 )
-from bertscore_plugins.faithfulness import join_context
+from bertscore_plugins.faithfulness import join_context, plain_text
+from bertscore_plugins.faithfulness.outcome import answer_outcome
 
 
 @dataclass(frozen=True)
@@ -198,6 +205,14 @@ class _Batch:
                 positions.append(p)
             else:
                 self.details[name][p] = failed(f"row {self.label(p)}: InputError: {problem}")
+        # an empty answer or a refusal is its own outcome: no judge reads it (the same label as offline)
+        outcomes = {
+            p: outcome for p in positions if (outcome := answer_outcome(plain_text(self.rows[p].output)))
+        }
+        for position, outcome in outcomes.items():
+            self.cells[name][position] = outcome_judge_cell(outcome, name)
+            self.details[name][position] = completed()
+        positions = [p for p in positions if p not in outcomes]
         settled = {}
         if config.judge_rows == "unsettled":
             labels = {p: settled_label(self.cell(config.offline_name, p)) for p in positions}
@@ -209,7 +224,9 @@ class _Batch:
             self.details[name][position] = completed()
         if asked:
             self._ask(name, asked)
-        self.triage = {"rows": len(positions), "judged": len(asked), "saved": len(settled)}
+        # calls saved: the rows the offline signals settled and the answers that were no answer to judge
+        saved = len(settled) + len(outcomes)
+        self.triage = {"rows": len(positions) + len(outcomes), "judged": len(asked), "saved": saved}
         self.triage["mode"] = config.judge_rows
 
     def _ask(self, name: str, asked: list[int]) -> None:

@@ -26,6 +26,7 @@ from bertscore_plugins.evaluation.names import (
     LOW_SIM_FAITHFUL,
     SIMILARITY,
 )
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 from bertscore_plugins.thresholds import check_cut
 
 LABELS = DISAGREEMENT_LABELS
@@ -127,13 +128,19 @@ def disagreement_cell(
     *,
     name: str = DISAGREEMENT,
 ) -> dict[str, Any]:
-    """The disagreement cell from two cells (similarity, faithfulness): score 1.0 where they disagree."""
+    """The disagreement cell from two cells (similarity, faithfulness): score 1.0 where they disagree.
+
+    An answer that is no answer to judge (the faithfulness label ``empty`` or ``abstained``) has no
+    quadrant: its disagreement label is that outcome, score 0.0, so it is counted apart, never as
+    ``agree`` and never as a disagreement to look at."""
+    faith_label = faithfulness.get("label")
+    if faith_label in OUTCOMES:
+        return _outcome_cell(faith_label, similarity, faithfulness, thresholds, name)
     sim_value = _check_number("similarity score", similarity.get("score"))
     faith_value = _check_number("faithfulness score", faithfulness.get("score"))
     label = disagreement_label(sim_value, faith_value, thresholds)
     sim_name = similarity.get("name", "similarity")
     faith_name = faithfulness.get("name", FAITHFULNESS)
-    faith_label = faithfulness.get("label")
     explanation = (
         f"{sim_name} {sim_value:.3f} {'>=' if sim_value >= thresholds.similarity else '<'} "
         f"{thresholds.similarity:.3f}; {faith_name} {faith_value:.3f}"
@@ -156,6 +163,30 @@ def disagreement_cell(
     return Cell(name, score, label, explanation, metadata, direction="minimize").to_dict()
 
 
+def _outcome_cell(
+    outcome: str,
+    similarity: Mapping[str, Any] | None,
+    faithfulness: Mapping[str, Any],
+    thresholds: Thresholds,
+    name: str,
+) -> dict[str, Any]:
+    sim_value = similarity.get("score") if isinstance(similarity, Mapping) and usable(similarity) else None
+    metadata = {
+        "similarity": sim_value,
+        "faithfulness": faithfulness.get("score"),
+        "similarity_threshold": thresholds.similarity,
+        "faithfulness_threshold": thresholds.faithfulness,
+        "threshold_source": thresholds.source,
+        "similarity_signal": (similarity or {}).get("name", "similarity"),
+        "faithfulness_signal": faithfulness.get("name", FAITHFULNESS),
+        "faithfulness_label": outcome,
+        "judge_explanation": faithfulness.get("explanation"),
+        "similarity_explanation": (similarity or {}).get("explanation"),
+    }
+    explanation = f"the answer is {outcome}: similarity and faithfulness do not apply"
+    return Cell(name, 0.0, outcome, explanation, metadata, direction="minimize").to_dict()
+
+
 def disagreement_cells(
     similarity: Sequence[Any],
     faithfulness: Sequence[Any],
@@ -170,6 +201,10 @@ def disagreement_cells(
     cells: list[dict[str, Any] | None] = []
     details: list[dict[str, Any]] = []
     for label, sim_cell, faith_cell in zip(labels, similarity, faithfulness, strict=True):
+        if usable(faith_cell) and faith_cell.get("label") in OUTCOMES:
+            cells.append(disagreement_cell(sim_cell or {}, faith_cell, thresholds, name=name))
+            details.append(completed())
+            continue
         pairs = ((similarity_name, sim_cell), (faithfulness_name, faith_cell))
         missing = [n for n, cell in pairs if not usable(cell)]
         if missing:

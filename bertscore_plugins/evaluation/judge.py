@@ -125,6 +125,22 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     return None
 
 
+def outcome_judge_cell(outcome: str, name: str = FAITHFULNESS) -> dict[str, Any]:
+    """A judge-shaped cell for an answer that is no answer to judge (``empty``, ``abstained``:
+    faithfulness/outcome.py): no judge is asked, on any door, so no judge can call an empty answer
+    faithful or a refusal a hallucination."""
+    return {
+        "name": name,
+        "score": 0.0,
+        "label": outcome,
+        "explanation": f"judge not asked: the answer is {outcome}"
+        + (" (no word to read)" if outcome == "empty" else " (it declines to answer)"),
+        "metadata": {"source": "outcome"},
+        "kind": "code",
+        "direction": "maximize",
+    }
+
+
 def settled_judge_cell(cell: Mapping[str, Any], label: str, name: str = FAITHFULNESS) -> dict[str, Any]:
     """A judge-shaped cell for a row the offline signals settled (the judge was not asked)."""
     return {

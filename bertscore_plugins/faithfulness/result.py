@@ -12,6 +12,7 @@ from typing import Any
 
 from bertscore_plugins.facts.support import FactCheck
 from bertscore_plugins.faithfulness import combination
+from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.faithfulness.parts import Parts
 from bertscore_plugins.faithfulness.sentence_entailment import SentenceEntailment
 from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD
@@ -32,6 +33,10 @@ class OfflineFaithfulness:
     for (facts checked and all carried, no such rare word, weakest sentence >= combination.SENTENCE_SUPPORT),
     in the lower half otherwise. ``label`` "faithful" when ``score >= threshold``, the facts were checked
     and none is unsupported, else "unfaithful".
+
+    ``outcome`` (outcome.py) is set when the answer is no answer to judge: ``"empty"`` (no word to read:
+    its score is 0.0, nothing in it is supported) or ``"abstained"`` (it declines to answer: its score is
+    the signal's as computed). The label is then the outcome, never "faithful" or "unfaithful".
     """
 
     groundedness: float
@@ -39,6 +44,7 @@ class OfflineFaithfulness:
     threshold: float = FAITHFULNESS_THRESHOLD
     parts: Parts | None = None
     entailment: SentenceEntailment | None = None
+    outcome: str | None = None
 
     @property
     def features(self) -> dict[str, float]:
@@ -65,11 +71,15 @@ class OfflineFaithfulness:
 
     @property
     def score(self) -> float:
+        if self.outcome == EMPTY:
+            return 0.0
         # facts that could not be checked (not English) are not vouched for
         return combination.score(self.features, checked=self.facts.checked)
 
     @property
     def label(self) -> str:
+        if self.outcome is not None:
+            return self.outcome
         vouched = self.facts.checked and not self.facts.unsupported
         return FAITHFUL if self.score >= self.threshold and vouched else UNFAITHFUL
 
@@ -84,6 +94,10 @@ class OfflineFaithfulness:
 
     @property
     def explanation(self) -> str:
+        if self.outcome == EMPTY:
+            return "empty answer: no word to read, so nothing to check against the context"
+        if self.outcome == ABSTAINED:
+            return f"the answer abstains (declines to answer), so it makes no claim to check; score {self.score:.3f}"
         parts = self.features
         head = (
             f"score {self.score:.3f} (groundedness {self.groundedness:.3f}, lexical {parts['lcs']:.2f}, "
@@ -109,6 +123,7 @@ class OfflineFaithfulness:
             "score": self.score,
             "label": self.label,
             "explanation": self.explanation,
+            "outcome": self.outcome,
             "groundedness": self.groundedness,
             **{name: value for name, value in self.features.items() if name != "groundedness"},
             "weakest_sentence_text": self.weakest_sentence,

@@ -22,6 +22,7 @@ from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.facts.extract import extract
 from bertscore_plugins.facts.support import FactCheck, check_extracted, check_pair
 from bertscore_plugins.faithfulness import combination, sentence_entailment
+from bertscore_plugins.faithfulness.outcome import answer_outcome
 from bertscore_plugins.faithfulness.parts import parts
 from bertscore_plugins.faithfulness.reading import as_read, checked_rows, plain_text
 from bertscore_plugins.faithfulness.result import OfflineFaithfulness
@@ -75,7 +76,8 @@ def aligned_row(
             raise ArgumentError("evaluate_pair needs the pair's groundedness or its explanation")
         groundedness = float(explanation.similarity.max(dim=1).values.mean())
     signal_parts = parts(out, ctx, explanation, facts.supported_words)
-    return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts, entailment)
+    outcome = answer_outcome(output)
+    return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts, entailment, outcome)
 
 
 def entailment_of_rows(rows: Sequence[tuple[str, str, Any]]) -> list[SentenceEntailment]:

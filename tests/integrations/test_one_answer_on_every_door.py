@@ -38,12 +38,14 @@ from bertscore_plugins.faithfulness.reading import NO_TEXT
 from tests.support.door_rows import (
     FACTS,
     FORMATS,
+    OUTCOME_ANSWERS,
     POSITIONS,
     SHAPES,
     SIZES,
     DoorRow,
     door_rows,
     empty_rows,
+    outcome_rows,
 )
 from tests.support.projects import unique_project
 
@@ -51,7 +53,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.model]
 
 TOLERANCE = 1e-6
 JUDGE_VARIABLES = ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY")
-ROWS = door_rows()
+CROSSED = door_rows()
+#: empty, content-free and refusing answers: their own label (empty, abstained) on every door
+OUTCOMES = outcome_rows()
+ROWS = CROSSED + OUTCOMES
 EMPTY = empty_rows()
 
 
@@ -381,8 +386,8 @@ def doors(request, tmp_path_factory) -> Doors:
 
 
 def test_the_rows_cross_every_size_position_form_and_shape(doors):
-    assert len(ROWS) == 54 and len({row.row_id for row in ROWS}) == 54
-    for row in ROWS:
+    assert len(CROSSED) == 54 and len({row.row_id for row in ROWS}) == 54 + len(OUTCOMES)
+    for row in CROSSED:
         text = row.context if isinstance(row.context, str) else " ".join(row.context)
         tokens = len(doors.scorer.tokenizer.content([text])[0][0])
         assert 0.8 * row.size <= tokens <= 1.25 * row.size, (row.row_id, tokens)
@@ -391,11 +396,23 @@ def test_the_rows_cross_every_size_position_form_and_shape(doors):
         assert where == {"first": 0.0, "last": 1.0}.get(row.position, where) and (
             row.position != "middle" or 0.25 < where < 0.75
         ), (row.row_id, where)
-    assert {(row.size, row.position, row.form, row.shape) for row in ROWS} == set(
+    assert {(row.size, row.position, row.form, row.shape) for row in CROSSED} == set(
         product(SIZES, POSITIONS, FORMATS, SHAPES)
     )
-    labels = [label for _, label in doors.answer("python API").scores.values()]
+    api = doors.answer("python API").scores
+    labels = [api[row.row_id][1] for row in CROSSED]
     assert labels.count(FAITHFUL) >= 10 and labels.count(UNFAITHFUL) >= 10
+
+
+def test_empty_answers_and_refusals_get_their_own_label_never_faithful_or_unfaithful(doors):
+    """The API's label for each; every other door must give the same (the test above), and the judge is
+    never asked about them (the triage test below)."""
+    api = doors.answer("python API").scores
+    found = {row.row_id: api[row.row_id] for row in OUTCOMES}
+    expected = {name: outcome for name, (_, outcome) in OUTCOME_ANSWERS.items()}
+    assert {row_id: label for row_id, (_, label) in found.items()} == expected
+    # an empty answer supports nothing: score 0; a refusal keeps the signal's (low) score
+    assert all(score == 0.0 for row_id, (score, label) in found.items() if label == "empty")
 
 
 @pytest.mark.parametrize("door", [door for door in DOORS if door != "python API"])
@@ -423,7 +440,7 @@ def test_every_door_refuses_a_context_with_no_text_in_the_same_words(doors, door
 def test_rows_settled_offline_carry_the_offline_score_and_only_the_others_go_to_the_judge(doors):
     doors.answer("judge triage")
     (frame, judge), expected = doors.triage, doors.answer("python API").scores
-    settled, asked = [], []
+    settled, asked, outcomes = [], [], {}
     for position, (row_id, offline, judged, details) in enumerate(
         zip(
             frame.index,
@@ -435,6 +452,9 @@ def test_rows_settled_offline_carry_the_offline_score_and_only_the_others_go_to_
     ):
         if offline is None:  # no context: the judge is not asked either, and says why in the same words
             assert judged is None and details["exceptions"] == [batch_reason(position, row_id)]
+        elif (judged.get("metadata") or {}).get("source") == "outcome":  # empty or a refusal: never asked
+            outcomes[row_id] = judged["label"]
+            assert judged["label"] == offline["label"] == expected[row_id][1]
         elif (judged.get("metadata") or {}).get("source") == "offline":
             settled.append(row_id)
             assert judged["metadata"]["offline_score"] == offline["score"]
@@ -443,9 +463,10 @@ def test_rows_settled_offline_carry_the_offline_score_and_only_the_others_go_to_
         else:
             asked.append(row_id)
     assert judge.asked == asked and len(settled) >= 10 and len(asked) >= 5
+    assert sorted(outcomes) == sorted(row.row_id for row in OUTCOMES)
     assert frame.attrs["judge_triage"] == {
         "rows": len(ROWS),
         "judged": len(asked),
-        "saved": len(settled),
+        "saved": len(settled) + len(outcomes),
         "mode": "unsettled",
     }

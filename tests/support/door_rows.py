@@ -233,3 +233,27 @@ def empty_rows() -> list[DoorRow]:
         DoorRow(name, fact.question, context, text, text, 0, "none", "plain", shape[name], True)
         for name, context in EMPTY_CONTEXTS.items()
     ]
+
+
+#: answers that are no answer to judge (bertscore_plugins/faithfulness/outcome.py), each with its outcome
+OUTCOME_ANSWERS = {
+    "empty-answer": ("", "empty"),
+    "blank-answer": ("   ", "empty"),
+    "emoji-answer": ("\U0001f642\U0001f389\U0001f642", "empty"),
+    "punctuation-answer": ("?! ... --", "empty"),
+    "dont-know": ("I don't know.", "abstained"),
+    "context-silent": ("The context does not say.", "abstained"),
+    "polite-refusal": ("I'm sorry, but I cannot answer that from the provided documents.", "abstained"),
+}
+
+
+def outcome_rows() -> list[DoorRow]:
+    """A row per answer that is empty, content-free or a refusal, over a real source and reference."""
+    fact = FACTS[1]
+    sentences = source_sentences(fact, SIZES[0], "first")
+    reference = answer(fact, "plain", True)
+    return [
+        DoorRow(name, fact.question, " ".join(sentences), text, reference, SIZES[0], "first", "plain",
+                "text", False)
+        for name, (text, _) in OUTCOME_ANSWERS.items()
+    ]  # fmt: skip

@@ -44,6 +44,7 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
     UNFAITHFUL,
 )
+from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.integrations.phoenix import gateway
 from bertscore_plugins.integrations.phoenix.gateway import project_id as project_id
 
@@ -86,7 +87,12 @@ def annotation_configs(
             "type": "CATEGORICAL",
             "optimization_direction": "MAXIMIZE",
             "description": "Phoenix FaithfulnessEvaluator (LLM judge): is the output supported by the context?",
-            "values": [{"label": FAITHFUL, "score": 1}, {"label": UNFAITHFUL, "score": 0}],
+            "values": [
+                {"label": FAITHFUL, "score": 1},
+                {"label": UNFAITHFUL, "score": 0},
+                {"label": EMPTY, "score": 0},
+                {"label": ABSTAINED, "score": 0},
+            ],
         },
         {
             "name": disagreement,
@@ -97,6 +103,8 @@ def annotation_configs(
                 {"label": AGREE, "score": 0},
                 {"label": HIGH_SIM_UNFAITHFUL, "score": 1},
                 {"label": LOW_SIM_FAITHFUL, "score": 1},
+                {"label": EMPTY, "score": 0},
+                {"label": ABSTAINED, "score": 0},
             ],
         },
     ]

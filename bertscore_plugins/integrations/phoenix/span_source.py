@@ -149,14 +149,18 @@ def _messages(span: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return messages
 
 
-def _text(value: Any) -> str | None:
+def _text(value: Any, keep_blank: bool = False) -> str | None:
+    """The value as text; None for no value, and for a blank text unless ``keep_blank`` (an answer the
+    application gave as an empty string is an answer: it is labelled ``empty``, not skipped)."""
     if value is None or (not isinstance(value, str) and value_too_deep(value)):
         return None  # json.dumps would recurse once a level
     text = value if isinstance(value, str) else json.dumps(value)
-    return text if text.strip() else None
+    return text if text.strip() or (keep_blank and isinstance(value, str)) else None
 
 
-def _value_text(span: Mapping[str, Any], value_key: str, mime_key: str) -> tuple[str | None, str | None]:
+def _value_text(
+    span: Mapping[str, Any], value_key: str, mime_key: str, keep_blank: bool = False
+) -> tuple[str | None, str | None]:
     """``(text, why not)`` of ``input.value`` / ``output.value``.
 
     A JSON value (``*.mime_type`` application/json, as chain instrumentors write it) gives the text it
@@ -166,7 +170,7 @@ def _value_text(span: Mapping[str, Any], value_key: str, mime_key: str) -> tuple
     if not isinstance(value, str) and value is not None and value_too_deep(value):
         return None, TOO_DEEP
     if attribute(span, mime_key) != JSON or not isinstance(value, str):
-        return _text(value), None
+        return _text(value, keep_blank), None
     if json_too_deep(value):  # json.loads would raise RecursionError and fail the whole page
         return None, f"is JSON {TOO_DEEP}"
     try:
@@ -174,7 +178,7 @@ def _value_text(span: Mapping[str, Any], value_key: str, mime_key: str) -> tuple
     except json.JSONDecodeError:
         return _text(value), None  # labelled JSON but is not: the text as it is
     if isinstance(parsed, str):
-        return _text(parsed), None
+        return _text(parsed, keep_blank), None
     if isinstance(parsed, Mapping):
         texts = {key: item for key, item in parsed.items() if isinstance(item, str) and item.strip()}
         if len(parsed) == 1 and texts:  # {"summary": "..."}; never the model name of a request
@@ -255,7 +259,9 @@ def extract_fields(
     context_ids = span.get("context") or {}
     kind = span_kind(span)
     question, _ = _value_text(span, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE)
-    answer, output_problem = _value_text(span, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE)
+    answer, output_problem = _value_text(
+        span, SpanAttributes.OUTPUT_VALUE, SpanAttributes.OUTPUT_MIME_TYPE, keep_blank=True
+    )
     inputs = _messages(span, SpanAttributes.LLM_INPUT_MESSAGES)
     outputs = _messages(span, SpanAttributes.LLM_OUTPUT_MESSAGES)
     last_user = max((i for i, m in enumerate(inputs) if m["role"] == _USER_ROLE), default=None)
@@ -263,7 +269,8 @@ def extract_fields(
         # input.value of an LLM span is the whole request JSON; the question is the last user turn.
         question = _text(inputs[last_user]["content"]) or question
     if kind == LLM and outputs:
-        answer = _text(outputs[0]["content"]) or answer
+        message = _text(outputs[0]["content"], keep_blank=True)
+        answer = message if message is not None and (message.strip() or not answer) else answer
         output_problem = None if answer else output_problem
     context: tuple[str, ...] | None = tuple(trace_documents) or None
     if context is None and last_user is not None:
