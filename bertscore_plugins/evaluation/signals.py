@@ -62,6 +62,9 @@ class Signal:
 
     reads = "reference"
     labels = (SIMILAR, DISSIMILAR)
+    #: whether the cell keeps every output token's best match (``token_matches``: [token, matched token,
+    #: similarity] in output order), read by reports that shade the answer: no second core call for them
+    keeps_matches = False
 
     def __post_init__(self) -> None:
         # the cut was checked where the user gave it (thresholds.check_cut: the configuration, an evaluator)
@@ -102,12 +105,19 @@ class Signal:
                 for m in worst
             ],
         }
+        if self.keeps_matches and explained is not None:
+            metadata["token_matches"] = [
+                [m.token, m.matched_token, round(float(m.similarity), 4)] for m in explained.candidate_matches
+            ]
         label = self.labels[0] if value >= self.threshold else self.labels[1]
         return Cell(self.name, value, label, explanation, metadata)
 
 
 class Similarity(Signal):
-    """BERTScore F1 of the output against a reference: "similar" at or above the cut."""
+    """BERTScore F1 of the output against a reference: "similar" at or above the cut; its cell keeps the
+    token matches (the report shades the answer with them)."""
+
+    keeps_matches = True
 
 
 class Groundedness(Signal):

@@ -1,9 +1,11 @@
-"""A local store of trace-evaluation results, written before anything is sent to Phoenix.
+"""The one resumable result store of the evaluation: every signal's cell of every row, on local disk.
 
-Keyed by (span id, configuration signature, annotation name). A result is stored the moment it is
-computed and marked logged once Phoenix confirmed it, so a server outage mid-logging, a judge outage or
-Ctrl-C loses nothing: the next run logs what is stored and computes only what is missing. One SQLite
-file (standard library; safe across processes, atomic per transaction).
+Keyed by (row id, configuration id, signal name): the recipe's rows (their id and a digest of their
+texts) and Phoenix spans (their span id) alike. A cell is stored the moment the engine computed it
+(:mod:`.pipeline`), a failure with its reason (a judge outage: retried by the next run), and a sink marks
+it ``logged`` once the sink (Phoenix) confirmed it, so a server outage, a judge outage or Ctrl-C loses
+nothing: the next run sends what is stored and computes only what is missing. One SQLite file (standard
+library; safe across processes, atomic per transaction).
 """
 
 from __future__ import annotations
@@ -25,16 +27,21 @@ from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
-    span_id TEXT NOT NULL,
+    row_id TEXT NOT NULL,
     configuration TEXT NOT NULL,
     name TEXT NOT NULL,
-    annotation TEXT,          -- JSON of the span annotation; NULL when the evaluator failed
+    cell TEXT,                -- JSON of the signal's cell (Score.to_dict() shape); NULL when it failed
     failure TEXT,             -- why it failed (a judge outage): retried by the next run
     logged INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (span_id, configuration, name)
+    PRIMARY KEY (row_id, configuration, name)
 )
 """
-_COLUMNS = ("span_id", "configuration", "name", "annotation", "failure", "logged")
+#: one result for the store: (row id, signal name, cell or None, failure or None)
+Entry = tuple[str, str, Mapping[str, Any] | None, str | None]
+_COLUMNS = ("row_id", "configuration", "name", "cell", "failure", "logged")
+#: the key a stored cell carries besides its own: the row it belongs to (a cell copied from another row
+#: would otherwise be read as this row's)
+ROW_KEY = "row_id"
 
 
 class DamagedResultWarning(BertScorePluginsWarning):
@@ -46,10 +53,10 @@ class DamagedResultWarning(BertScorePluginsWarning):
 
 @dataclass(frozen=True)
 class StoredResult:
-    """One evaluator's stored outcome for one span."""
+    """One signal's stored outcome for one row: its cell, or the failure that stopped it."""
 
     name: str
-    annotation: dict[str, Any] | None
+    cell: dict[str, Any] | None
     failure: str | None
     logged: bool
 
@@ -91,7 +98,7 @@ class ResultStore:
         if tables - {"results"} or (tables and columns != _COLUMNS):
             raise ResultStoreError(
                 f"result store {self.path}: this SQLite file is not a bertscore-plugins result store "
-                f"(tables {sorted(tables)}); give --store a new file or one this command wrote"
+                f"(tables {sorted(tables)}); give a new store file or one this package wrote"
             )
 
     def close(self) -> None:
@@ -103,17 +110,17 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def results(self, configuration: str, span_ids: Sequence[str]) -> dict[str, dict[str, StoredResult]]:
-        """``{span_id: {name: StoredResult}}`` for those spans under ``configuration``."""
+    def results(self, configuration: str, row_ids: Sequence[str]) -> dict[str, dict[str, StoredResult]]:
+        """``{row_id: {name: StoredResult}}`` for those rows under ``configuration``."""
         found: dict[str, dict[str, StoredResult]] = {}
         damaged: list[str] = []
-        ids = list(span_ids)
+        ids = list(row_ids)
         for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
             chunk = ids[start : start + 500]
             with self._guard("cannot read it"):
                 rows = self._db.execute(
-                    "SELECT span_id, name, annotation, failure, logged FROM results "
-                    f"WHERE configuration = ? AND span_id IN ({','.join('?' * len(chunk))})",
+                    "SELECT row_id, name, cell, failure, logged FROM results "
+                    f"WHERE configuration = ? AND row_id IN ({','.join('?' * len(chunk))})",
                     [configuration, *chunk],
                 ).fetchall()
             for row in rows:
@@ -122,7 +129,7 @@ class ResultStore:
                     key = (configuration, repr(row[0]), repr(row[1]))
                     if key not in self._warned:
                         self._warned.add(key)
-                        damaged.append(f"span {row[0]!r} {row[1]!r}: {problem}")
+                        damaged.append(f"row {row[0]!r} {row[1]!r}: {problem}")
                 elif result is not None:
                     found.setdefault(str(row[0]), {})[result.name] = result
         if damaged:
@@ -135,27 +142,26 @@ class ResultStore:
             )
         return found
 
-    def put(
-        self, configuration: str, entries: Iterable[tuple[str, str, Mapping[str, Any] | None, str | None]]
-    ) -> None:
-        """Store ``(span_id, name, annotation or None, failure or None)`` results (one transaction)."""
+    def put(self, configuration: str, entries: Iterable[Entry]) -> None:
+        """Store ``(row_id, name, cell or None, failure or None)`` results (one transaction); a result
+        stored again replaces the earlier one and is not logged yet."""
         with self._guard("cannot write to it"), self._db:
             self._db.executemany(
-                "INSERT INTO results (span_id, configuration, name, annotation, failure, logged) "
-                "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (span_id, configuration, name) DO UPDATE SET "
-                "annotation = excluded.annotation, failure = excluded.failure, logged = 0",
+                "INSERT INTO results (row_id, configuration, name, cell, failure, logged) "
+                "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (row_id, configuration, name) DO UPDATE SET "
+                "cell = excluded.cell, failure = excluded.failure, logged = 0",
                 [
-                    (span_id, configuration, name, None if a is None else json.dumps(a), failure)
-                    for span_id, name, a, failure in entries
+                    (row_id, configuration, name, _cell_text(row_id, cell), failure)
+                    for row_id, name, cell, failure in entries
                 ],
             )
 
     def mark_logged(self, configuration: str, keys: Iterable[tuple[str, str]]) -> None:
-        """Record that Phoenix accepted these ``(span_id, name)`` annotations."""
+        """Record that a sink (Phoenix) accepted these ``(row_id, name)`` results."""
         with self._guard("cannot write to it"), self._db:
             self._db.executemany(
-                "UPDATE results SET logged = 1 WHERE span_id = ? AND configuration = ? AND name = ?",
-                [(span_id, configuration, name) for span_id, name in keys],
+                "UPDATE results SET logged = 1 WHERE row_id = ? AND configuration = ? AND name = ?",
+                [(row_id, configuration, name) for row_id, name in keys],
             )
 
     def count(self, configuration: str | None = None) -> int:
@@ -166,47 +172,56 @@ class ResultStore:
             return self._db.execute(query, parameters).fetchone()[0]
 
 
+def _cell_text(row_id: str, cell: Mapping[str, Any] | None) -> str | None:
+    """The JSON stored for a cell: the cell with the row it belongs to."""
+    if cell is None:
+        return None
+    return json.dumps({**cell, ROW_KEY: row_id}, default=str)
+
+
 def _read_row(
-    span_id: Any, name: Any, annotation: Any, failure: Any, logged: Any
+    row_id: Any, name: Any, cell: Any, failure: Any, logged: Any
 ) -> tuple[StoredResult | None, str | None]:
     """One stored row as written by `put`, or (None, why not): SQLite keeps whatever a hand (or another
     program) put there, so every cell is checked; a damaged row is computed again, never used."""
-    if not isinstance(span_id, str) or not isinstance(name, str):
-        return None, "its span id or name is not text"
+    if not isinstance(row_id, str) or not isinstance(name, str):
+        return None, "its row id or name is not text"
     if logged not in (0, 1) or isinstance(logged, float):
         return None, f"logged is {logged!r}, expected 0 or 1"
     if failure is not None and not isinstance(failure, str):
         return None, f"failure is {type(failure).__name__}, expected text"
-    if annotation is None:
+    if cell is None:
         return (StoredResult(name, None, failure, bool(logged)), None) if failure else (None, "no result")
-    if not isinstance(annotation, str):
-        return None, f"annotation is {type(annotation).__name__}, expected JSON text"
-    if json_too_deep(annotation):
-        return None, f"annotation nested deeper than {MAX_JSON_DEPTH} levels"
+    if not isinstance(cell, str):
+        return None, f"cell is {type(cell).__name__}, expected JSON text"
+    if json_too_deep(cell):
+        return None, f"cell nested deeper than {MAX_JSON_DEPTH} levels"
     try:
-        value = json.loads(annotation)
+        value = json.loads(cell)
     except json.JSONDecodeError as error:
-        return None, f"annotation is not valid JSON ({error.msg})"
-    problem = _annotation_problem(value, span_id, name)
-    return (None, problem) if problem else (StoredResult(name, value, failure, bool(logged)), None)
+        return None, f"cell is not valid JSON ({error.msg})"
+    problem = _cell_problem(value, row_id, name)
+    if problem:
+        return None, problem
+    value.pop(ROW_KEY)
+    return StoredResult(name, value, failure, bool(logged)), None
 
 
-def _annotation_problem(value: Any, span_id: str, name: str) -> str | None:
-    """What is wrong with a stored span annotation (`_annotation`'s shape), or None; one copied from
-    another row would annotate the wrong span, so its span id and name must be the row's."""
-    if not isinstance(value, dict) or not isinstance(value.get("result", {}), dict):
-        return "annotation is not a span annotation object"
-    if value.get("span_id", span_id) != span_id or value.get("name", name) != name:
-        return f"annotation is for span {value.get('span_id')!r} {value.get('name')!r}, not this row's"
+def _cell_problem(value: Any, row_id: str, name: str) -> str | None:
+    """What is wrong with a stored cell (``Score.to_dict()`` shape plus its row), or None; one copied
+    from another row would be read as this row's, so its row and name must be the row's."""
+    if not isinstance(value, dict):
+        return "cell is not an object"
+    if value.get(ROW_KEY) != row_id or value.get("name", name) != name:
+        return f"cell is for row {value.get(ROW_KEY)!r} {value.get('name')!r}, not this row's"
     if value.get("metadata") is not None and not isinstance(value["metadata"], dict):
-        return "annotation metadata is not an object"
-    result = value.get("result", {})
-    score = result.get("score")
+        return "cell metadata is not an object"
+    score = value.get("score")
     if score is not None and (
         isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)
     ):
-        return f"annotation score is {score!r}, expected a finite number"
-    label = result.get("label")
+        return f"cell score is {score!r}, expected a finite number"
+    label = value.get("label")
     if label is not None and not isinstance(label, str):
-        return f"annotation label is {label!r}, expected text"
+        return f"cell label is {label!r}, expected text"
     return None

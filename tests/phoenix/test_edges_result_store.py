@@ -1,6 +1,6 @@
-"""Rows of the trace-evaluation result store are checked when read back: a damaged row (edited, copied
-from another span, not JSON, nested too deep, a NaN score) is named with the store and computed again,
-never used, and never a bare JSON error."""
+"""Rows of the evaluation's result store (the recipe's and trace evaluation's) are checked when read back:
+a damaged row (edited, copied from another row, not JSON, nested too deep, a NaN score) is named with the
+store and computed again, never used, and never a bare JSON error."""
 
 from __future__ import annotations
 
@@ -10,59 +10,43 @@ import warnings
 import pytest
 
 from bertscore_plugins.errors import BertScorePluginsError
-from bertscore_plugins.integrations.phoenix.result_store import (
-    DamagedResultWarning,
-    ResultStore,
-    ResultStoreError,
-)
+from bertscore_plugins.evaluation.store import DamagedResultWarning, ResultStore, ResultStoreError
 
 CONFIG = "cfg"
 
 
-def _annotation(span_id: str, score: float = 0.9) -> dict:
-    return {
-        "name": "bertscore",
-        "span_id": span_id,
-        "annotator_kind": "CODE",
-        "result": {"label": "similar", "score": score},
-        "metadata": {},
-    }
+def _cell(score: float = 0.9) -> dict:
+    return {"name": "bertscore", "label": "similar", "score": score, "metadata": {}}
 
 
 @pytest.fixture()
 def store_path(tmp_path):
     path = tmp_path / "results.sqlite"
     with ResultStore(path) as store:
-        store.put(CONFIG, [(span, "bertscore", _annotation(span), None) for span in ("s1", "s2", "s3")])
+        store.put(CONFIG, [(row, "bertscore", _cell(), None) for row in ("s1", "s2", "s3")])
     return path
 
 
-def _damage(path, span_id: str, column: str, value) -> None:
+def _damage(path, row_id: str, column: str, value) -> None:
     with sqlite3.connect(path) as db:
-        db.execute(f"UPDATE results SET {column} = ? WHERE span_id = ?", (value, span_id))
+        db.execute(f"UPDATE results SET {column} = ? WHERE row_id = ?", (value, row_id))
     db.close()
 
 
 @pytest.mark.parametrize(
     ("column", "value", "problem"),
     [
-        ("annotation", '{"name": "bertscore", "res', "annotation is not valid JSON (Unterminated string"),
-        ("annotation", "[" * 5000 + "]" * 5000, "annotation nested deeper than 100 levels"),
+        ("cell", '{"name": "bertscore", "sco', "cell is not valid JSON (Unterminated string"),
+        ("cell", "[" * 5000 + "]" * 5000, "cell nested deeper than 100 levels"),
+        ("cell", '{"name": "bertscore", "row_id": "s1", "score": NaN}', "cell score is nan"),
+        ("cell", '["bertscore", 0.9]', "cell is not an object"),
         (
-            "annotation",
-            '{"name": "bertscore", "span_id": "s1", "result": {"score": NaN}}',
-            "annotation score is nan",
+            "cell",
+            '{"name": "bertscore", "row_id": "s1", "score": 0.9, "metadata": [1]}',
+            "cell metadata is not an object",
         ),
-        (
-            "annotation",
-            '{"name": "bertscore", "span_id": "s1", "result": "0.9"}',
-            "annotation is not a span annotation object",
-        ),
-        (
-            "annotation",
-            '{"name": "bertscore", "span_id": "s3", "result": {"score": 0.2}}',
-            "annotation is for span 's3'",
-        ),
+        ("cell", '{"name": "bertscore", "row_id": "s1", "label": 3}', "cell label is 3, expected text"),
+        ("cell", '{"name": "bertscore", "row_id": "s3", "score": 0.2}', "cell is for row 's3'"),
         ("logged", "yes", "logged is 'yes', expected 0 or 1"),
         ("failure", b"\x07", "failure is bytes, expected text"),
     ],
@@ -73,15 +57,15 @@ def test_a_damaged_row_is_named_and_computed_again(store_path, column, value, pr
         found = store.results(CONFIG, ["s1", "s2", "s3"])
     message = str(caught[0].message)
     assert message.startswith(f"result store {store_path}: 1 stored result(s) cannot be read back and are ")
-    assert f"span 's1' 'bertscore': {problem}" in message
-    assert set(found) == {"s2", "s3"} and found["s2"]["bertscore"].annotation == _annotation("s2")
+    assert f"row 's1' 'bertscore': {problem}" in message
+    assert set(found) == {"s2", "s3"} and found["s2"]["bertscore"].cell == _cell()
     # the next run computes it again and stores it: the store heals
     with ResultStore(store_path) as store:
-        store.put(CONFIG, [("s1", "bertscore", _annotation("s1", 0.5), None)])
+        store.put(CONFIG, [("s1", "bertscore", _cell(0.5), None)])
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             again = store.results(CONFIG, ["s1"])
-    assert again["s1"]["bertscore"].annotation["result"]["score"] == 0.5
+    assert again["s1"]["bertscore"].cell["score"] == 0.5
 
 
 def test_a_failed_result_without_annotation_is_kept_for_the_retry(store_path):
@@ -102,13 +86,13 @@ def test_store_errors_share_the_project_root(tmp_path):
 
 def test_a_damaged_row_read_again_by_the_same_run_is_warned_of_once(store_path):
     # a run reads a page's rows before scoring and again before logging, and every poll with --follow
-    _damage(store_path, "s1", "annotation", "not json")
+    _damage(store_path, "s1", "cell", "not json")
     with ResultStore(store_path) as store, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(3):
             found = store.results(CONFIG, ["s1", "s2"])
     assert [type(w.message) for w in caught] == [DamagedResultWarning]
-    assert "span 's1' 'bertscore': annotation is not valid JSON" in str(caught[0].message)
+    assert "row 's1' 'bertscore': cell is not valid JSON" in str(caught[0].message)
     assert set(found) == {"s2"}  # still never used
     with ResultStore(store_path) as store, pytest.warns(DamagedResultWarning):
         store.results(CONFIG, ["s1"])  # the next run names it again

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import bertscore_plugins.integrations.phoenix as phoenix_package
-from bertscore_plugins.integrations.phoenix.result_store import ResultStore, ResultStoreError
+from bertscore_plugins.evaluation.store import ResultStore, ResultStoreError
 from bertscore_plugins.integrations.phoenix.span_source import extract_fields, lookup, retriever_documents
 from bertscore_plugins.integrations.phoenix.trace_evaluation import (
     EvaluationReport,
@@ -160,17 +160,17 @@ def test_json_inputs_and_outputs_give_the_text_inside_them_or_say_why_not(output
 def test_result_store_keeps_results_until_logged_across_reopening(tmp_path):
     path = tmp_path / "store.sqlite"
     with ResultStore(path) as store:
-        store.put("cfg-a", [("s1", "bertscore", {"name": "bertscore", "span_id": "s1"}, None)])
+        store.put("cfg-a", [("s1", "bertscore", {"name": "bertscore", "score": 0.9}, None)])
         store.put("cfg-a", [("s1", "faithfulness", None, "judge timed out")])
-        store.put("cfg-b", [("s1", "bertscore", {"name": "bertscore", "span_id": "s1", "x": 2}, None)])
+        store.put("cfg-b", [("s1", "bertscore", {"name": "bertscore", "x": 2}, None)])
         store.mark_logged("cfg-a", [("s1", "bertscore")])
     with ResultStore(path) as store:
         found = store.results("cfg-a", ["s1", "s2"])
         assert set(found) == {"s1"}
-        assert found["s1"]["bertscore"].logged and found["s1"]["bertscore"].annotation["span_id"] == "s1"
-        assert found["s1"]["faithfulness"].annotation is None
+        assert found["s1"]["bertscore"].logged and found["s1"]["bertscore"].cell["score"] == 0.9
+        assert found["s1"]["faithfulness"].cell is None
         assert found["s1"]["faithfulness"].failure == "judge timed out"
-        assert store.results("cfg-b", ["s1"])["s1"]["bertscore"].annotation["x"] == 2
+        assert store.results("cfg-b", ["s1"])["s1"]["bertscore"].cell["x"] == 2
         assert store.count() == 3 and store.count("cfg-a") == 2
 
 
@@ -213,7 +213,7 @@ def test_concurrent_writers_to_one_store_lose_nothing(tmp_path):
     writer = textwrap.dedent(
         f"""
         import sys
-        from bertscore_plugins.integrations.phoenix.result_store import ResultStore
+        from bertscore_plugins.evaluation.store import ResultStore
         me = sys.argv[1]
         with ResultStore({str(path)!r}) as store:
             for batch in range(40):
@@ -305,8 +305,9 @@ def test_package_docstring_map_lists_only_names_that_exist():
             assert getattr(phoenix_package, name) is getattr(module, name)
             listed.add(name)
     assert set(phoenix_package.__all__) - listed <= {"OFFLINE_FAITHFULNESS", "score_dataframe"}
-    for helper in ("span_source", "span_rows", "result_store"):
+    for helper in ("span_source", "span_rows"):
         importlib.import_module(f"bertscore_plugins.integrations.phoenix.{helper}")
+    importlib.import_module("bertscore_plugins.evaluation.store")
     importlib.import_module("bertscore_plugins.tools.phoenix_server")
 
 

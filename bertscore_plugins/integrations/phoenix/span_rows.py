@@ -1,11 +1,11 @@
 """Phoenix spans as batch rows, and batch results as span annotations: the span adapter of the pipeline.
 
-A span becomes a :class:`~.batch.BatchRow` wanting the signals it has the fields for (groundedness and
-the offline faithfulness need a context, similarity a reference, the judge a question and a context)
-minus those stored from an earlier run, whose cells the row carries as ``known``. The batch's cells
-become ``SpanAnnotationData`` dicts carrying our identifier and, in their metadata, the configuration's
-id (one identifier for every configuration: the last one's annotation is the current one, see
-:mod:`.annotation_sink`).
+A span becomes a :class:`~.batch.BatchRow` (its ``label`` the span id, its id in the result store)
+wanting the signals it has the fields for (groundedness and the offline faithfulness need a context,
+similarity a reference, the judge a question and a context) minus those stored from an earlier run, whose
+cells the row carries as ``known``. Stored cells become ``SpanAnnotationData`` dicts carrying our
+identifier and, in their metadata, the configuration's id (one identifier for every configuration: the
+last one's annotation is the current one, see :mod:`.annotation_sink`).
 """
 
 from __future__ import annotations
@@ -18,14 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import CONFIGURATION_KEY
-from bertscore_plugins.integrations.phoenix.result_store import StoredResult
+from bertscore_plugins.evaluation.store import StoredResult
 from bertscore_plugins.integrations.phoenix.span_source import SpanFields, extract_fields, reference_value
 
-if TYPE_CHECKING:  # the batch pulls in pandas and phoenix.evals; the CLI's flags need neither
-    from bertscore_plugins.evaluation.batch import BatchResult, BatchRow
-
-#: a result entry for the store: (span_id, name, annotation or None, failure or None)
-Entry = tuple[str, str, dict[str, Any] | None, str | None]
+if TYPE_CHECKING:  # the batch pulls in the core; the CLI's flags do not need it
+    from bertscore_plugins.evaluation.batch import BatchRow
 
 
 @dataclass(frozen=True)
@@ -78,7 +75,7 @@ def span_row(
     if not mine:  # a retry does not count its skips again
         for name, reason in reasons.items():
             skipped[f"{name}: {reason}"] += 1
-    wants = available - {name for name, result in mine.items() if result.annotation is not None}
+    wants = available - {name for name, result in mine.items() if result.cell is not None}
     if not wants:
         if not mine:
             skipped["span: nothing to evaluate (no context and no reference)"] += 1
@@ -90,7 +87,7 @@ def span_row(
         reference=list(fields.reference) if isinstance(fields.reference, tuple) else fields.reference,
         input=fields.input,
         wants=frozenset(wants),
-        known={name: cell_of(r.annotation) for name, r in mine.items() if r.annotation is not None},
+        known={name: r.cell for name, r in mine.items() if r.cell is not None},
     )
 
 
@@ -108,20 +105,6 @@ def _missing(fields: SpanFields, config: EvaluationConfig, not_a_reference: str 
     return missing
 
 
-def entries(rows: list[BatchRow], result: BatchResult, annotating: Annotating) -> list[Entry]:
-    """The store entries of a batch: an annotation per computed cell, a failure per failed one (a
-    disagreement that did not run waits for the judge's retry and is not recorded)."""
-    found: list[Entry] = []
-    for name, cells in result.cells.items():
-        for row, cell, details in zip(rows, cells, result.details[name], strict=True):
-            if cell is not None:
-                found.append((row.label, name, annotation(row.label, cell, annotating), None))
-            elif details is not None and details.get("status") == "FAILED":
-                reason = "; ".join(details.get("exceptions") or []) or "no result"
-                found.append((row.label, name, None, reason))
-    return found
-
-
 def annotation(span_id: str, cell: Mapping[str, Any], annotating: Annotating) -> dict[str, Any]:
     """A ``SpanAnnotationData`` dict from a ``Score.to_dict()`` cell."""
     metadata = dict(cell.get("metadata") or {})
@@ -137,16 +120,4 @@ def annotation(span_id: str, cell: Mapping[str, Any], annotating: Annotating) ->
         "result": result,
         "metadata": metadata,
     }
-    return json.loads(json.dumps(plain, default=str))  # the store and the server see the same plain values
-
-
-def cell_of(annotation: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``Score.to_dict()``-shaped cell of a stored annotation (what the disagreement step reads)."""
-    result = annotation.get("result") or {}
-    return {
-        "name": annotation["name"],
-        "score": result.get("score"),
-        "label": result.get("label"),
-        "explanation": result.get("explanation"),
-        "metadata": annotation.get("metadata") or {},
-    }
+    return json.loads(json.dumps(plain, default=str))  # plain values, as the server stores them

@@ -4,9 +4,10 @@
 spans are read, :class:`.trace_settings.TraceSettings`; how they are evaluated,
 :class:`~bertscore_plugins.evaluation.evaluation_config.EvaluationConfig`) and hands them to the passes:
 :mod:`.trace_polling` (one pass, or one per poll when following) over :mod:`.trace_pass` (a page at a
-time: spans -> batch rows (:mod:`.span_rows`) -> :func:`~bertscore_plugins.evaluation.batch.evaluate_batch`
--> the local store (:mod:`.result_store`) -> span annotations). Every request to Phoenix goes through
-:mod:`.gateway`.
+time: spans -> batch rows (:mod:`.span_rows`) -> the one pipeline
+(:func:`~bertscore_plugins.evaluation.pipeline.evaluate_stored`: the engine, the result store of
+:mod:`bertscore_plugins.evaluation.store`, the judge retry; the recipe's too) -> span annotations). Every
+request to Phoenix goes through :mod:`.gateway`.
 
 A re-run evaluates only the spans without a current annotation of this configuration and logs nothing
 twice; results computed before an outage are logged by the next run. Every configuration writes under
@@ -27,8 +28,8 @@ from bertscore_plugins.core.score_config import SettingError, refuse_idf_per_bat
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.errors import TraceEvaluationError as TraceEvaluationError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
+from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.integrations.phoenix import gateway
-from bertscore_plugins.integrations.phoenix.result_store import ResultStore
 from bertscore_plugins.integrations.phoenix.span_rows import Annotating
 from bertscore_plugins.integrations.phoenix.span_source import lookup
 from bertscore_plugins.integrations.phoenix.trace_pass import OnePass, TraceJob

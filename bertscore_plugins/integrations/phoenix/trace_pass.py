@@ -3,8 +3,9 @@
 Per page: which spans already hold this configuration's annotations in Phoenix (the server is the truth:
 another configuration's annotation replaced ours there, so ours is re-sent from the store), which of the
 others the local store already has results for (logged without rescoring), and the rest go through the
-one pipeline (:func:`bertscore_plugins.evaluation.batch.evaluate_batch`). Results are stored before
-anything is sent, so an outage loses nothing.
+one pipeline (:func:`bertscore_plugins.evaluation.pipeline.evaluate_stored`: the engine call, the result
+store and the judge retry the recipe uses too). Results are stored before anything is sent, so an outage
+loses nothing.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from datetime import datetime
 from typing import Any
 
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
+from bertscore_plugins.evaluation.pipeline import StoredRun, missing
+from bertscore_plugins.evaluation.store import ResultStore, StoredResult
 from bertscore_plugins.integrations.phoenix import gateway
-from bertscore_plugins.integrations.phoenix.result_store import ResultStore, StoredResult
-from bertscore_plugins.integrations.phoenix.span_rows import Annotating, entries, span_row
+from bertscore_plugins.integrations.phoenix.span_rows import Annotating, span_row
+from bertscore_plugins.integrations.phoenix.span_rows import annotation as span_annotation
 from bertscore_plugins.integrations.phoenix.span_source import ROOT, trace_documents
 from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
 from bertscore_plugins.integrations.phoenix.trace_settings import TraceSettings
@@ -132,15 +135,18 @@ class OnePass:
         if mine is None:
             done = span_id in current
         else:
-            judged = mine.get(judge.name) if judge is not None else None
-            if judged is not None and judged.annotation is None:
+            if (
+                judge is not None
+                and judge.name in mine
+                and missing(mine[judge.name], judge.name, self.job.config)
+            ):
                 return True
             done = all(name in current.get(span_id, ()) for name in mine)
         self.job.report.already_done += done
         return mine is None and not done
 
     def _score(self, work: Work) -> None:
-        from bertscore_plugins.evaluation.batch import evaluate_batch
+        from bertscore_plugins.evaluation.pipeline import evaluate_stored
 
         job = self.job
         started = time.perf_counter()
@@ -154,24 +160,26 @@ class OnePass:
                 rows.append(row)
         if not rows:
             return
-        result = evaluate_batch(rows, job.config, scorer=job.scorer, exit_on_error=False, progress=False)
-        for part, seconds in result.seconds.items():
+        started = time.perf_counter()
+        # stored as computed, before anything is sent: an outage loses nothing
+        run = evaluate_stored(
+            rows, job.config, job.store, job.configuration, scorer=job.scorer, progress=False
+        )
+        for part, seconds in run.seconds.items():
             job.report.seconds[part] += seconds
-        self._record(entries(rows, result, job.annotating), result.triage)
+        job.timed("store", started + sum(run.seconds.values()))
+        self._record(run)
 
-    def _record(self, found: list[Any], triage: Mapping[str, Any]) -> None:
+    def _record(self, run: StoredRun) -> None:
         report = self.job.report
-        for _, name, annotation, failure in found:
-            if annotation is not None:
+        for _, name, cell, failure in run.fresh:
+            if cell is not None:
                 report.results[name] += 1
             else:
                 report.failed[f"{name}: {_short(failure or '')}"] += 1
-        report.evaluated += len({span_id for span_id, _, annotation, _ in found if annotation is not None})
+        report.evaluated += len({row_id for row_id, _, cell, _ in run.fresh if cell is not None})
         for key in ("judged", "saved"):
-            report.judge_calls[key] += triage.get(key, 0) if triage.get("mode") != "none" else 0
-        started = time.perf_counter()
-        self.job.store.put(self.job.configuration, found)  # before anything is sent: an outage loses nothing
-        self.job.timed("store", started)
+            report.judge_calls[key] += run.triage.get(key, 0) if run.triage.get("mode") != "none" else 0
 
     def _log(self, ids: Sequence[str], current: Mapping[str, set[str]], scored_now: set[str]) -> None:
         """Send every stored result of this configuration that is not Phoenix's current one: new
@@ -184,13 +192,13 @@ class OnePass:
         already: list[tuple[str, str]] = []
         for span_id in ids:
             for name, result in stored.get(span_id, {}).items():
-                if result.annotation is None:
+                if result.cell is None:
                     continue
                 if name in current.get(span_id, ()) and (result.logged or span_id not in scored_now):
                     if not result.logged:
                         already.append((span_id, name))  # logged before a crash could mark it
                     continue
-                pending.append(result.annotation)
+                pending.append(span_annotation(span_id, result.cell, job.annotating))
         if already:
             job.store.mark_logged(job.configuration, already)
         for start in range(0, len(pending), job.settings.log_batch_size):
