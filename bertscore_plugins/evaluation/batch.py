@@ -17,15 +17,16 @@ signals come from the core (:mod:`.signals`), the verdicts from a :class:`~.judg
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertscore_plugins.errors import InputError
+from bertscore_plugins.errors import BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.cells import completed, failed, row_number
 from bertscore_plugins.evaluation.cells import usable as usable
-from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
-from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
+from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell, disagreement_cells
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, judge_near_chance
 from bertscore_plugins.evaluation.judge import (
     JudgeRow,
     ask,
@@ -102,6 +103,8 @@ def evaluate_batch(
             that has both scores.
     """
     batch = _Batch(list(rows), config, _scorer(scorer, config), exit_on_error, progress)
+    if config.judge is not None and config.disagreement_reads == "auto" and judge_near_chance(config.judge):
+        _say_the_judge_is_near_chance(config.judge)
     started = time.perf_counter()
     batch.similarity()
     batch.offline()
@@ -119,6 +122,20 @@ def evaluate_batch(
         thresholds=thresholds,
         triage=batch.triage,
         seconds=seconds,
+    )
+
+
+def _say_the_judge_is_near_chance(judge: Any) -> None:
+    """Once per run (Python shows a warning once per place and text): the judge's verdicts are kept, but
+    a judge measured near chance does not decide the disagreement."""
+    auc = getattr(judge, "measured_auc", None)
+    measured = f" (development ROC-AUC {auc:.2f}, benchmarks/QUALITY.md section 9)" if auc is not None else ""
+    warnings.warn(
+        f"the judge {judge.model or judge.name} ranks summaries near chance{measured}: its verdicts are kept "
+        "in their own column, but the disagreement reads the offline faithfulness; "
+        "disagreement_reads='judge' (--disagreement-reads judge) lets a judge decide",
+        BertScorePluginsWarning,
+        stacklevel=3,
     )
 
 
@@ -264,7 +281,36 @@ class _Batch:
             names=(config.similarity_name, config.faithfulness_name, config.disagreement_name),
             labels=[self.label(p) for p in positions],
         )
+        if config.reads_judge:
+            self._offline_where_the_judge_failed(positions, sim, faith, thresholds, cells, details)
         for position, cell, detail in zip(positions, cells, details, strict=True):
             self.cells[config.disagreement_name][position] = cell
             self.details[config.disagreement_name][position] = detail
         return thresholds
+
+    def _offline_where_the_judge_failed(
+        self,
+        positions: list[int],
+        sim: list[Any],
+        faith: list[Any],
+        thresholds: Thresholds,
+        cells: list[Any],
+        details: list[Any],
+    ) -> None:
+        """A row the judge gave no verdict for (an outage, a refused request) is read with the offline
+        faithfulness, its explanation saying why: a judge's failure never blanks a disagreement the offline
+        signal can give."""
+        config = self.config
+        at_offline_cut = Thresholds(thresholds.similarity, config.offline_threshold, thresholds.source)
+        for i, position in enumerate(positions):
+            offline = self.cell(config.offline_name, position)
+            if usable(faith[i]) or not usable(offline) or not usable(sim[i]):
+                continue
+            judge_details = self.details[config.judge.name][position] or {}
+            reason = "; ".join(judge_details.get("exceptions") or []) or "no verdict"
+            cell = disagreement_cell(sim[i], offline, at_offline_cut, name=config.disagreement_name)
+            cell["explanation"] += (
+                f"; the judge gave no verdict ({reason[:200]}): the offline faithfulness decided"
+            )
+            cell["metadata"]["judge_failed"] = reason[:500]
+            cells[i], details[i] = cell, completed()

@@ -38,7 +38,7 @@ from bertscore_plugins.thresholds import (
 )
 
 JUDGE_ROWS = ("all", "unsettled")
-DISAGREEMENT_READS = ("judge", "offline")
+DISAGREEMENT_READS = ("auto", "judge", "offline")
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,11 @@ class EvaluationConfig:
         choices=JUDGE_ROWS,
     )
     disagreement_reads: str = setting(
-        "judge",
-        "the faithfulness the disagreement reads when a judge runs: 'judge' (its verdict), or 'offline' (the "
-        "offline faithfulness, the judge's verdict beside it: for a judge measured weaker than the offline "
-        "signal, as the local Gemma 3 270M is, benchmarks/QUALITY.md section 9)",
+        "auto",
+        "the faithfulness the disagreement reads when a judge runs: 'auto' (the judge's verdict, unless the "
+        "judge says it was measured near chance, as the packaged local judge was: then the offline "
+        "faithfulness, the verdict beside it, said once per run), 'judge' (its verdict, whatever its "
+        "measured quality: a provider's judge) or 'offline' (the offline faithfulness)",
         choices=DISAGREEMENT_READS,
     )
     judge_concurrency: int = setting(4, "judge requests in flight", signed=False)
@@ -126,8 +127,11 @@ class EvaluationConfig:
 
     @property
     def reads_judge(self) -> bool:
-        """Whether the disagreement reads the judge's verdict."""
-        return self.judge is not None and self.disagreement_reads == "judge"
+        """Whether the disagreement reads the judge's verdict: "judge", or "auto" with a judge not measured
+        near chance (:func:`judge_near_chance`)."""
+        if self.judge is None or self.disagreement_reads == "offline":
+            return False
+        return self.disagreement_reads == "judge" or not judge_near_chance(self.judge)
 
     @property
     def faithfulness_cut(self) -> float:
@@ -181,6 +185,13 @@ class EvaluationConfig:
 
 
 EvaluationConfig.__doc__ += document(EvaluationConfig)
+
+
+def judge_near_chance(judge: Any) -> bool:
+    """Whether ``judge`` says its measured quality is near chance (its ``near_chance`` attribute: the
+    packaged local judge ranks development summaries at ROC-AUC about 0.5, benchmarks/QUALITY.md section
+    9). A judge that says nothing is taken at its word: a provider's model is read."""
+    return getattr(judge, "near_chance", False) is True
 
 
 def _signed_value(config: EvaluationConfig, name: str) -> Any:
