@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ class Alignment:
         self._matrix: np.ndarray | None = None
         self._output_pieces: dict[int, list[int]] = {}
         self._content: set[int] = set()
-        self._context_pieces: dict[int, list[int]] = {}
+        self._by_word: tuple[np.ndarray, np.ndarray] | None = None
         self._piece_word = np.zeros(0, dtype=np.int64)
         if output is None or context is None or explanation is None:
             return
@@ -50,20 +51,26 @@ class Alignment:
                 self.context_word[word] = target
                 self.similarity[word] = float(best[top])
 
-    def _pieces_of(self, context_word: int) -> list[int]:
-        if context_word not in self._context_pieces:
-            self._context_pieces[context_word] = np.flatnonzero(self._piece_word == context_word).tolist()
-        return self._context_pieces[context_word]
+    def _pieces_by_word(self) -> tuple[np.ndarray, np.ndarray]:
+        """The context's pieces ordered by their word, and those words (built once, on first need)."""
+        if self._by_word is None:
+            order = np.argsort(self._piece_word, kind="stable")
+            self._by_word = (order, self._piece_word[order])
+        return self._by_word
 
-    def closest(self, output_word: int, context_words: list[int], reach: int = 4) -> int | None:
+    def closest(self, output_word: int, context_words: Sequence[int], reach: int = 4) -> int | None:
         """Of ``context_words``, the one standing in for ``output_word`` (None without an alignment).
 
         Similarity alone picks "Sunday" for "Thursday" as readily as "Tuesday"; what decides is where
         the output word's neighbours align: "discharged on Thursday" puts "discharged" two words
         before the context's "Tuesday". So each candidate scores its similarity plus how well the
-        output word's content neighbours (``reach`` words either side) keep their offsets around it.
+        output word's content neighbours (``reach`` words either side) keep their offsets around it;
+        the highest score wins (on a tie, the later word).
+
+        Every candidate is scored at once (numpy): a long output with many unsupported facts against a
+        long context asks this once per fact, over all of the context's rivals.
         """
-        if self._matrix is None or output_word not in self._output_pieces:
+        if self._matrix is None or output_word not in self._output_pieces or not len(context_words):
             return None
         rows = self._output_pieces[output_word]
         neighbours = [
@@ -71,16 +78,22 @@ class Alignment:
             for k in range(output_word - reach, output_word + reach + 1)
             if k != output_word and k in self.context_word and k in self._content
         ]
-        scored = []
-        for w in context_words:
-            pieces = self._pieces_of(w)
-            if not pieces:
-                continue
-            similarity = float(self._matrix[np.ix_(rows, pieces)].max())
+        order, words_of_pieces = self._pieces_by_word()
+        words = np.asarray(context_words, dtype=np.int64)
+        first = np.searchsorted(words_of_pieces, words, side="left")
+        counts = np.searchsorted(words_of_pieces, words, side="right") - first
+        words, first, counts = words[counts > 0], first[counts > 0], counts[counts > 0]
+        if not len(words):
+            return None
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        pieces = order[np.repeat(first - starts, counts) + np.arange(int(counts.sum()))]
+        similarity = np.maximum.reduceat(self._matrix[np.ix_(rows, pieces)].max(axis=0), starts)
+        score = similarity.astype(np.float64)
+        weight = sum(1.0 / abs(offset) for offset, _ in neighbours)
+        if weight:
             # nearer neighbours weigh more ("Anna Varga": the surname right after the first name)
-            kept = sum(
-                max(0.0, 1.0 - abs((n - w) - offset) / (reach + 1)) / abs(offset) for offset, n in neighbours
-            )
-            weight = sum(1.0 / abs(offset) for offset, _ in neighbours)
-            scored.append((similarity + (kept / weight if weight else 0.0), w))
-        return max(scored)[1] if scored else None
+            kept = np.zeros(len(words))
+            for offset, n in neighbours:  # summed in this order, as one candidate at a time would be
+                kept += np.maximum(0.0, 1.0 - np.abs((n - words) - offset) / (reach + 1)) / abs(offset)
+            score = score + kept / weight
+        return int(words[score == score.max()].max())

@@ -87,6 +87,6 @@ def check_entity(
             and not name_in(w.lower, out)
         )
         rivals.append(-1)  # marks the list as built, even when empty
-    names = [j for j in rivals if j >= 0]
+    names = rivals[:-1]  # the marker is last
     closest = alignment.closest(missing[0], names) if names else None
     return Finding("entity", named, False, ctx.words[closest].text if closest is not None else None)

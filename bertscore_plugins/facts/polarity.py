@@ -48,18 +48,50 @@ def _counterparts(
         if not pairs or float(np.mean([similarity for _, similarity in pairs])) < CLAUSE_ALIGNMENT:
             return None
         return pairs
-    # no alignment: the context clause sharing the most stems, and the shared words in it
+    # no alignment: the context clause sharing the most stems (the first of those), and the shared words
+    # in it, found through the context's stem index rather than a pass over its words per clause
     stems = {stem(out.words[k].lower) for k in words}
-    by_clause: dict[int, list[int]] = {}
-    for j, w in enumerate(ctx.words):
-        if stem(w.lower) in stems:
-            by_clause.setdefault(w.clause, []).append(j)
-    if not by_clause:
+    positions = _stem_arrays(ctx)
+    found = [positions[s] for s in stems if s in positions]
+    if not found:
         return None
-    best = max(by_clause, key=lambda c: len(by_clause[c]))
-    if len(by_clause[best]) < max(1, len(stems) // 2):
+    shared = np.concatenate(found)
+    clauses = _clause_array(ctx)[shared]
+    counts = np.bincount(clauses)
+    best = int(counts.argmax())
+    if counts[best] < max(1, len(stems) // 2):
         return None
-    return [(j, 1.0) for j in by_clause[best]]
+    return [(int(j), 1.0) for j in np.sort(shared[clauses == best])]
+
+
+def _word_flags(ctx: TextFacts) -> dict[str, frozenset[bool]]:
+    """Per word (lower-cased), whether the context writes it negated, plain or both (built once)."""
+
+    def build(f: TextFacts) -> dict[str, frozenset[bool]]:
+        return {word: frozenset(f.negated[i] for i in at) for word, at in f.positions.items()}
+
+    return ctx.derived("word_flags", build)
+
+
+def _stem_flags(ctx: TextFacts) -> dict[str, frozenset[bool]]:
+    """Per stem, whether the context writes it negated, plain or both, in any of its forms (built once)."""
+
+    def build(f: TextFacts) -> dict[str, frozenset[bool]]:
+        return {key: frozenset(f.negated[i] for i in at) for key, at in _stem_positions(f).items()}
+
+    return ctx.derived("stem_flags", build)
+
+
+def _stem_arrays(ctx: TextFacts) -> dict[str, np.ndarray]:
+    """Per stem, where the context writes it (an array, for the clause count above)."""
+    return ctx.derived(
+        "stem_arrays",
+        lambda f: {key: np.array(at, dtype=np.int64) for key, at in _stem_positions(f).items()},
+    )
+
+
+def _clause_array(ctx: TextFacts) -> np.ndarray:
+    return ctx.derived("clause_array", lambda f: np.array([w.clause for w in f.words], dtype=np.int64))
 
 
 def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_output: bool) -> bool:
@@ -72,11 +104,11 @@ def _context_negated(ctx: TextFacts, pairs: list[tuple[int, float]], negated_out
 
     def vote(j: int) -> int:
         if negated_output:
-            occurrences = ctx.positions.get(ctx.words[j].lower, [j])
-            return 1 if any(ctx.negated[i] for i in occurrences) else -1
+            negated_anywhere = _word_flags(ctx).get(ctx.words[j].lower, frozenset({ctx.negated[j]}))
+            return 1 if True in negated_anywhere else -1
         # a plain output: a word the context writes both ways ("covers defects", "does not cover
         # damage") abstains, in any of its forms; the words only the negated clause writes decide
-        flags = {ctx.negated[i] for i in _stem_positions(ctx).get(stem(ctx.words[j].lower), [j])}
+        flags = _stem_flags(ctx).get(stem(ctx.words[j].lower), frozenset({ctx.negated[j]}))
         return 0 if len(flags) > 1 else (1 if flags == {True} else -1)
 
     votes = sum(vote(j) * similarity for j, similarity in pairs)
@@ -202,10 +234,10 @@ def _says_only_negated_head(
     ("may not be playing much") is often restated loosely ("struggled for playing time") in a summary."""
     heads = _predicate_heads(ctx)
     said = {stem(out.words[k].lower) for k in words if _after_be(out, k)}
-    positions = _stem_positions(ctx)
+    flags = _stem_flags(ctx)
     for j, _ in pairs:
         head = heads.get(ctx.words[j].clause)
-        if head in said and all(ctx.negated[i] for i in positions.get(head, [])):
+        if head in said and flags.get(head, frozenset()) <= {True}:  # negated wherever it is written
             return True
     return False
 

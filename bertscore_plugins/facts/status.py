@@ -63,8 +63,7 @@ def check_status(out: TextFacts, ctx: TextFacts) -> list[Finding]:
     for first, last, group, state in states(out):
         if (group, state) in said:
             continue
-        excluded = lx.EXCLUDED_ACROSS_GROUPS.get((group, state), ())
-        others = [s for s in states(ctx) if (s[2] == group and s[3] != state) or (s[2], s[3]) in excluded]
+        others = _contrary(ctx, group, state)
         if not others:
             continue
         shared = _shared_stems(out, first, last)
@@ -74,6 +73,18 @@ def check_status(out: TextFacts, ctx: TextFacts) -> list[Finding]:
             says = ctx.text[ctx.words[against[0]].start : ctx.words[against[1]].end]
             findings.append(Finding("status", text, False, says))
     return findings
+
+
+def _contrary(ctx: TextFacts, group: str, state: str) -> list[tuple]:
+    """The context's states that contradict ``state`` of ``group``, in text order (listed once per
+    context and state: a long output says the same states many times)."""
+    found = ctx.derived("contrary_states", lambda f: {})
+    if (group, state) not in found:
+        excluded = lx.EXCLUDED_ACROSS_GROUPS.get((group, state), ())
+        found[group, state] = [
+            s for s in states(ctx) if (s[2] == group and s[3] != state) or (s[2], s[3]) in excluded
+        ]
+    return found[group, state]
 
 
 def _shared_stems(out: TextFacts, first: int, last: int) -> set[str]:
