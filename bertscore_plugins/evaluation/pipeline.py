@@ -13,7 +13,10 @@ the store. It computes, with :func:`~.batch.evaluate_batch` (the one engine call
    chunk in flight, and the next run asks only the rows still without a verdict;
 3. the disagreement of the rows whose signals changed (all rows when its cuts come from the data).
 
-That is the one resume rule, for the recipe and for trace evaluation alike.
+That is the one resume rule, for the recipe and for trace evaluation alike. A stored cell labelled at
+another cut than the configuration's is relabelled from its score (:mod:`.labels`), so a store kept
+under an id that leaves the cuts out (the recipe's) re-applies new thresholds without a model call;
+with ``compute=False`` nothing but that is done, and a row missing a score is an error naming it.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning
+from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
 from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
+from bertscore_plugins.evaluation.labels import relabel
 from bertscore_plugins.evaluation.store import Entry, ResultStore, StoredResult
 
 
@@ -70,6 +74,7 @@ def evaluate_stored(
     scorer: Any = None,
     progress: bool | None = None,
     say: Callable[[str], None] | None = None,
+    compute: bool = True,
 ) -> StoredRun:
     """Compute what the store lacks for ``rows`` under ``configuration`` and store it as it comes.
 
@@ -79,14 +84,24 @@ def evaluate_stored(
         store: the result store; configuration: the id its results are kept under.
         scorer: the core scorer (default ``get_scorer(config.score)``); progress: the core's bar.
         say: called with one line before each long step ("Asking the judge about 8 rows ...").
+        compute: False: no model and no judge, only the stored cells relabelled at ``config``'s cuts and
+            the disagreement computed again from them.
 
     Returns:
-        The :class:`StoredRun`. Raises ResultStoreError when the store cannot be written.
+        The :class:`StoredRun`.
+
+    Raises:
+        InputError: with ``compute=False``, a row the store has no score for (naming it).
+        ResultStoreError: the store cannot be read or written.
     """
     pass_ = _Pass(list(rows), config, store, configuration, scorer, progress, say or (lambda _: None))
-    pass_.offline()
-    if config.judge is not None:
-        pass_.judge()
+    pass_.relabel()
+    if compute:
+        pass_.offline()
+        if config.judge is not None:
+            pass_.judge()
+    else:
+        pass_.refuse_missing()
     pass_.disagreement()
     return pass_.run
 
@@ -125,6 +140,31 @@ class _Pass:
             if (row.wants is None or name in row.wants) and missing(stored.get(name), name, self.config)
         )
 
+    def relabel(self) -> None:
+        """Stored cells labelled at another cut than the configuration's: relabelled and stored again."""
+        found = []
+        for row_id, cells in self.run.cells.items():
+            for name, cell in cells.items():
+                again = relabel(cell, self.config)
+                if again != cell:
+                    cells[name] = again
+                    found.append((row_id, name, again, None))
+                    self.changed.add(row_id)
+        if found:
+            self.store.put(self.configuration, found)
+
+    def refuse_missing(self) -> None:
+        """With ``compute=False``: every signal a row can have must be stored (with a score or a final failure)."""
+        config = self.config
+        names = [config.similarity_name, config.groundedness_name, config.offline_name]
+        names += [config.judge.name] if config.judge is not None else []
+        lacking = [str(row.label) for row in self.rows if self.wants(row, names)]
+        if lacking:
+            raise InputError(
+                f"{len(lacking)} of {len(self.rows)} rows have no stored scores under this configuration "
+                f"(rows {', '.join(lacking[:5])}{' ...' if len(lacking) > 5 else ''}): score them first"
+            )
+
     def asking(self, row: BatchRow, wants: frozenset[str]) -> BatchRow:
         return replace(row, wants=wants, known={**row.known, **self.run.cells[str(row.label)]})
 
@@ -133,6 +173,9 @@ class _Pass:
         names = (config.similarity_name, config.groundedness_name, config.offline_name)
         todo = [self.asking(row, w) for row in self.rows if (w := self.wants(row, names))]
         if todo:
+            self.say(
+                f"Scoring {len(todo)} of {len(self.rows)} rows (similarity, groundedness, fact check) ..."
+            )
             self.compute(todo, config.replace(thresholds_from_data=False), "score")
 
     def judge(self) -> None:
@@ -159,10 +202,10 @@ class _Pass:
         config = self.config
         name = config.disagreement_name
         wanting = [row for row in self.rows if row.wants is None or name in row.wants]
-        if config.thresholds_from_data and self.changed:
+        if config.thresholds_from_data:  # the cuts depend on every row: all again (unchanged cells stay)
             todo = wanting
         else:
-            todo = [row for row in wanting if str(row.label) in self.changed or self.wants(row, (name,))]
+            todo = [row for row in wanting if str(row.label) in self.changed or self.stale(row, name)]
         if not todo:
             return
         todo = [self.asking(row, frozenset({name})) for row in todo]
@@ -180,11 +223,24 @@ class _Pass:
             result = self.compute(todo, config.replace(thresholds_from_data=False), "score")
         self.run.thresholds = result.thresholds
 
+    def stale(self, row: BatchRow, name: str) -> bool:
+        """The row's disagreement is missing, or was cut at other thresholds than the configuration's."""
+        if self.wants(row, (name,)):
+            return True
+        metadata = self.run.cells[str(row.label)].get(name, {}).get("metadata") or {}
+        cuts = (metadata.get("similarity_threshold"), metadata.get("faithfulness_threshold"))
+        return cuts != (self.config.similarity_threshold, self.config.faithfulness_cut)
+
     def compute(self, rows: list[BatchRow], config: EvaluationConfig, part: str) -> BatchResult:
-        """The one engine call over ``rows``; every cell and failure it gives is stored at once."""
+        """The one engine call over ``rows``; every cell and failure it gives that the store does not
+        hold already is stored at once."""
         result = evaluate_batch(rows, config, scorer=self.scorer, exit_on_error=False, progress=self.progress)
         self.run.seconds[part] += sum(result.seconds.values())
-        found = entries(rows, result)
+        found = [
+            entry
+            for entry in entries(rows, result)
+            if entry[2] is None or self.run.cells[entry[0]].get(entry[1]) != entry[2]
+        ]
         self.store.put(self.configuration, found)
         self.run.fresh += found
         for row_id, name, cell, failure in found:

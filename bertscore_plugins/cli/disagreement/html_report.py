@@ -1,6 +1,7 @@
-"""The recipe's report: a PNG scatter of similarity vs faithfulness with the quadrants drawn, and a
-self-contained HTML page (inline CSS, the PNG as a data URI, no script, no external resource) listing the
-rows where the two signals disagree, with each answer's tokens shaded by how well they matched the reference.
+"""The recipe's HTML report: a self-contained page (inline CSS, the scatter of :mod:`.scatter` as a data
+URI, no script, no external resource) listing the unfaithful rows and the rows where similarity and
+faithfulness disagree, each answer's tokens shaded by how well they matched the reference (the token
+matches the similarity cell kept from the one scoring pass: the report scores nothing).
 """
 
 from __future__ import annotations
@@ -11,18 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from bertscore_plugins.cli.disagreement.folder import write_run_file
+from bertscore_plugins.evaluation.names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 
-from recipes.run_state import write_run_file
-
-QUADRANT_COLOURS = {
-    "agree": "#4c72b0",
-    "high_sim_unfaithful": "#c44e52",
-    "low_sim_faithful": "#dd8452",
-    "not scored": "#999999",
-}
-OFFLINE = "offline_faithfulness"  # the column holding the fact check (bertscore_plugins.integrations.phoenix)
-JUDGE = "faithfulness"  # the LLM judge's column, when one ran
+OFFLINE = OFFLINE_FAITHFULNESS  # the offline signal (its cell holds the fact check)
+JUDGE = FAITHFULNESS  # the LLM judge's signal, when one ran
 OUTLINE_BELOW = 0.95  # tokens matched better than this are not worth outlining
 SIGNAL_TEXT = {
     "faithfulness": "the LLM faithfulness judge: p(yes) of its one-word answer",
@@ -62,11 +56,12 @@ class ReportRow:
 
 
 def report_rows(
-    table: pd.DataFrame, similarity: str, faithfulness: str, disagreement: str
+    records: list[dict[str, Any]], similarity: str, faithfulness: str, disagreement: str
 ) -> list[ReportRow]:
-    """Pull the report's values out of the scored table's ``<name>_score`` cells."""
+    """Pull the report's values out of each row's ``<name>_score`` cells (the token matches out of the
+    similarity cell's ``token_matches``)."""
     rows = []
-    for record in table.to_dict(orient="records"):
+    for record in records:
         sim_cell = record.get(f"{similarity}_score") or {}
         faith_cell = record.get(f"{faithfulness}_score") or {}
         dis_cell = record.get(f"{disagreement}_score") or {}
@@ -83,7 +78,10 @@ def report_rows(
                 label=dis_cell.get("label") or "not scored",
                 similarity_explanation=sim_cell.get("explanation") or "",
                 judge_explanation=faith_cell.get("explanation") or "",
-                matches=[(str(t), str(m), float(s)) for t, m, s in (record.get("similarity_matches") or [])],
+                matches=[
+                    (str(t), str(m), float(s))
+                    for t, m, s in (sim_cell.get("metadata") or {}).get("token_matches") or []
+                ],
                 fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
                 unsupported=_unsupported(record.get(f"{OFFLINE}_score")),
                 offline=(record.get(f"{OFFLINE}_score") or {}).get("score"),
@@ -156,115 +154,6 @@ def top_disagreements(rows: list[ReportRow], thresholds: dict[str, float], limit
 
     disagreeing = [r for r in rows if r.label in QUADRANT_TEXT]
     return sorted(disagreeing, key=key)[:limit]
-
-
-def plot_scatter(
-    rows: list[ReportRow],
-    thresholds: dict[str, float],
-    path: Path,
-    *,
-    faithfulness_name: str,
-    binary_faithfulness: bool,
-) -> Path:
-    """Save the similarity-vs-faithfulness scatter with threshold lines and shaded disagreement quadrants."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    t_sim, t_faith = thresholds["similarity"], thresholds["faithfulness"]
-    scored = [r for r in rows if r.similarity is not None and r.faithfulness is not None]
-    sims = [r.similarity for r in scored]
-    x_low = min([*sims, t_sim]) - 0.03
-    x_high = max([*sims, t_sim, 1.0]) + 0.01
-    faiths = [r.faithfulness for r in scored]
-    y_low, y_high = (
-        (-0.15, 1.15)
-        if binary_faithfulness
-        else (min([*faiths, t_faith]) - 0.03, max([*faiths, t_faith, 1.0]) + 0.01)
-    )
-    # A judge answers 0 or 1: spread the points vertically a little (seeded) so overlaps stay visible.
-    jitter = (
-        np.random.default_rng(0).uniform(-0.07, 0.07, len(scored))
-        if binary_faithfulness
-        else np.zeros(len(scored))
-    )
-
-    fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
-    ax.axvspan(
-        t_sim,
-        x_high,
-        ymin=0,
-        ymax=(t_faith - y_low) / (y_high - y_low),
-        color=QUADRANT_COLOURS["high_sim_unfaithful"],
-        alpha=0.08,
-    )
-    ax.axvspan(
-        x_low,
-        t_sim,
-        ymin=(t_faith - y_low) / (y_high - y_low),
-        ymax=1,
-        color=QUADRANT_COLOURS["low_sim_faithful"],
-        alpha=0.08,
-    )
-    ax.axvline(t_sim, color="#333333", linestyle="--", linewidth=1)
-    ax.axhline(t_faith, color="#333333", linestyle="--", linewidth=1)
-    counts: dict[str, int] = {}
-    for label, colour in QUADRANT_COLOURS.items():
-        idx = [i for i, r in enumerate(scored) if r.label == label]
-        counts[label] = len(idx)
-        if idx:
-            ax.scatter(
-                [sims[i] for i in idx],
-                [faiths[i] + jitter[i] for i in idx],
-                s=36,
-                color=colour,
-                edgecolor="white",
-                linewidth=0.6,
-                label=f"{label} ({len(idx)})",
-                zorder=3,
-            )
-    ax.text(
-        x_high,
-        y_low,
-        "high similarity, unfaithful ",
-        ha="right",
-        va="bottom",
-        fontsize=9,
-        color=QUADRANT_COLOURS["high_sim_unfaithful"],
-    )
-    ax.text(
-        x_low,
-        y_high,
-        " low similarity, faithful",
-        ha="left",
-        va="top",
-        fontsize=9,
-        color=QUADRANT_COLOURS["low_sim_faithful"],
-    )
-    ax.text(t_sim, y_high, f" similarity threshold {t_sim:.3f}", ha="left", va="top", fontsize=8, rotation=90)
-    ax.text(
-        x_low, t_faith, f" {faithfulness_name} threshold {t_faith:.3f}", ha="left", va="bottom", fontsize=8
-    )
-    ax.set_xlim(x_low, x_high)
-    ax.set_ylim(y_low, y_high)
-    ax.set_xlabel("similarity to the reference (BERTScore F1)")
-    ax.set_ylabel(
-        f"{faithfulness_name} (judge: 1 = faithful, 0 = unfaithful)"
-        if binary_faithfulness
-        else f"{faithfulness_name} (offline faithfulness)"
-        if faithfulness_name == OFFLINE
-        else f"{faithfulness_name} (BERTScore precision against the context)"
-    )
-    ax.set_title(f"Similarity vs {faithfulness_name}: {len(scored)} rows")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=8, frameon=False)
-    fig.tight_layout()
-    try:
-        write_run_file(path, lambda temporary: fig.savefig(temporary, format="png"))
-    finally:
-        plt.close(fig)
-    return path
 
 
 def highlighted_output(row: ReportRow, worst: int = 3) -> str:

@@ -1,7 +1,9 @@
 """Reading the recipe's input table: CSV, JSONL, JSON, parquet, or a Hugging Face dataset saved to disk.
 
-Whatever the user's column names, the rows come back with the names the Phoenix integration expects
-(``input``, ``context``, ``output``, ``reference``) plus ``row_id``; every other column is kept.
+Whatever the user's column names, :func:`normalise_rows` gives the rows the names the engine reads
+(``input``, ``context``, ``output``, ``reference``) plus ``row_id``; the scores table is written with the
+user's own table and names (:mod:`.recipe`). A row is named as the user counts it: its id when the table
+has an id column, else its data row counted from 1 (the header is not a row).
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     Raises :class:`InputTableError` naming the missing column, or the first bad row and its problem
     (a missing value, a value that is not text, a context with no text: there is nothing to check the
     answer against, and every door of the package refuses it, ``faithfulness.reading.context_problem``).
-    An empty output is allowed (it scores low); a list of strings is accepted as context (passages) and
+    An empty cell is a missing value; a blank or wordless answer is kept (the engine labels it ``empty``); a list of strings is accepted as context (passages) and
     as reference (several gold answers).
     """
     mapping = columns.mapping()
@@ -163,42 +165,57 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     clashes = [ours for ours, user in mapping.items() if ours in table.columns and ours != user]
     rows = table.drop(columns=clashes).rename(columns={user: ours for ours, user in mapping.items()})
     rows = rows.reset_index(drop=True)
-    if columns.row_id and columns.row_id in rows.columns:
+    has_ids = bool(columns.row_id and columns.row_id in rows.columns)
+    if has_ids:
         row_ids = rows[columns.row_id].astype(str)
         duplicated = row_ids[row_ids.duplicated()]
         if len(duplicated):
             raise InputTableError(
-                f"row {int(duplicated.index[0])}: id {duplicated.iloc[0]!r} appears twice "
+                f"{row_name(int(duplicated.index[0]))}: id {duplicated.iloc[0]!r} appears twice "
                 f"in column {columns.row_id!r}"
             )
         rows["row_id"] = row_ids
     else:
-        rows["row_id"] = [str(i) for i in range(len(rows))]
+        rows["row_id"] = [str(i + 1) for i in range(len(rows))]
     for name in TEXT_COLUMNS:
         rows[name] = [
-            _checked_text(value, index, name, mapping[name]) for index, value in enumerate(rows[name])
+            _checked_text(
+                value, row_name(index, rows["row_id"][index] if has_ids else None), name, mapping[name]
+            )
+            for index, value in enumerate(rows[name])
         ]
     if rows.empty:
         raise InputTableError("input has no rows")
     return rows
 
 
-def _checked_text(value: object, index: int, ours: str, user: str) -> str | list[str]:
+def row_name(position: int, row_id: object = None) -> str:
+    """A row as the user counts it: "data row 3" (from 1, the header not counted), with its id when the
+    table has an id column ("data row 3 (id 'q-7')")."""
+    return f"data row {position + 1}" + (f" (id {row_id!r})" if row_id is not None else "")
+
+
+def _checked_text(value: object, row: str, ours: str, user: str) -> str | list[str]:
+    """The cell as text (or passages / gold answers); a missing cell (no value, or an empty CSV cell: a
+    table file cannot tell the two apart) is refused naming the row. A present answer with no words
+    (blank, emoji) is not refused here: the engine labels it ``empty``."""
+    if (
+        value is None
+        or (isinstance(value, str) and value == "")
+        or (isinstance(value, float) and math.isnan(value))
+    ):
+        raise InputTableError(f"{row}: column {user!r} is missing a value")
     if ours == "context" and (isinstance(value, str) or _is_list_of_text(value, empty=True)):
         context = value if isinstance(value, str) else [str(item) for item in value]
         problem = context_problem(context)
         if problem:
-            raise InputTableError(f"row {index}: column {user!r} {problem}")
+            raise InputTableError(f"{row}: column {user!r} {problem}")
         return context
     if isinstance(value, str):
         return value
     if ours == "reference" and _is_list_of_text(value):
         return [str(item) for item in value]
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        raise InputTableError(f"row {index}: column {user!r} is missing a value")
-    raise InputTableError(
-        f"row {index}: column {user!r} must be text, got {type(value).__name__} {value!r:.60}"
-    )
+    raise InputTableError(f"{row}: column {user!r} must be text, got {type(value).__name__} {value!r:.60}")
 
 
 def _is_list_of_text(value: object, empty: bool = False) -> bool:

@@ -1,10 +1,9 @@
-"""Sending the recipe's scored rows to a Phoenix server: traces, span annotations, a dataset and an experiment.
+"""Rows of a table as Phoenix traces: one CHAIN root span per row with a RETRIEVER child for its context.
 
-Every step can be repeated safely, so an interrupted run is finished by running it again:
-- each row's trace and span ids are derived from the run key and the row id, and rows whose root span
-  the server already holds are not sent again (a server that lost them gets them again);
-- span annotations are unique per (name, span id), so logging them twice overwrites, never duplicates;
-- the experiment evaluators return the scores stored in the table: nothing is scored twice.
+For a table that never ran in an instrumented application (the disagreement recipe's input), so its
+scores can hang on spans like a live application's. Sending is repeatable: each row's trace and span ids
+are derived from the run key and the row id, and rows whose root span the server already holds are not
+sent again (a server that lost them gets them again). :mod:`.run_logging` sends the rest of a run.
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ def check_server(base_url: str, timeout: float = 5.0) -> str:
     except httpx.HTTPError as error:
         raise PhoenixUnavailable(
             f"no Phoenix server answers at {base_url} ({type(error).__name__}: {error}). Start one "
-            "(`bertscore-plugins phoenix serve`, or `python -m recipes.demo`) or pass --phoenix-url; "
+            "(`bertscore-plugins phoenix serve`) or pass --phoenix-url; "
             "--no-phoenix skips logging."
         ) from error
 
