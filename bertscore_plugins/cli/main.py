@@ -22,7 +22,7 @@ from typing import NoReturn
 from bertscore_plugins.errors import BertScorePluginsError, UsageError
 
 #: subcommand modules under bertscore_plugins.cli, each with register(subparsers) and run(args)
-COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare", "faithfulness", "judge")
+COMMANDS = ("score", "baseline", "sanity", "phoenix", "compare", "faithfulness", "judge", "disagreement")
 
 EXIT_BUG = 1
 EXIT_USER_ERROR = 2
