@@ -71,39 +71,69 @@ def config_from_args(args: argparse.Namespace) -> ScoreConfig:
     return ScoreConfig(**values_from_args(args, ScoreConfig))
 
 
-def read_lines(path: str, what: str = "input file") -> list[str]:
-    """One row per line of a UTF-8 text file, split on "\\n" (and "\\r\\n") only, the last newline optional.
+def read_lines(
+    path: str, what: str = "input file", column: str | None = None, option: str = "--column NAME"
+) -> list[str]:
+    """One text per row of an input file (table_files.read_texts): one per line of a plain text file,
+    split on "\\n" (and "\\r\\n") only, the last newline optional, or one per row of a CSV, TSV, JSON
+    lines or parquet file's `column` (named by `option`; a multi-line cell stays in its row).
 
     A form feed, \\x85 or U+2028 inside a line stays in that line's row: the row count is the line count
     whatever the text holds. Raises FileNotFoundError / IsADirectoryError / FileFormatError (invalid
-    UTF-8, naming the file and line).
+    UTF-8, a row that cannot be read, naming the file and line), UsageError for a table (or JSON lines)
+    whose column is not named.
     """
-    from bertscore_plugins.files import decode, split_lines
-    from bertscore_plugins.files import read_lines as read_file_lines
+    from bertscore_plugins.table_files import read_texts
 
-    if path == STDIN:  # "-": standard input, with the same line rule
-        return split_lines(decode(sys.stdin.buffer.read(), "<stdin>"))
-    return read_file_lines(path, what)
+    if path == STDIN:  # "-": standard input, with the same rules as a plain text file
+        return read_texts(path, what, column, option=option, data=sys.stdin.buffer.read(), shown="<stdin>")
+    return read_texts(path, what, column, option=option)
 
 
 def _shown(path: str) -> str:
     return "<stdin>" if path == STDIN else path
 
 
-def read_aligned(first: tuple[str, str], others: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
-    """Lines of `first` (flag, path) and of each of `others`, which must have as many lines.
+def column_of(args: argparse.Namespace, kind: str) -> tuple[str | None, str]:
+    """(column, the option that names it, as a refusal shows it) for one input kind (candidates, references, sources): its own
+    ``--KIND-column``, else the shared ``--column`` (conventions.add_columns)."""
+    if not hasattr(args, f"{kind}_column"):  # a command with one column option for this input
+        return getattr(args, "column", None), "--column NAME"
+    own = getattr(args, f"{kind}_column")
+    if own is not None:
+        return own, f"--{kind}-column NAME"
+    return getattr(args, "column", None), f"--column NAME (or --{kind}-column NAME)"
 
-    Raises ValueError naming both files and their line counts when they differ, InputError naming
-    `first` when it has no lines.
+
+def read_aligned(
+    first: tuple[str, str],
+    others: list[tuple[str, str]],
+    columns: dict[str, tuple[str | None, str]] | None = None,
+) -> tuple[list[str], list[list[str]]]:
+    """Rows of `first` (flag, path) and of each of `others`, which must have as many rows.
+
+    ``columns``: per flag, (column, option) as `column_of` gives them, for tables.
+    Raises InputError naming both files and their row counts when they differ, InputError naming
+    `first` when it has no rows.
     """
-    rows = read_lines(first[1], f"{first[0]} file")
+    from bertscore_plugins.table_files import table_kind
+
+    columns = columns or {}
+
+    def read(flag: str, path: str) -> list[str]:
+        column, option = columns.get(flag, (None, "--column NAME"))
+        return read_lines(path, f"{flag} file", column, option)
+
+    rows = read(*first)
     if not rows:  # the core would refuse "no rows" without knowing which file was empty
         raise InputError(f"{first[0]} file {_shown(first[1])} is empty: no rows to score")
-    columns = [read_lines(path, f"{flag} file") for flag, path in others]
-    for (_, path), column in zip(others, columns, strict=True):
+    texts = [read(flag, path) for flag, path in others]
+    for (_, path), column in zip(others, texts, strict=True):
         if len(column) != len(rows):
-            raise InputError(f"{path} has {len(column)} lines but {first[1]} has {len(rows)}")
-    return rows, columns
+            tables = table_kind(path) != "text" or table_kind(first[1]) != "text"
+            unit = "rows" if tables else "lines"
+            raise InputError(f"{path} has {len(column)} {unit} but {first[1]} has {len(rows)}")
+    return rows, texts
 
 
 def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:

@@ -8,12 +8,14 @@ import json
 from bertscore_plugins.analysis.stats import DEFAULT_SEED
 from bertscore_plugins.cli.common import (
     add_model_arguments,
+    column_of,
     config_from_args,
     read_aligned,
     references_by_row,
 )
 from bertscore_plugins.cli.conventions import (
     StoreOnce,
+    add_columns,
     add_output,
     deprecated,
     open_fraction,
@@ -43,6 +45,7 @@ def register(subparsers) -> None:
         help="file with one reference per line; several files (-r a b, or -r repeated) = several "
         "references per line",
     )
+    add_columns(parser, ("references",))
     _add_test_arguments(parser)
     parser.add_argument(
         "--cache-dir",
@@ -111,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
     system_a, (system_b, *columns) = read_aligned(
         ("-a/--system-a", args.system_a),
         [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
+        {
+            "-a/--system-a": column_of(args, "systems"),
+            "-b/--system-b": column_of(args, "systems"),
+            "-r/--references": column_of(args, "references"),
+        },
     )
     references = references_by_row(columns)
     # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;

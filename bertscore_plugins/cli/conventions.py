@@ -1,7 +1,10 @@
 """The conventions every command follows, in one place.
 
 - ``-o/--output FILE`` is always where the command's result goes; ``-`` (the default) is stdout.
-- Inputs are ``-c/--candidates``, ``-r/--references``, ``-s/--sources``; ``-`` is stdin.
+- Inputs are ``-c/--candidates``, ``-r/--references``, ``-s/--sources``; ``-`` is stdin. Each is one text
+  per line, or one column of a CSV, TSV, JSON lines or parquet file (by its suffix), named with
+  ``--column NAME`` (every table input) or ``--candidates-column`` / ``--references-column`` /
+  ``--sources-column`` (one input); a table of one column needs no name (table_files.py).
 - ``--format`` picks the result's form: ``tsv`` (a header line, then one row a line), ``csv``, ``jsonl``
   (one JSON object a row) or ``json`` (one JSON object holding the summary and the rows).
 - ``--summary FILE`` writes the JSON summary there; ``--summary -`` to stdout; by default it goes to stderr
@@ -125,6 +128,27 @@ def add_input(
         action=deprecated(action, f"{short}/{long}", old) if old else action,
         **kind_args,
     )
+
+
+def add_columns(parser: argparse.ArgumentParser, kinds: Sequence[str]) -> None:
+    """``--column NAME`` for every table input, and ``--KIND-column NAME`` for one of `kinds` (inputs
+    of `INPUTS`), read by common.column_of."""
+    parser.add_argument(
+        "--column",
+        default=None,
+        action=StoreOnce,
+        metavar="NAME",
+        help="the column holding the texts in CSV, TSV, JSON lines and parquet inputs (by the file's "
+        "suffix: .csv .tsv .jsonl .parquet); plain text files stay one text per line",
+    )
+    for kind in kinds:
+        parser.add_argument(
+            f"--{kind}-column",
+            default=None,
+            action=StoreOnce,
+            metavar="NAME",
+            help=f"the column holding the {kind} when it differs from --column",
+        )
 
 
 def add_output(

@@ -13,10 +13,12 @@ import argparse
 
 from bertscore_plugins.cli.common import (
     add_model_arguments,
+    column_of,
     config_from_args,
     read_aligned,
 )
 from bertscore_plugins.cli.conventions import (
+    add_columns,
     add_input,
     add_output,
     render_rows,
@@ -54,6 +56,7 @@ def register(subparsers) -> None:
         default=None,
         help="progress bar (default: on a terminal for long runs)",
     )
+    add_columns(parser, ("candidates", "sources"))
     add_model_arguments(parser, long_text="window")  # a source is read whole, not its first 512 tokens
     parser.set_defaults(func=run)
 
@@ -72,7 +75,11 @@ def run(args: argparse.Namespace) -> int:
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
     )
-    outputs, (sources,) = read_aligned(("-c/--candidates", args.candidates), [("-s/--sources", args.sources)])
+    outputs, (sources,) = read_aligned(
+        ("-c/--candidates", args.candidates),
+        [("-s/--sources", args.sources)],
+        {"-c/--candidates": column_of(args, "candidates"), "-s/--sources": column_of(args, "sources")},
+    )
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)

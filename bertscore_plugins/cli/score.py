@@ -7,11 +7,13 @@ import argparse
 from bertscore_plugins.cli.common import (
     STDIN,
     add_model_arguments,
+    column_of,
     config_from_args,
     read_aligned,
     references_by_row,
 )
 from bertscore_plugins.cli.conventions import (
+    add_columns,
     add_input,
     add_output,
     render_rows,
@@ -24,7 +26,8 @@ from bertscore_plugins.files import check_outputs
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "score",
-        help="score candidates against references (files with one text per line)",
+        help="score candidates against references (one text per line, or a column of a CSV, TSV, JSON "
+        "lines or parquet file)",
         description="Score each line of CANDS against the same line of REFS (several -r files = several "
         "references per line). Writes per-row precision/recall/F1 and a JSON summary with the "
         "signature.",
@@ -48,6 +51,7 @@ def register(subparsers) -> None:
         action="store_true",
         help="bert-score's flag for per-row scores; accepted: every row is always written",
     )
+    add_columns(parser, ("candidates", "references"))
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -63,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
         {"-c/--candidates": args.candidates, "-r/--references": args.references},
     )
     candidates, columns = read_aligned(
-        ("-c/--candidates", args.candidates), [("-r/--references", path) for path in args.references]
+        ("-c/--candidates", args.candidates),
+        [("-r/--references", path) for path in args.references],
+        {"-c/--candidates": column_of(args, "candidates"), "-r/--references": column_of(args, "references")},
     )
     references = references_by_row(columns)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
