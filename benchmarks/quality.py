@@ -386,7 +386,7 @@ def summeval(rows: list, jobs: int, timer: Timer) -> dict:
 
 def rescaling_baseline(wmt: dict[str, PairSet], stsb: PairSet | None) -> dict:
     """Where the default model's baseline comes from, and what rescaling does to real score distributions."""
-    from bertscore_plugins import BaselineNotFoundError
+    from bertscore_plugins.errors import BaselineNotFoundError
 
     folder = Path(__file__).resolve().parent.parent / "bertscore_plugins" / "baselines"
     files = sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())

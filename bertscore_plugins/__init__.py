@@ -8,68 +8,77 @@ The folders are the tiers, each built only on the ones before it: errors/setting
 by all), models/ (where the encoder comes from), core/ (text -> tokens -> embeddings -> matches -> scores),
 facts/ (the fact check: English text analysis), faithfulness/ (the offline faithfulness
 signal), analysis/ (statistics, comparison, sanity), evaluation/ (one batch of rows
-through every signal), integrations/ (evaluate, datasets, Ray, bert_score's API, Phoenix), cli/.
-The core imports only torch, transformers and numpy; each integration lives behind its own extra.
+through every signal), judge/ (the LLM judge), integrations/ (evaluate, datasets, Ray, bert_score's API,
+Phoenix), cli/. The core imports only torch, transformers and numpy; each integration lives behind its own
+extra.
+
+Each public name has one import path: the scoring API below is imported from here; the exception tree
+from ``bertscore_plugins.errors``; offline faithfulness from ``bertscore_plugins.faithfulness``; each
+integration from its module under ``bertscore_plugins.integrations``.
 """
 
-from typing import Any
-
-from bertscore_plugins import _moved
-
-_moved.install()  # 0.1 module paths (bertscore_plugins.scorer, .phoenix, ...) keep working, with a warning
-
-#: public name -> the module that defines it. Imported on first use (PEP 562), so the command line can
-#: refuse a bad flag or a misspelt model name before torch and transformers are loaded (about 2 s).
-_EXPORTS = {
-    "BaselineNotFoundError": "bertscore_plugins.errors",
-    "BertScorePluginsError": "bertscore_plugins.errors",
-    "BertScorePluginsWarning": "bertscore_plugins.errors",
-    "FileFormatError": "bertscore_plugins.errors",
-    "InputError": "bertscore_plugins.errors",
-    "ModelLoadError": "bertscore_plugins.errors",
-    "SettingError": "bertscore_plugins.errors",
-    "SignatureMismatch": "bertscore_plugins.errors",
-    "compare_systems": "bertscore_plugins.analysis.comparison",
-    "DEFAULT_MODEL": "bertscore_plugins.core.score_config",
-    "OfflineFaithfulness": "bertscore_plugins.faithfulness.result",
-    "offline_faithfulness": "bertscore_plugins.faithfulness.scoring",
-    "ScoreConfig": "bertscore_plugins.core.score_config",
-    "setting_names": "bertscore_plugins.core.score_config",
-    "Explanation": "bertscore_plugins.core.explain",
-    "TokenMatch": "bertscore_plugins.core.explain",
-    "IdfTable": "bertscore_plugins.core.idf",
-    "run_sanity": "bertscore_plugins.analysis.sanity",
-    "BERTScorer": "bertscore_plugins.core.scorer",
-    "EmptyTextWarning": "bertscore_plugins.core.scorer",
-    "IdfFallbackWarning": "bertscore_plugins.core.scorer",
-    "Scores": "bertscore_plugins.core.scorer",
-    "TruncationWarning": "bertscore_plugins.core.scorer",
-    "UnknownTokenWarning": "bertscore_plugins.core.scorer",
-    "fit_idf": "bertscore_plugins.core.scorer",
-    "get_scorer": "bertscore_plugins.core.scorer",
-    "score": "bertscore_plugins.core.scorer",
-    "Signature": "bertscore_plugins.core.signature",
-    "bootstrap_interval": "bertscore_plugins.analysis.stats",
-    "corpus_intervals": "bertscore_plugins.analysis.stats",
-    "paired_test": "bertscore_plugins.analysis.stats",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'bertscore_plugins' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
-
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-#: the public names: exactly the keys of _EXPORTS, their one source (tests/test_public_names.py pins them)
-__all__ = sorted(_EXPORTS)
+# What a type checker reads (`X as X`: an explicit re-export, PEP 484). At run time each name is imported
+# from its module on first use (PEP 562, below), so `import bertscore_plugins` and the command line's
+# refusal of a bad flag stay free of torch and transformers (about 2 s).
+if TYPE_CHECKING:
+    from bertscore_plugins.analysis.comparison import compare_systems as compare_systems
+    from bertscore_plugins.analysis.sanity import run_sanity as run_sanity
+    from bertscore_plugins.analysis.stats import bootstrap_interval as bootstrap_interval
+    from bertscore_plugins.analysis.stats import corpus_intervals as corpus_intervals
+    from bertscore_plugins.analysis.stats import paired_test as paired_test
+    from bertscore_plugins.core.explain import Explanation as Explanation
+    from bertscore_plugins.core.explain import TokenMatch as TokenMatch
+    from bertscore_plugins.core.idf import IdfTable as IdfTable
+    from bertscore_plugins.core.report import EmptyTextWarning as EmptyTextWarning
+    from bertscore_plugins.core.report import IdfFallbackWarning as IdfFallbackWarning
+    from bertscore_plugins.core.report import TruncationWarning as TruncationWarning
+    from bertscore_plugins.core.report import UnknownTokenWarning as UnknownTokenWarning
+    from bertscore_plugins.core.score_config import DEFAULT_MODEL as DEFAULT_MODEL
+    from bertscore_plugins.core.score_config import ScoreConfig as ScoreConfig
+    from bertscore_plugins.core.score_config import setting_names as setting_names
+    from bertscore_plugins.core.scorer import BERTScorer as BERTScorer
+    from bertscore_plugins.core.scorer import fit_idf as fit_idf
+    from bertscore_plugins.core.scorer import get_scorer as get_scorer
+    from bertscore_plugins.core.scorer import score as score
+    from bertscore_plugins.core.scores import Scores as Scores
+    from bertscore_plugins.core.signature import Signature as Signature
+
+#: module -> the public names it defines: the same imports as above, for run time (a test checks the two agree)
+_HOMES = {
+    "bertscore_plugins.analysis.comparison": ("compare_systems",),
+    "bertscore_plugins.analysis.sanity": ("run_sanity",),
+    "bertscore_plugins.analysis.stats": ("bootstrap_interval", "corpus_intervals", "paired_test"),
+    "bertscore_plugins.core.explain": ("Explanation", "TokenMatch"),
+    "bertscore_plugins.core.idf": ("IdfTable",),
+    "bertscore_plugins.core.report": (
+        "EmptyTextWarning",
+        "IdfFallbackWarning",
+        "TruncationWarning",
+        "UnknownTokenWarning",
+    ),
+    "bertscore_plugins.core.score_config": ("DEFAULT_MODEL", "ScoreConfig", "setting_names"),
+    "bertscore_plugins.core.scorer": ("BERTScorer", "fit_idf", "get_scorer", "score"),
+    "bertscore_plugins.core.scores": ("Scores",),
+    "bertscore_plugins.core.signature": ("Signature",),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+if not TYPE_CHECKING:  # hidden from checkers: to them a misspelt name is an error, not Any
+
+    def __getattr__(name: str) -> Any:
+        if name not in _MODULE_OF:
+            raise AttributeError(f"module 'bertscore_plugins' has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_MODULE_OF})

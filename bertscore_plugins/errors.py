@@ -3,9 +3,7 @@
 Every error the package raises on purpose is a `BertScorePluginsError`, so one ``except`` catches them
 all, and each also keeps the built-in base users may already catch (`ValueError`, `TypeError`,
 `OSError`, ...). The CLI prints these as one line with exit 2; anything else is a bug of ours and prints
-as "unexpected error" with exit 1. The classes are re-exported where they were first defined
-(`bertscore_plugins.core.score_config.SettingError`, `bertscore_plugins.models.load.ModelLoadError`, ...), so imports
-written against those modules keep working.
+as "unexpected error" with exit 1. Each class is imported from here, its one path.
 
     BertScorePluginsError
     ├── UsageError               (ValueError)  a command-line mistake

@@ -28,11 +28,6 @@ from bertscore_plugins.core.progress import progress_bar as _progress_bar
 from bertscore_plugins.core.reference_cache import ReferenceCache, embed_through_cache
 from bertscore_plugins.core.report import (
     CallReport,
-    EmptyTextWarning,
-    IdfFallbackWarning,
-    TruncationWarning,
-    UnknownTokenWarning,
-    row_labels_in_warnings,
     rows_text,
 )
 from bertscore_plugins.core.score_config import ScoreConfig, check_layer_list
@@ -46,22 +41,6 @@ from bertscore_plugins.inputs import InputError, check_pairs, check_references, 
 from bertscore_plugins.models.layers import FINAL_NORM_MODELS
 from bertscore_plugins.models.load import ModelSpec, get_model
 from bertscore_plugins.models.resolve import ModelSource, resolve_model
-
-#: names callers find here: the result, the warnings, the row relabelling (their homes are scores.py
-#: and report.py)
-__all__ = [
-    "BERTScorer",
-    "EmptyTextWarning",
-    "IdfFallbackWarning",
-    "Scores",
-    "TruncationWarning",
-    "UnknownTokenWarning",
-    "fit_idf",
-    "get_scorer",
-    "resolve_scorer",
-    "row_labels_in_warnings",
-    "score",
-]
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -9,18 +9,10 @@ combines this with groundedness, and runs the scorer, is ``bertscore_plugins.fai
     'Thursday: context says Tuesday'
 """
 
-from bertscore_plugins import _moved
-from bertscore_plugins.facts.extract import Fact, extract
-from bertscore_plugins.facts.support import (
-    NOT_CHECKED,
-    SUPPORTED,
-    UNSUPPORTED,
-    FactCheck,
-    Finding,
-    check_explanation,
-    check_extracted,
-    check_pair,
-)
+from bertscore_plugins.facts.extract import extract
+from bertscore_plugins.facts.findings import NOT_CHECKED, SUPPORTED, UNSUPPORTED, FactCheck, Finding
+from bertscore_plugins.facts.support import check_explanation, check_extracted, check_pair
+from bertscore_plugins.facts.text import Fact
 
 __all__ = [
     "NOT_CHECKED",
@@ -34,7 +26,3 @@ __all__ = [
     "check_pair",
     "extract",
 ]
-
-
-def __getattr__(name: str):  # the offline signal's names before 0.2 (now in faithfulness/), with a warning
-    return _moved.moved_name(__name__, name)

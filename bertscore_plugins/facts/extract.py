@@ -72,4 +72,4 @@ def _capitalised_name(words: list[Word], k: int) -> bool:
     return True
 
 
-__all__ = ["Fact", "TextFacts", "Word", "extract", "stem", "tokenize", "unit_of"]
+__all__ = ["TextFacts", "Word", "stem", "tokenize", "unit_of"]

@@ -20,9 +20,6 @@ from bertscore_plugins.facts.alignment import Alignment
 from bertscore_plugins.facts.entities import check_entity, entities
 from bertscore_plugins.facts.extract import extract
 from bertscore_plugins.facts.findings import (
-    NOT_CHECKED,
-    SUPPORTED,
-    UNSUPPORTED,
     UNSUPPORTED_CAP,
     FactCheck,
     Finding,
@@ -31,7 +28,7 @@ from bertscore_plugins.facts.language import is_english
 from bertscore_plugins.facts.order import check_order
 from bertscore_plugins.facts.polarity import ANTONYM_ALIGNMENT, CLAUSE_ALIGNMENT, check_polarity
 from bertscore_plugins.facts.status import check_status
-from bertscore_plugins.facts.text import TextFacts, tokenize
+from bertscore_plugins.facts.text import TextFacts
 from bertscore_plugins.facts.values import check_value
 
 
@@ -131,19 +128,4 @@ def check_explanation(explanation: Any) -> FactCheck:
     return check_pair(explanation.candidate_text, explanation.reference_text, explanation)
 
 
-__all__ = [
-    "ANTONYM_ALIGNMENT",
-    "CLAUSE_ALIGNMENT",
-    "NOT_CHECKED",
-    "SUPPORTED",
-    "UNSUPPORTED",
-    "UNSUPPORTED_CAP",
-    "Alignment",
-    "FactCheck",
-    "Finding",
-    "check_explanation",
-    "check_extracted",
-    "check_pair",
-    "is_english",
-    "tokenize",
-]
+__all__ = ["ANTONYM_ALIGNMENT", "CLAUSE_ALIGNMENT", "UNSUPPORTED_CAP", "Alignment", "is_english"]

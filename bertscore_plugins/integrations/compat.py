@@ -32,7 +32,8 @@ import torch
 from bertscore_plugins.core.idf import IdfTable
 from bertscore_plugins.core.score_config import ScoreConfig, idf_from_upstream
 from bertscore_plugins.core.scorer import BERTScorer as _CoreScorer
-from bertscore_plugins.core.scorer import Scores, get_scorer
+from bertscore_plugins.core.scorer import get_scorer
+from bertscore_plugins.core.scores import Scores
 from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning
 
 

@@ -27,14 +27,14 @@ import contextlib
 import dataclasses
 import logging
 import os
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.core.report import row_labels_in_warnings
 from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
-from bertscore_plugins.core.scorer import BERTScorer, get_scorer, row_labels_in_warnings
+from bertscore_plugins.core.scorer import BERTScorer, get_scorer
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError
 from bertscore_plugins.inputs import check_pairs, check_references, rows_message
 from bertscore_plugins.settings import unsigned_defaults
@@ -300,8 +300,8 @@ def _locate(error: InputError, indices: list | range | None, label: str = "datas
 
 def score_dataframe(
     df: Any,
-    candidate_column: str | None = None,
-    reference_column: str | None = None,
+    candidate_column: str,
+    reference_column: str,
     prefix: str = "bertscore_",
     progress: bool | None = None,
     **settings: Any,
@@ -310,20 +310,10 @@ def score_dataframe(
 
     References may be a string or a list of strings per row. `idf=True` fits idf on this whole column
     (one call), which is the bert_score meaning. The column arguments are spelled as on
-    BERTScoreTransform (`candidate_col` / `reference_col` are still accepted).
+    BERTScoreTransform.
 
         >>> scored = score_dataframe(df, "answer", "gold_answer", layer=4)
     """
-    for old, new in (("candidate_col", "candidate_column"), ("reference_col", "reference_column")):
-        if old in settings:
-            warnings.warn(f"score_dataframe: {old}= is now {new}=", DeprecationWarning, stacklevel=2)
-            value = settings.pop(old)
-            if new == "candidate_column":
-                candidate_column = value
-            else:
-                reference_column = value
-    if candidate_column is None or reference_column is None:
-        raise ArgumentTypeError("score_dataframe needs candidate_column and reference_column")
     config = ScoreConfig().with_arguments(settings, "score_dataframe")
     for column in (candidate_column, reference_column):
         if column not in df.columns:

@@ -29,7 +29,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from bertscore_plugins.errors import ModelLoadError, PresetIntegrityError, PresetNotInstalledError
+from bertscore_plugins.errors import ModelLoadError, PresetNotInstalledError
 from bertscore_plugins.models.preset_archive import (
     PinnedFile,
     PresetSpec,
@@ -43,8 +43,6 @@ __all__ = [
     "PRESET_NAMES",
     "PinnedFile",
     "PresetInfo",
-    "PresetIntegrityError",
-    "PresetNotInstalledError",
     "PresetSpec",
     "assemble",
     "baseline_of",

@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "bertscore_plugins"
 #: inputs, thresholds) and the tiers before it, never one after it. facts/ is English text analysis and
 #: sits below the scorer: the offline signal that runs the scorer is faithfulness/
 TIERS = ("facts", "models", "core", "faithfulness", "analysis", "evaluation", "integrations", "tools", "cli")
-#: the package's front door re-exports every tier by name; the old-path table maps into them
-FRONT_DOOR = {"bertscore_plugins", "bertscore_plugins._moved"}
+#: the package's front door re-exports the public names of several tiers
+FRONT_DOOR = {"bertscore_plugins"}
 #: modules that must not import Phoenix (or OpenInference): the engine runs without it
 PHOENIX_FREE = ("models", "core", "facts", "faithfulness", "analysis", "evaluation")
 #: what the fact check must never import: it reads texts and an alignment, it never scores or loads a model

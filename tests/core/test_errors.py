@@ -81,28 +81,15 @@ def test_every_error_is_under_the_root_and_keeps_its_builtin_base(name: str, bui
     assert issubclass(cls, BertScorePluginsError) and issubclass(cls, builtin)
 
 
-def test_the_errors_stay_importable_where_they_were_defined() -> None:
-    from bertscore_plugins.cli.main import UsageError
-    from bertscore_plugins.core.baseline import BaselineNotFoundError
-    from bertscore_plugins.core.score_config import SettingError
-    from bertscore_plugins.core.signature import SignatureMismatch
-    from bertscore_plugins.files import FileFormatError
-    from bertscore_plugins.inputs import InputError
-    from bertscore_plugins.models.load import ModelLoadError
-    from bertscore_plugins.models.presets import PresetIntegrityError, PresetNotInstalledError
-    from bertscore_plugins.tools.phoenix_server import PhoenixServerError
-
-    moved = (BaselineNotFoundError, UsageError, SettingError, FileFormatError, InputError, ModelLoadError)
-    assert all(cls is getattr(errors, cls.__name__) for cls in moved)
-    also = (PhoenixServerError, PresetIntegrityError, PresetNotInstalledError, SignatureMismatch)
-    assert all(cls is getattr(errors, cls.__name__) for cls in also)
-    assert issubclass(PresetNotInstalledError, ModelLoadError)
+def test_a_preset_that_is_not_installed_is_a_model_load_error() -> None:
+    assert issubclass(errors.PresetNotInstalledError, errors.ModelLoadError)
 
 
 def test_the_recipes_errors_are_under_the_root() -> None:
-    from recipes.disagreement import SettingsChanged
     from recipes.rows import InputTableError
     from recipes.run_state import DamagedRunFolder
+
+    from recipes.disagreement import SettingsChanged
 
     for cls in (SettingsChanged, InputTableError, DamagedRunFolder):
         assert issubclass(cls, BertScorePluginsError) and issubclass(cls, ValueError)

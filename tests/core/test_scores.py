@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bertscore_plugins.core.scorer import Scores
+from bertscore_plugins.core.scores import Scores
 from bertscore_plugins.core.signature import Signature
 
 

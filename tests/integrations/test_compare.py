@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bertscore_plugins import InputError, ScoreConfig, get_scorer
+from bertscore_plugins import ScoreConfig, get_scorer
 from bertscore_plugins.analysis.comparison import SystemComparison, compare_systems, format_comparison
 from bertscore_plugins.cli.main import main
 from bertscore_plugins.core.reference_cache import CacheFolderWarning
+from bertscore_plugins.errors import InputError
 from tests.support.full_disk import full_file_system
 
 REFERENCES = [

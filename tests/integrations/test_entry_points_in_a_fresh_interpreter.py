@@ -1,7 +1,7 @@
 """Every public entry point the README names works as the first call of a fresh interpreter.
 
 The package exports its names lazily (PEP 562, in bertscore_plugins/__init__.py and
-integrations/phoenix/__init__.py) and keeps its 0.1 module paths through an import hook. A module that
+integrations/phoenix/__init__.py). A module that
 reaches a sibling as an attribute of the package (``bertscore_plugins.inputs``) works only when something
 else imported that sibling first, and inside one pytest process the suite's import order always has: a
 user's first command in a new interpreter is the only honest test (``score_dataframe`` as the first call
@@ -11,7 +11,7 @@ that the test compares with bert_score 0.3.13's numbers (computed here once), th
 columns and exit statuses.
 
 Where they run (tests/support/fresh_interpreter.py). A few in a new `python` each, so the real start of a
-process stays covered: the command line's ``score`` and the README's Phoenix call (0.1 path); Ray's entry
+process stays covered: the command line's ``score`` and the README's Phoenix call; Ray's entry
 point runs in a new `python` too, after the README's Ray snippet on the Ray it started
 (test_readme_ray_snippet.py: one local Ray for both). The others in children forked from one "zygote", a
 parent that imported
@@ -23,8 +23,7 @@ still a fresh interpreter:
   refuses to serve if one is there; ``test_the_zygote_forks_...`` asserts it), so every module of
   ``bertscore_plugins`` and ``recipes`` is imported by the command itself, in the command's order, and a
   package attribute that only a sibling's import binds is as unbound as in a new interpreter: the bug
-  above fails here as it does for a user (the lazy ``__getattr__`` and the 0.1 path hook are ours, made
-  anew in each child);
+  above fails here as it does for a user (the lazy ``__getattr__`` is ours, made anew in each child);
 * third-party modules cannot import ours, and what they bind on their own packages is what a command
   importing them binds (transformers binds its model modules lazily, on first use, whatever was loaded
   before) -- the one thing a preload could hide is our code using a third-party submodule that neither it
@@ -105,16 +104,11 @@ class FakeLLM:
         return self.generate_classification(*args, **kwargs)
 """
 
-# Defined before every snippet: the texts, and report(), which prints the result as JSON with the
-# "moved to" warnings the 0.1 module paths gave (the only warnings a snippet's result speaks of).
+# Defined before every snippet: the texts, and report(), which prints the result as JSON.
 PRELUDE = f"""
-import json, warnings
-warnings.simplefilter("always")
-_recorder = warnings.catch_warnings(record=True)
-_warnings = _recorder.__enter__()
+import json
 CANDIDATES, REFERENCES, ROW = {CANDIDATES!r}, {REFERENCES!r}, {ROW!r}
 def report(**result):
-    result["moved"] = sorted({{str(w.message).split(";")[0] for w in _warnings if " moved to " in str(w.message)}})
     print(json.dumps(result))
 def cells(column):
     return [cell if isinstance(cell, dict) else json.loads(cell) for cell in column]
@@ -256,17 +250,15 @@ def _compat_score_returns_bert_scores_tensors(run: Run, oracle: Oracle) -> None:
 
 
 @entry_point(
-    "compat (0.1 path bertscore_plugins.compat): BERTScorer",
+    "compat: BERTScorer, bert_score's drop-in",
     python("""
-    from bertscore_plugins.compat import BERTScorer
+    from bertscore_plugins.integrations.compat import BERTScorer
     P, R, F = BERTScorer(lang="en").score(CANDIDATES, REFERENCES)
     report(precision=P.tolist(), recall=R.tolist(), f1=F.tolist())
     """),
 )
-def _old_compat_path_works_and_says_where_it_moved(run: Run, oracle: Oracle) -> None:
-    result = run.result
-    assert_scores(result, oracle)
-    assert result["moved"] == ["bertscore_plugins.compat moved to bertscore_plugins.integrations.compat"]
+def _compat_scorer_gives_bert_scores_numbers(run: Run, oracle: Oracle) -> None:
+    assert_scores(run.result, oracle)
 
 
 @entry_point(
@@ -355,16 +347,16 @@ def _datasets_transform_adds_three_float32_columns(run: Run, oracle: Oracle) -> 
 
 
 @entry_point(
-    "datasets (0.1 path bertscore_plugins.hf_datasets): score_dataframe",
+    "datasets: score_dataframe",
     python("""
     import pandas as pd
-    from bertscore_plugins.hf_datasets import score_dataframe
+    from bertscore_plugins.integrations.hf_datasets import score_dataframe
     frame = pd.DataFrame({"answer": CANDIDATES, "gold_answer": REFERENCES})
     scored = score_dataframe(frame, "answer", "gold_answer", layer=4)
     report(columns=list(scored.columns), **{k: scored[f"bertscore_{k}"].tolist() for k in ("precision", "recall", "f1")})
     """),
 )
-def _dataframe_scoring_adds_the_columns_through_the_old_path(run: Run, oracle: Oracle) -> None:
+def _dataframe_scoring_adds_the_columns(run: Run, oracle: Oracle) -> None:
     result = run.result
     assert result["columns"] == [
         "answer",
@@ -374,12 +366,9 @@ def _dataframe_scoring_adds_the_columns_through_the_old_path(run: Run, oracle: O
         "bertscore_f1",
     ]
     assert_scores(result, oracle)
-    assert result["moved"] == [
-        "bertscore_plugins.hf_datasets moved to bertscore_plugins.integrations.hf_datasets"
-    ]
 
 
-# -- Phoenix evaluators and score_dataframe ----------------------------------------------------------
+# -- Phoenix evaluators and batch_evaluate_dataframe ----------------------------------------------------------
 
 
 @entry_point(
@@ -402,11 +391,11 @@ def _evaluator_scores_each_row_as_phoenix_calls_it(run: Run, oracle: Oracle) -> 
 
 
 @entry_point(
-    "phoenix (0.1 path bertscore_plugins.phoenix): score_dataframe with BERTScoreEvaluator",
+    "phoenix: batch_evaluate_dataframe with BERTScoreEvaluator",
     python("""
     import pandas as pd
-    from bertscore_plugins.phoenix import BERTScoreEvaluator, score_dataframe
-    scored = score_dataframe(pd.DataFrame({"output": CANDIDATES, "reference": REFERENCES}), BERTScoreEvaluator())
+    from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, batch_evaluate_dataframe
+    scored = batch_evaluate_dataframe(pd.DataFrame({"output": CANDIDATES, "reference": REFERENCES}), BERTScoreEvaluator())
     values = cells(scored["bertscore_score"])
     report(columns=list(scored.columns), f1=[c["score"] for c in values], labels=[c["label"] for c in values],
            status=[d["status"] for d in scored["bertscore_execution_details"]])
@@ -419,15 +408,14 @@ def _phoenix_dataframe_scoring_works_first(run: Run, oracle: Oracle) -> None:
     assert_scores(result, oracle, ("f1",))
     assert result["labels"] == similarity_labels(oracle.f1)
     assert result["status"] == ["COMPLETED"] * 3
-    assert result["moved"] == ["bertscore_plugins.phoenix moved to bertscore_plugins.integrations.phoenix"]
 
 
 @entry_point(
-    "phoenix: score_dataframe with GroundednessEvaluator",
+    "phoenix: batch_evaluate_dataframe with GroundednessEvaluator",
     python("""
     import pandas as pd
-    from bertscore_plugins.integrations.phoenix import GroundednessEvaluator, score_dataframe
-    scored = score_dataframe(pd.DataFrame({"output": CANDIDATES, "context": REFERENCES}), GroundednessEvaluator())
+    from bertscore_plugins.integrations.phoenix import GroundednessEvaluator, batch_evaluate_dataframe
+    scored = batch_evaluate_dataframe(pd.DataFrame({"output": CANDIDATES, "context": REFERENCES}), GroundednessEvaluator())
     values = cells(scored["groundedness_score"])
     report(precision=[c["score"] for c in values], labels=[c["label"] for c in values],
            threshold=values[0]["metadata"]["threshold"])
@@ -572,7 +560,9 @@ def _the_judge_alone_labels_the_wrong_day(run: Run, oracle: Oracle) -> None:
     "phoenix: add_disagreement and DisagreementEvaluator",
     python("""
     import pandas as pd
-    from bertscore_plugins.integrations.phoenix import DisagreementEvaluator, Thresholds, add_disagreement
+    from bertscore_plugins.evaluation.dataframe import add_disagreement
+    from bertscore_plugins.evaluation.disagreement import Thresholds
+    from bertscore_plugins.integrations.phoenix import DisagreementEvaluator
     cells = {"bertscore_score": [{"name": "bertscore", "score": 0.95}],
              "faithfulness_score": [{"name": "faithfulness", "score": 0.0}]}
     added = add_disagreement(pd.DataFrame(cells), Thresholds(0.9))
@@ -898,8 +888,6 @@ def test_the_entry_point_gives_the_documented_result_as_the_first_call_of_a_fres
     assert "Traceback" not in run.stderr, run.describe()
     # the quick ones (usage, version) score nothing: they need no bert_score numbers
     entry.check(run, request.getfixturevalue("oracle") if entry.slow else None)
-    if entry.argv[2].startswith(PRELUDE) and "(0.1 path" not in name:  # a snippet on today's paths
-        assert run.result["moved"] == [], "an old module path was imported on the way"
 
 
 def test_every_subcommand_of_the_command_line_has_a_fresh_interpreter_run():

@@ -10,7 +10,9 @@ import pytest
 
 datasets = pytest.importorskip("datasets", reason="the datasets extra is not installed")
 
-from bertscore_plugins import EmptyTextWarning, InputError, ScoreConfig, get_scorer, hf_datasets  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins import EmptyTextWarning, ScoreConfig, get_scorer  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+from bertscore_plugins.errors import InputError  # noqa: E402
+from bertscore_plugins.integrations import hf_datasets  # noqa: E402
 from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
 from tests.support.tiny_models import edit_model_file, tiny_bert  # noqa: E402
 
@@ -269,10 +271,12 @@ def test_input_columns_and_upstream_names(tmp_path):
 def test_score_dataframe_spells_columns_as_the_transform():
     pandas = pytest.importorskip("pandas")
     df = pandas.DataFrame({"answer": CANDIDATES[:3], "gold": REFERENCES[:3]})
-    new = score_dataframe(df, candidate_column="answer", reference_column="gold", progress=False)
-    with pytest.warns(DeprecationWarning, match="candidate_col= is now candidate_column="):
-        old = score_dataframe(df, candidate_col="answer", reference_col="gold")
-    np.testing.assert_array_equal(new["bertscore_f1"], old["bertscore_f1"])
+    named = score_dataframe(df, candidate_column="answer", reference_column="gold", progress=False)
+    np.testing.assert_array_equal(
+        named["bertscore_f1"], score_dataframe(df, "answer", "gold")["bertscore_f1"]
+    )
+    with pytest.raises(TypeError, match="candidate_column"):
+        score_dataframe(df, candidate_col="answer", reference_col="gold")
 
 
 def test_every_missing_row_of_a_dataframe_is_named_by_its_index_up_to_three_then_counted():

@@ -9,13 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bertscore_plugins import (
-    IdfTable,
-    InputError,
-    ScoreConfig,
-    get_scorer,
-    models,
-)
+from bertscore_plugins import IdfTable, ScoreConfig, get_scorer, models
+from bertscore_plugins.errors import InputError
 
 evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
 

@@ -321,7 +321,7 @@ def test_idf_true_in_one_actor_is_refused():
 
 def test_bad_rows_are_named():
     pytest.importorskip("ray")
-    from bertscore_plugins import InputError
+    from bertscore_plugins.errors import InputError
     from bertscore_plugins.integrations.ray import BERTScoreRayUDF
 
     udf = BERTScoreRayUDF()

@@ -33,16 +33,6 @@ from tests.support.fresh_interpreter import fresh_environment
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = {"127.0.0.1", "::ffff:127.0.0.1", "::1"}
 
-# before the snippet: the "moved to" warnings of the package's 0.1 module paths are recorded (none may come)
-RECORDER = textwrap.dedent(
-    """
-    import warnings
-    warnings.simplefilter("always")
-    _recorder = warnings.catch_warnings(record=True)
-    _warnings = _recorder.__enter__()
-    """
-)
-
 # after the snippet, on the Ray it started: the fresh-interpreter entry point's call (keyword arguments,
 # not a job) on its three rows, its columns and numbers printed as one JSON line
 ENTRY_POINT = textwrap.dedent(
@@ -54,7 +44,6 @@ ENTRY_POINT = textwrap.dedent(
     print(json.dumps({{
         "columns": list(frame.columns), "signatures": frame["bertscore_signature"].tolist(),
         **{{k: frame[f"bertscore_{{k}}"].tolist() for k in ("precision", "recall", "f1")}},
-        "moved": sorted({{str(w.message).split(";")[0] for w in _warnings if " moved to " in str(w.message)}}),
     }}))
     """
 )
@@ -104,7 +93,7 @@ def test_the_readme_ray_snippet_scores_its_rows_and_listens_on_loopback_only(tmp
     code = readme_ray_block().code
     # two CPUs whatever the machine has: the actor takes one, Ray's read and write tasks the other
     script = tmp_path / "snippet.py"
-    script.write_text(RECORDER + code.replace("ray.init(", "ray.init(num_cpus=2, ", 1) + ENTRY_POINT + PROBE)
+    script.write_text(code.replace("ray.init(", "ray.init(num_cpus=2, ", 1) + ENTRY_POINT + PROBE)
     # as a user's shell has it: none of this project's, Ray's or a service's settings
     env = fresh_environment({"RAY_worker_niceness": "0", "HF_HUB_OFFLINE": "1"})
     done = subprocess.run(
@@ -140,7 +129,6 @@ def test_the_readme_ray_snippet_scores_its_rows_and_listens_on_loopback_only(tmp
     for name, column in zip(("precision", "recall", "f1"), oracle, strict=True):
         assert result[name] == pytest.approx(column.tolist(), abs=TOLERANCE), name
     assert all(signature.startswith(SIGNATURE_START) for signature in result["signatures"])
-    assert result["moved"] == [], "an old module path was imported on the way"
 
     # every server on loopback, and nothing of Ray's left running
     probe = json.loads(printed[-1])

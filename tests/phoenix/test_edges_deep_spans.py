@@ -122,7 +122,8 @@ def test_phoenix_evaluate_annotates_the_page_around_a_deep_span(phoenix_server, 
     from phoenix.client import Client
     from phoenix.otel import register
 
-    from bertscore_plugins.integrations.phoenix import SIMILARITY, evaluate_project
+    from bertscore_plugins.evaluation.names import SIMILARITY
+    from bertscore_plugins.integrations.phoenix import evaluate_project
     from tests.phoenix.test_trace_evaluation import annotations_of, wait_for_roots
 
     project = f"deep-spans-{os.getpid()}"

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 import bertscore_plugins.integrations.phoenix as phoenix_package
-from bertscore_plugins import ScoreConfig, SettingError
-from bertscore_plugins.integrations.phoenix import EvaluationConfig
+from bertscore_plugins import ScoreConfig
+from bertscore_plugins.errors import SettingError
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from recipes import disagreement
 from tests.support.browser import screenshot
 

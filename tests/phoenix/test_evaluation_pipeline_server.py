@@ -158,12 +158,8 @@ def test_without_a_judge_the_wrong_answers_are_unfaithful_and_scores_equal_the_c
 
 def test_rows_as_a_dataframe_and_as_spans_get_identical_cells_for_every_signal(clinic, tmp_path):
     from bertscore_plugins import ScoreConfig
-    from bertscore_plugins.integrations.phoenix import (
-        EvaluationConfig,
-        evaluate_project,
-        evaluate_rows,
-        faithfulness_judge,
-    )
+    from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
+    from bertscore_plugins.integrations.phoenix import evaluate_project, evaluate_rows, faithfulness_judge
 
     project, sent = clinic.new("parity")
     with RagStub() as judge:

@@ -20,16 +20,16 @@ import pytest
 from phoenix.evals import async_evaluate_dataframe, bind_evaluator, evaluate_dataframe
 from phoenix.evals.utils import to_annotation_dataframe
 
-from bertscore_plugins import EmptyTextWarning, InputError, get_scorer
+from bertscore_plugins import EmptyTextWarning, get_scorer
+from bertscore_plugins.errors import InputError
+from bertscore_plugins.evaluation.dataframe import add_disagreement
+from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_label
 from bertscore_plugins.integrations.phoenix import (
     BERTScoreEvaluator,
     DisagreementEvaluator,
     GroundednessEvaluator,
-    Thresholds,
-    add_disagreement,
     batch_evaluate_dataframe,
     disagreement_filters,
-    disagreement_label,
     evaluate_rows,
     experiment_evaluators,
     experiment_url,

@@ -27,10 +27,10 @@ from phoenix.evals import bind_evaluator
 from phoenix.otel import register
 
 from bertscore_plugins import get_scorer
+from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.integrations.phoenix import (
     BERTScoreEvaluator,
     GroundednessEvaluator,
-    Thresholds,
     create_dataset,
     disagreement_filters,
     ensure_annotation_configs,

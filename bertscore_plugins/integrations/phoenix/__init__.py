@@ -2,130 +2,131 @@
 
 Built on ``phoenix.evals`` and ``phoenix.client``; the Phoenix server is never imported. The scores,
 labels and explanations come from the evaluation engine (``bertscore_plugins.evaluation``, which imports
-no Phoenix); this package gives them Phoenix's shapes and talks to the server. Map (module under
-``bertscore_plugins``, its public names, what it is for; each function's docstring is the reference)::
+no Phoenix: the names written, ``EvaluationConfig``, ``evaluate_batch``, ``Thresholds`` are imported from
+there); this package gives them Phoenix's shapes and talks to the server. Its public names, each imported
+from here (module under ``bertscore_plugins.integrations.phoenix``, names, what it is for; each function's
+docstring is the reference)::
 
-    evaluation.names                 SIMILARITY, GROUNDEDNESS, FAITHFULNESS, DISAGREEMENT  (names we write)
-    evaluation.evaluation_config     EvaluationConfig  (thresholds, judge and its rows, names, identifier)
-    evaluation.batch                 evaluate_batch, BatchRow, BatchResult  (the one pipeline: every signal)
-    evaluation.disagreement          Thresholds, disagreement_label  (the quadrants)
-    evaluation.dataframe             add_disagreement  (a DataFrame's two score columns compared)
-    integrations.phoenix.evaluators  BERTScoreEvaluator, batch_evaluate_dataframe, DisagreementEvaluator
-    integrations.phoenix.evaluators  evaluate_rows  (a DataFrame through the pipeline, Phoenix's judge)
-    integrations.phoenix.groundedness  GroundednessEvaluator  (precision of the output against its context)
-    integrations.phoenix.offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check)
-    integrations.phoenix.phoenix_judge  faithfulness_judge, faithfulness_evaluator, run_judge  (Phoenix's judge)
-    integrations.phoenix.phoenix_judge  judge_llm_from_env, JUDGE_SETUP_HINT  (the judge's LLM from variables)
-    integrations.phoenix.annotation_sink  annotation_configs, ensure_annotation_configs, log_span_annotations
-    integrations.phoenix.annotation_sink  disagreement_filters, project_id, project_url
-    integrations.phoenix.experiments  create_dataset, log_experiment, experiment_evaluators, experiment_url
-    integrations.phoenix.trace_evaluation  evaluate_project  (spans: paging, the result store, polling)
-    integrations.phoenix.trace_settings  TraceSettings, EvaluationReport  (which spans, how to poll; a run)
+    evaluators            BERTScoreEvaluator, batch_evaluate_dataframe, DisagreementEvaluator
+    evaluators            evaluate_rows  (a DataFrame through the pipeline, Phoenix's judge)
+    groundedness          GroundednessEvaluator  (precision of the output against its context)
+    offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check)
+    phoenix_judge         faithfulness_judge, faithfulness_evaluator, run_judge  (Phoenix's judge)
+    phoenix_judge         judge_llm_from_env, JUDGE_SETUP_HINT  (the judge's LLM from variables)
+    annotation_sink       annotation_configs, ensure_annotation_configs, log_span_annotations
+    annotation_sink       disagreement_filters, project_url  (the filters and links Phoenix shows)
+    gateway               project_id  (a project's id from its name)
+    experiments           create_dataset, log_experiment, experiment_evaluators, experiment_url
+    trace_evaluation      evaluate_project  (spans: paging, the result store, polling)
+    trace_settings        TraceSettings  (which spans, how to poll)
+    trace_report          EvaluationReport  (what a run did)
 
 Helpers: ``span_source`` (reading spans, OpenInference fields), ``span_rows`` (spans as batch rows, cells
-as annotations), ``result_store`` (results kept before logging). The development server
-(``bertscore-plugins phoenix serve``) is ``bertscore_plugins.tools.phoenix_server``, outside this API.
-The names above import from the package lazily (``pandas`` and ``phoenix.evals`` load on first use);
-``score_dataframe`` is the old name of ``batch_evaluate_dataframe``.
+as annotations). The development server (``bertscore-plugins phoenix serve``) is
+``bertscore_plugins.tools.phoenix_server``, outside this API. The names above import from the package
+lazily (``pandas`` and ``phoenix.evals`` load on first use).
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING, Any
 
-import importlib
-from typing import Any
+# What a type checker reads (`X as X`: an explicit re-export, PEP 484); at run time each name is imported
+# from its module on first use (PEP 562, below).
+if TYPE_CHECKING:
+    from bertscore_plugins.integrations.phoenix.annotation_sink import (
+        annotation_configs as annotation_configs,
+    )
+    from bertscore_plugins.integrations.phoenix.annotation_sink import (
+        disagreement_filters as disagreement_filters,
+    )
+    from bertscore_plugins.integrations.phoenix.annotation_sink import (
+        ensure_annotation_configs as ensure_annotation_configs,
+    )
+    from bertscore_plugins.integrations.phoenix.annotation_sink import (
+        log_span_annotations as log_span_annotations,
+    )
+    from bertscore_plugins.integrations.phoenix.annotation_sink import project_url as project_url
+    from bertscore_plugins.integrations.phoenix.evaluators import BERTScoreEvaluator as BERTScoreEvaluator
+    from bertscore_plugins.integrations.phoenix.evaluators import (
+        DisagreementEvaluator as DisagreementEvaluator,
+    )
+    from bertscore_plugins.integrations.phoenix.evaluators import (
+        batch_evaluate_dataframe as batch_evaluate_dataframe,
+    )
+    from bertscore_plugins.integrations.phoenix.evaluators import evaluate_rows as evaluate_rows
+    from bertscore_plugins.integrations.phoenix.experiments import create_dataset as create_dataset
+    from bertscore_plugins.integrations.phoenix.experiments import (
+        experiment_evaluators as experiment_evaluators,
+    )
+    from bertscore_plugins.integrations.phoenix.experiments import experiment_url as experiment_url
+    from bertscore_plugins.integrations.phoenix.experiments import log_experiment as log_experiment
+    from bertscore_plugins.integrations.phoenix.gateway import project_id as project_id
+    from bertscore_plugins.integrations.phoenix.groundedness import (
+        GroundednessEvaluator as GroundednessEvaluator,
+    )
+    from bertscore_plugins.integrations.phoenix.offline_faithfulness import (
+        OfflineFaithfulnessEvaluator as OfflineFaithfulnessEvaluator,
+    )
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import JUDGE_SETUP_HINT as JUDGE_SETUP_HINT
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import (
+        faithfulness_evaluator as faithfulness_evaluator,
+    )
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import faithfulness_judge as faithfulness_judge
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import judge_llm_from_env as judge_llm_from_env
+    from bertscore_plugins.integrations.phoenix.phoenix_judge import run_judge as run_judge
+    from bertscore_plugins.integrations.phoenix.trace_evaluation import evaluate_project as evaluate_project
+    from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport as EvaluationReport
+    from bertscore_plugins.integrations.phoenix.trace_settings import TraceSettings as TraceSettings
 
-from bertscore_plugins.evaluation.names import (
-    DISAGREEMENT,
-    FAITHFULNESS,
-    GROUNDEDNESS,
-    OFFLINE_FAITHFULNESS,
-    SIMILARITY,
-)
-
-_EVALUATORS = "bertscore_plugins.integrations.phoenix.evaluators"
-_JUDGE = "bertscore_plugins.integrations.phoenix.phoenix_judge"
-_SINK = "bertscore_plugins.integrations.phoenix.annotation_sink"
-_EXPERIMENTS = "bertscore_plugins.integrations.phoenix.experiments"
-_EXPORTS = {
-    "BERTScoreEvaluator": _EVALUATORS,
-    "batch_evaluate_dataframe": _EVALUATORS,
-    "score_dataframe": _EVALUATORS,
-    "DisagreementEvaluator": _EVALUATORS,
-    "evaluate_rows": _EVALUATORS,
-    "GroundednessEvaluator": "bertscore_plugins.integrations.phoenix.groundedness",
-    "OfflineFaithfulnessEvaluator": "bertscore_plugins.integrations.phoenix.offline_faithfulness",
-    "faithfulness_judge": _JUDGE,
-    "faithfulness_evaluator": _JUDGE,
-    "run_judge": _JUDGE,
-    "judge_llm_from_env": _JUDGE,
-    "JUDGE_SETUP_HINT": _JUDGE,
-    "Thresholds": "bertscore_plugins.evaluation.disagreement",
-    "disagreement_label": "bertscore_plugins.evaluation.disagreement",
-    "add_disagreement": "bertscore_plugins.evaluation.dataframe",
-    "EvaluationConfig": "bertscore_plugins.evaluation.evaluation_config",
-    "evaluate_batch": "bertscore_plugins.evaluation.batch",
-    "BatchRow": "bertscore_plugins.evaluation.batch",
-    "BatchResult": "bertscore_plugins.evaluation.batch",
-    "annotation_configs": _SINK,
-    "ensure_annotation_configs": _SINK,
-    "log_span_annotations": _SINK,
-    "disagreement_filters": _SINK,
-    "project_id": _SINK,
-    "project_url": _SINK,
-    "create_dataset": _EXPERIMENTS,
-    "log_experiment": _EXPERIMENTS,
-    "experiment_evaluators": _EXPERIMENTS,
-    "experiment_url": _EXPERIMENTS,
-    "evaluate_project": "bertscore_plugins.integrations.phoenix.trace_evaluation",
-    "EvaluationReport": "bertscore_plugins.integrations.phoenix.trace_settings",
-    "TraceSettings": "bertscore_plugins.integrations.phoenix.trace_settings",
+#: module -> the public names it defines: the same imports as above, for run time (a test checks the two agree)
+_HOMES = {
+    f"{__name__}.annotation_sink": (
+        "annotation_configs",
+        "disagreement_filters",
+        "ensure_annotation_configs",
+        "log_span_annotations",
+        "project_url",
+    ),
+    f"{__name__}.evaluators": (
+        "BERTScoreEvaluator",
+        "DisagreementEvaluator",
+        "batch_evaluate_dataframe",
+        "evaluate_rows",
+    ),
+    f"{__name__}.experiments": (
+        "create_dataset",
+        "experiment_evaluators",
+        "experiment_url",
+        "log_experiment",
+    ),
+    f"{__name__}.gateway": ("project_id",),
+    f"{__name__}.groundedness": ("GroundednessEvaluator",),
+    f"{__name__}.offline_faithfulness": ("OfflineFaithfulnessEvaluator",),
+    f"{__name__}.phoenix_judge": (
+        "JUDGE_SETUP_HINT",
+        "faithfulness_evaluator",
+        "faithfulness_judge",
+        "judge_llm_from_env",
+        "run_judge",
+    ),
+    f"{__name__}.trace_evaluation": ("evaluate_project",),
+    f"{__name__}.trace_report": ("EvaluationReport",),
+    f"{__name__}.trace_settings": ("TraceSettings",),
 }
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = [
-    "DISAGREEMENT",
-    "FAITHFULNESS",
-    "GROUNDEDNESS",
-    "JUDGE_SETUP_HINT",
-    "OFFLINE_FAITHFULNESS",
-    "SIMILARITY",
-    "BERTScoreEvaluator",
-    "BatchResult",
-    "BatchRow",
-    "DisagreementEvaluator",
-    "EvaluationConfig",
-    "EvaluationReport",
-    "GroundednessEvaluator",
-    "OfflineFaithfulnessEvaluator",
-    "Thresholds",
-    "TraceSettings",
-    "add_disagreement",
-    "annotation_configs",
-    "batch_evaluate_dataframe",
-    "create_dataset",
-    "disagreement_filters",
-    "disagreement_label",
-    "ensure_annotation_configs",
-    "evaluate_batch",
-    "evaluate_project",
-    "evaluate_rows",
-    "experiment_evaluators",
-    "experiment_url",
-    "faithfulness_evaluator",
-    "faithfulness_judge",
-    "judge_llm_from_env",
-    "log_experiment",
-    "log_span_annotations",
-    "project_id",
-    "project_url",
-    "run_judge",
-    "score_dataframe",
-]
+__all__ = sorted(_MODULE_OF)
 
+if not TYPE_CHECKING:  # hidden from checkers: to them a misspelt name is an error, not Any
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    def __getattr__(name: str) -> Any:
+        module = _MODULE_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_MODULE_OF})

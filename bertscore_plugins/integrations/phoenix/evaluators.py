@@ -11,7 +11,6 @@ them apart. The scores, labels and explanations are the evaluation engine's
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -235,20 +234,6 @@ def scored_frame(
         ]
         result[score_column(signal.name)] = [cells[signal.name].get(p) for p in range(len(dataframe))]
     return result
-
-
-def score_dataframe(
-    dataframe: pd.DataFrame, evaluator: _BERTScoreEvaluatorBase, **options: Any
-) -> pd.DataFrame:
-    """The old name of :func:`batch_evaluate_dataframe` (``bertscore_plugins.hf_datasets.score_dataframe``
-    is the other function of that name: BERTScore columns for a frame without Phoenix)."""
-    warnings.warn(
-        "bertscore_plugins.phoenix.score_dataframe is now batch_evaluate_dataframe (the name "
-        "score_dataframe is hf_datasets' BERTScore columns); the old name works in 0.x",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return batch_evaluate_dataframe(dataframe, evaluator, **options)
 
 
 # -- the whole pipeline, with Phoenix's judge --------------------------------------------------------

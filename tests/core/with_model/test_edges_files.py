@@ -14,16 +14,10 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bertscore_plugins import (
-    BaselineNotFoundError,
-    FileFormatError,
-    IdfTable,
-    ModelLoadError,
-    ScoreConfig,
-    get_scorer,
-)
+from bertscore_plugins import IdfTable, ScoreConfig, get_scorer
 from bertscore_plugins.core.baseline import Baseline, read_baseline
 from bertscore_plugins.core.reference_cache import CacheEntryWarning, CacheFolderWarning
+from bertscore_plugins.errors import BaselineNotFoundError, FileFormatError, ModelLoadError
 from bertscore_plugins.files import read_lines, split_lines, write_atomically
 from tests.support.full_disk import full_file_system
 

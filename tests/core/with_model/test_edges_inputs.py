@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bertscore_plugins import EmptyTextWarning, InputError, UnknownTokenWarning, get_scorer
+from bertscore_plugins import EmptyTextWarning, UnknownTokenWarning, get_scorer
+from bertscore_plugins.errors import InputError
 from bertscore_plugins.inputs import check_pairs
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run

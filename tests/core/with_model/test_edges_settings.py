@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bertscore_plugins import ScoreConfig, SettingError, get_scorer
+from bertscore_plugins import ScoreConfig, get_scorer
+from bertscore_plugins.errors import SettingError
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 

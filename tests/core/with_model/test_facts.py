@@ -346,7 +346,7 @@ def default_scorer():
 
 
 def test_bad_rows_are_refused_naming_the_row():
-    from bertscore_plugins import InputError
+    from bertscore_plugins.errors import InputError
 
     with pytest.raises(InputError, match=r"contexts\[1\] is None"):
         check_facts(["a", "b"], ["c", None])

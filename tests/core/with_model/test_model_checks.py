@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from safetensors.torch import load_file, save_file
 
-from bertscore_plugins import BERTScorer, ModelLoadError, ScoreConfig
+from bertscore_plugins import BERTScorer, ScoreConfig
 from bertscore_plugins.core.score_config import SettingError
-from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.errors import BertScorePluginsError, ModelLoadError
 
 pytestmark = pytest.mark.model  # loads models: outside the fast unit run
 

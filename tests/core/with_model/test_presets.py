@@ -19,14 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from bertscore_plugins.errors import PresetIntegrityError, PresetNotInstalledError
 from bertscore_plugins.models import presets
 from bertscore_plugins.models.identity import file_sha256
-from bertscore_plugins.models.presets import (
-    PinnedFile,
-    PresetIntegrityError,
-    PresetNotInstalledError,
-    PresetSpec,
-)
+from bertscore_plugins.models.preset_archive import PinnedFile, PresetSpec
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
