@@ -6,7 +6,7 @@
     python benchmarks/judge_quality.py --report-only   # the section from the verdicts kept so far
 
 The judge is the package's own (``YesNoJudge`` over ``JudgeServer``: Gemma 3 270M on llama.cpp, 127.0.0.1,
-all cores), asked exactly as the evaluation engine asks it: the prompt of ``integrations.llm_judge.prompt``,
+all cores), asked exactly as the evaluation engine asks it: the prompt of ``bertscore_plugins.judge.prompt``,
 a source longer than the judge's window shown as the passages the offline alignment chose. Rows are asked
 grouped by source (the server keeps a shared prompt prefix: 16 SummEval summaries of one article), and each
 verdict is kept in .feature-cache/judge-<model and prompt>.jsonl, so a stopped run resumes.
@@ -89,8 +89,8 @@ def kept_verdicts(path: Path) -> dict[str, dict]:
 def judge_rows(rows: list[dict], threads: int | None) -> dict[str, dict]:
     """Each row's verdict ({"p_yes", "seconds", "cut"} or {"failed": reason}), asked grouped by source."""
     from bertscore_plugins.evaluation.judge import JudgeRow
-    from bertscore_plugins.integrations.llm_judge.yes_no_judge import judge_from_env
-    from bertscore_plugins.tools.judge_server import JudgeServer
+    from bertscore_plugins.judge.environment import judge_from_env
+    from bertscore_plugins.judge.server import JudgeServer
 
     with JudgeServer(threads=threads, workdir=CACHE / "judge-server") as server:
         judge = judge_from_env(server.environment())
@@ -223,9 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = development_rows(args.limit)
     if args.report_only:
-        from bertscore_plugins.integrations.llm_judge.endpoint import Endpoint
-        from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
-        from bertscore_plugins.tools.judge_server import LOCAL_MODEL, local_model
+        from bertscore_plugins.judge.endpoint import Endpoint
+        from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
+        from bertscore_plugins.judge.yes_no import YesNoJudge
 
         _, digest = local_model()
         model = YesNoJudge(Endpoint("http://127.0.0.1:1/v1", LOCAL_MODEL, model_sha256=digest)).model

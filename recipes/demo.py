@@ -26,7 +26,7 @@ from recipes import disagreement
 
 DEMO_DATA = Path(__file__).with_name("demo_data.jsonl")
 DEMO_PROJECT = "bertscore-demo"
-LOCAL_JUDGE_MODEL = "gemma-3-270m-q4_k_m"  # tools.judge_server.LOCAL_MODEL (that module loads on use)
+LOCAL_JUDGE_MODEL = "gemma-3-270m-q4_k_m"  # bertscore_plugins.judge.local_model.LOCAL_MODEL
 
 
 def _port_is_free(port: int) -> bool:
@@ -105,9 +105,9 @@ def _local_judge(out: Path):
     if os.environ.get("BERTSCORE_JUDGE_MODEL", "").strip():
         yield f"LLM judge: {os.environ['BERTSCORE_JUDGE_MODEL']} (from BERTSCORE_JUDGE_*)"
         return
-    from bertscore_plugins.tools.judge_server import JudgeServer
+    from bertscore_plugins.judge.server import JudgeServer
 
-    print("Starting the local LLM judge (Gemma 3 270M on llama.cpp, 127.0.0.1) ...", flush=True)
+    print("Starting the local LLM judge (Gemma 3 270M on transformers, 127.0.0.1) ...", flush=True)
     with JudgeServer(workdir=out / "judge") as server:
         previous = {name: os.environ.get(name) for name in server.environment()}
         os.environ.update(server.environment())

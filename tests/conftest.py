@@ -118,10 +118,10 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def local_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The real local judge (Gemma 3 270M on llama.cpp, the judge extra) on 127.0.0.1, started once per
+    """The real local judge (Gemma 3 270M on transformers, the judge extra) on 127.0.0.1, started once per
     session and stopped by pid; tests point the judge at it with ``local_judge.environment()``."""
     from bertscore_plugins.errors import JudgeServerError
-    from bertscore_plugins.tools.judge_server import JudgeServer
+    from bertscore_plugins.judge.server import JudgeServer
 
     server = JudgeServer(workdir=tmp_path_factory.mktemp("judge-server"), threads=1)
     try:

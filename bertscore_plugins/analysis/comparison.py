@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from bertscore_plugins.analysis.stats import (
+    DECIMALS,
     DEFAULT_SEED,
     PAIRED_METHODS,
     SCORE_NAMES,
@@ -72,13 +73,15 @@ class SystemComparison:
         On too few rows for any difference to be significant at `alpha` (`stats.minimum_rows`), the
         verdict is withheld and no interval or p-value is given: they would be numbers without meaning
         (on one row every resample is that row, so p would read 0.0000)."""
-        t = self.test
+        t, d = self.test, DECIMALS
         too_few = t.too_few_rows(alpha)
         if too_few:
-            return f"no verdict: {too_few}; B - A = {self.metric} {t.difference:+.4f} (n = {t.n}, no p-value)"
+            return (
+                f"no verdict: {too_few}; B - A = {self.metric} {t.difference:+.{d}f} (n = {t.n}, no p-value)"
+            )
         what = (
-            f"{self.metric} {t.difference:+.4f} "
-            f"({t.confidence:.0%} CI {t.low:+.4f} .. {t.high:+.4f}), p = {t.p_value:.4f} "
+            f"{self.metric} {t.difference:+.{d}f} "
+            f"({t.confidence:.0%} CI {t.low:+.{d}f} .. {t.high:+.{d}f}), p = {t.p_value:.{d}f} "
             f"({_method_name(t.method)}, {t.resamples} resamples, n = {t.n})"
         )
         winner = self.better(alpha)
@@ -86,6 +89,8 @@ class SystemComparison:
             return f"B is better than A: {what}"
         if winner == "a":
             return f"A is better than B: {what}"
+        if t.significant(alpha):  # p below alpha, but the interval a reader sees does not exclude zero
+            what += f"; p is below {alpha:.0%} but the interval reaches zero, so neither is called better"
         return f"no significant difference at the {alpha:.0%} level: B - A = {what}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,11 +101,17 @@ class SystemComparison:
             | ({"p_value": None, "low": None, "high": None} if self.test.too_few_rows() else {}),
             "better": self.better(),
             "too_few_rows": self.test.too_few_rows(),
-            "a": {name: interval.to_dict() for name, interval in self.intervals_a.items()},
-            "b": {name: interval.to_dict() for name, interval in self.intervals_b.items()},
+            "a": {name: _interval_dict(interval) for name, interval in self.intervals_a.items()},
+            "b": {name: _interval_dict(interval) for name, interval in self.intervals_b.items()},
             "moved": [dict(row.__dict__, references=list(row.references)) for row in self.moved],
             "signature": self.signature,
         }
+
+
+def _interval_dict(interval: Interval) -> dict[str, Any]:
+    """An interval's fields; on one row no interval (low and high None): it would be one point."""
+    found = interval.to_dict()
+    return found | ({"low": None, "high": None} if interval.n < 2 else {})
 
 
 def _method_name(method: str) -> str:
@@ -240,26 +251,33 @@ def format_comparison(
     comparison: SystemComparison, name_a: str = "A", name_b: str = "B", alpha: float = 0.05, width: int = 70
 ) -> str:
     """A plain-text report: per-system scores with intervals, the verdict, the rows that moved most."""
-    metric = comparison.metric
+    metric, d = comparison.metric, DECIMALS
     lines = []
     for label, name, intervals in (
         ("A", name_a, comparison.intervals_a),
         ("B", name_b, comparison.intervals_b),
     ):
         interval = intervals[metric]
-        lines.append(
-            f"{label}: {name}  {metric} {interval.estimate:.4f} "
-            f"({interval.confidence:.0%} CI {interval.low:.4f} .. {interval.high:.4f})"
+        spread = (
+            f"{interval.confidence:.0%} CI {interval.low:.{d}f} .. {interval.high:.{d}f}"
+            if interval.n >= 2
+            else "one row: no interval"
         )
+        lines.append(f"{label}: {name}  {metric} {interval.estimate:.{d}f} ({spread})")
     lines.append(comparison.verdict(alpha))
     if comparison.moved:
         lines.append("")
         lines.append(f"rows that moved most ({metric}, B - A):")
         for row in comparison.moved:
-            lines.append(f"  row {row.row}: {row.change:+.4f}  (A {row.score_a:.4f} -> B {row.score_b:.4f})")
+            lines.append(
+                f"  row {row.row}: {row.change:+.{d}f}  (A {row.score_a:.{d}f} -> B {row.score_b:.{d}f})"
+            )
             lines.append(f"    A:   {_clip(row.candidate_a, width)}")
             lines.append(f"    B:   {_clip(row.candidate_b, width)}")
             lines.append(f"    ref: {_clip(row.references[0], width)}")
+    elif not rows_that_moved(comparison.scores_a, comparison.scores_b, k=1):  # (not --top 0)
+        lines.append("")
+        lines.append(f"no row moved: every row's {metric} is the same for A and B at {d} decimals")
     lines.append("")
     lines.append(comparison.signature)
     return "\n".join(lines)

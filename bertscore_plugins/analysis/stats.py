@@ -30,6 +30,16 @@ PAIRED_METHODS = ("bootstrap", "randomization")
 SCORE_NAMES = ("precision", "recall", "f1")
 
 
+#: decimals every score, difference and interval of a comparison is printed with: a verdict, and a row
+#: listed as moved, must show at this precision ("+0.0000 .. +0.1293" excludes no zero that a reader sees)
+DECIMALS = 4
+
+
+def shown(value: float, decimals: int = DECIMALS) -> float:
+    """`value` as printed with `decimals` decimals (round half to even, as the printed digits are)."""
+    return float(f"{value:.{decimals}f}") + 0.0  # + 0.0: "-0.0000" reads back as 0.0
+
+
 def minimum_rows(alpha: float) -> int:
     """The fewest rows on which a difference can be called significant at `alpha`.
 
@@ -82,10 +92,20 @@ class PairedResult:
     seed: int | None
 
     def better(self, alpha: float = 0.05) -> str:
-        """'a', 'b', or 'neither' (the p-value is not below `alpha`, or there are too few rows to say)."""
-        if not self.significant(alpha) or self.difference == 0:
+        """'a', 'b', or 'neither': 'b' only when the difference is significant (`significant`) AND its
+        interval, as printed (`DECIMALS`), lies above zero ('a': below); 'neither' when the p-value is
+        not below `alpha`, there are too few rows to say, or the printed interval reaches zero."""
+        if not self.significant(alpha):
             return "neither"
-        return "b" if self.difference > 0 else "a"
+        if shown(self.low) > 0:
+            return "b"
+        if shown(self.high) < 0:
+            return "a"
+        return "neither"
+
+    def interval_reaches_zero(self) -> bool:
+        """The interval, as printed, holds zero (or ends on it)."""
+        return shown(self.low) <= 0 <= shown(self.high)
 
     def significant(self, alpha: float = 0.05) -> bool:
         """p < alpha, on enough rows for that to mean something (`minimum_rows`)."""
@@ -408,8 +428,11 @@ def paired_test(
 def rows_that_moved(
     scores_a: Sequence[float] | np.ndarray, scores_b: Sequence[float] | np.ndarray, k: int = 5
 ) -> list[tuple[int, float]]:
-    """The `k` rows whose score changed most from A to B, as (row index, B - A), largest |change| first."""
+    """The `k` rows whose score changed most from A to B, as (row index, B - A), largest |change| first.
+
+    Only rows that moved: a change that prints as zero (`DECIMALS`) is no move, so fewer than `k` rows
+    (none, for two identical systems) may come back."""
     a, b = _paired_arrays(scores_a, scores_b)
     deltas = b - a
     order = np.argsort(-np.abs(deltas), kind="stable")[: max(0, int(k))]
-    return [(int(i), float(deltas[i])) for i in order]
+    return [(int(i), float(deltas[i])) for i in order if shown(float(deltas[i])) != 0]

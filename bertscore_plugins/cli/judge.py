@@ -1,4 +1,4 @@
-"""`bertscore-plugins judge serve|stop`: the local LLM judge (Gemma 3 270M on llama.cpp), on loopback."""
+"""`bertscore-plugins judge serve|stop`: the local LLM judge (bertscore_plugins.judge.server), on loopback."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "judge",
         help="the local LLM judge: an OpenAI-compatible server on 127.0.0.1 (serve), or stop one (stop)",
-        description="The local faithfulness judge: Gemma 3 270M (the judge extra) behind an OpenAI-compatible "
-        "/v1 on 127.0.0.1, the same door a provider is. `serve` prints the two variables that point the "
-        "judge at it and runs until Ctrl-C or SIGTERM; `stop` stops a server a pid file names.",
+        description="The local faithfulness judge: Gemma 3 270M (the judge extra, on transformers) behind an "
+        "OpenAI-compatible /v1 on 127.0.0.1, the same door a provider is. `serve` prints the variables that "
+        "point the judge at it and runs until Ctrl-C or SIGTERM; `stop` stops the server a pid file names.",
     )
     actions = parser.add_subparsers(dest="judge_command", metavar="ACTION")
     serve = actions.add_parser("serve", help="start the local judge and keep it up until Ctrl-C")
@@ -36,7 +36,7 @@ def register(subparsers) -> None:
 @sigterm_as_ctrl_c
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.errors import UsageError
-    from bertscore_plugins.tools.judge_server import CONTEXT_TOKENS, JudgeServer, stop_recorded
+    from bertscore_plugins.judge.server import CONTEXT_TOKENS, JudgeServer, stop_recorded
 
     action = getattr(args, "judge_command", None)
     if action == "stop":

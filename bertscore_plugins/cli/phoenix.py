@@ -107,9 +107,9 @@ def _register_evaluate(actions) -> None:
 def _evaluation_config(args: argparse.Namespace) -> EvaluationConfig:
     """The command's settings as the evaluation's one configuration; the judge from the environment
     unless --no-judge (without one, a line says how to configure it)."""
-    from bertscore_plugins.integrations.phoenix.phoenix_judge import NO_JUDGE_LINE, judge_from_environment
+    from bertscore_plugins.judge.environment import NO_JUDGE_LINE, judge_from_env
 
-    judge = None if args.no_judge else judge_from_environment()
+    judge = None if args.no_judge else judge_from_env()
     config = EvaluationConfig(
         score=config_from_args(args),
         judge=judge,

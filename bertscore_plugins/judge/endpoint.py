@@ -1,36 +1,70 @@
 """Where the judge is: an OpenAI-compatible ``/v1`` (the local server or a provider), spoken with the stdlib.
 
-The local judge and a provider are the same door: ``BERTSCORE_JUDGE_BASE_URL`` (default OpenAI's),
-``BERTSCORE_JUDGE_MODEL`` and ``BERTSCORE_JUDGE_API_KEY`` (or ``OPENAI_API_KEY``). Switching changes only
-those. Each failure is a named :class:`EndpointError` (not running, timed out, an HTTP error, an answer
-that is not JSON), never a library traceback.
+The local judge and a provider are the same door (:mod:`.environment` reads which). Each failure is a
+named :class:`EndpointError` (not running, timed out, an HTTP error, an answer that is not JSON), never a
+library traceback. A failure worth trying again (a refused connection, a timeout, HTTP 429 or 5xx) says
+so, with the wait the server asked for (``Retry-After``) when it gave one: :func:`retry_wait` turns that,
+or an exponential backoff, into the pause before the next attempt.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import socket
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertscore_plugins.errors import ArgumentError, SettingError
+from bertscore_plugins.errors import SettingError
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: seconds one request may take before the row fails as timed out (a slow server fails rows, not the run)
 DEFAULT_TIMEOUT = 60.0
 
 
-class EndpointError(Exception):
-    """A request the endpoint did not answer usably; ``kind`` names why (for the failure cell)."""
+#: the first pause between attempts when the server gives no Retry-After; doubled each attempt
+BACKOFF_SECONDS = 0.5
+#: the longest single pause (a Retry-After beyond the row's budget fails the row instead)
+MAX_BACKOFF_SECONDS = 30.0
 
-    def __init__(self, kind: str, message: str, *, retry: bool = False) -> None:
-        self.kind, self.retry = kind, retry
+
+class EndpointError(Exception):
+    """A request the endpoint did not answer usably; ``kind`` names why (for the failure cell).
+
+    ``retry``: worth another attempt; ``retry_after``: the seconds the server asked to wait (Retry-After)."""
+
+    def __init__(
+        self, kind: str, message: str, *, retry: bool = False, retry_after: float | None = None
+    ) -> None:
+        self.kind, self.retry, self.retry_after = kind, retry, retry_after
         super().__init__(message)
+
+
+def retry_wait(error: EndpointError, attempt: int) -> float:
+    """Seconds to wait before attempt ``attempt + 1``: the server's Retry-After, else 0.5, 1, 2, ... s."""
+    if error.retry_after is not None:
+        return error.retry_after
+    return min(BACKOFF_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS)
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (a number, or an HTTP date), or None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            import time as _time
+
+            seconds = parsedate_to_datetime(value).timestamp() - _time.time()
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 @dataclass(frozen=True)
@@ -60,27 +94,6 @@ class Endpoint:
             raise SettingError("timeout", f"timeout must be a positive number of seconds, got {timeout!r}")
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Endpoint | None:
-        """The endpoint ``BERTSCORE_JUDGE_*`` describes, or None when no model is configured."""
-        env = os.environ if environ is None else environ
-        model = env.get("BERTSCORE_JUDGE_MODEL", "").strip()
-        if not model:
-            return None
-        base_url = env.get("BERTSCORE_JUDGE_BASE_URL", "").strip() or OPENAI_BASE_URL
-        api_key = env.get("BERTSCORE_JUDGE_API_KEY", "").strip() or env.get("OPENAI_API_KEY", "").strip()
-        raw_timeout = env.get("BERTSCORE_JUDGE_TIMEOUT", "").strip()
-        try:
-            timeout = float(raw_timeout) if raw_timeout else DEFAULT_TIMEOUT
-        except ValueError:
-            timeout = math.nan
-        if not (math.isfinite(timeout) and timeout > 0):  # a variable, not a flag: named as it is set
-            raise ArgumentError(
-                f"BERTSCORE_JUDGE_TIMEOUT must be a positive number of seconds, got {raw_timeout!r}"
-            )
-        digest = env.get("BERTSCORE_JUDGE_MODEL_SHA256", "").strip()
-        return cls(base_url, model, api_key, timeout, digest)
-
     def _request(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
@@ -93,7 +106,10 @@ class Endpoint:
         except urllib.error.HTTPError as error:
             detail = error.read()[:300].decode(errors="replace")
             raise EndpointError(
-                "http", f"HTTP {error.code} from {self.base_url}{path}: {detail}", retry=error.code >= 500
+                "http",
+                f"HTTP {error.code} from {self.base_url}{path}: {detail}",
+                retry=error.code == 429 or error.code >= 500,
+                retry_after=_retry_after(error.headers.get("Retry-After") if error.headers else None),
             ) from None
         except TimeoutError:
             raise EndpointError(

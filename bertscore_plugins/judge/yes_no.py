@@ -7,9 +7,15 @@ returned in order, so a rerun asks only about the rows without a verdict.
 
 - before any row: the server is asked which models it serves; not running, or serving another model than
   the one configured, fails every row with that reason (no request is sent to a stranger);
-- ``concurrency`` requests in flight, each with the endpoint's timeout; a timeout, an HTTP 5xx or a
-  refused connection is retried ``max_retries`` times, then fails the row as what it was;
-- an empty answer, or one with neither yes nor no, fails the row as unusable, naming what was written.
+- ``concurrency`` requests in flight, each with the endpoint's timeout; a timeout, HTTP 429 or 5xx or a
+  refused connection is retried ``max_retries`` times after a pause (the server's Retry-After, else 0.5 s
+  doubling), within ``retry_budget`` seconds a row; then the row fails as what it was;
+- an empty answer, one with neither yes nor no, or log probabilities that are missing or not log
+  probabilities (1000, NaN) fail that row as unusable, naming what was written; the other rows are judged.
+
+The judge says what it is: :attr:`YesNoJudge.model` names the model, its digest and the prompt;
+:attr:`YesNoJudge.measured_auc` is its measured quality where known (the packaged model's, from
+benchmarks/QUALITY.md) and :attr:`YesNoJudge.near_chance` whether that is near chance.
 
     >>> judge = YesNoJudge(Endpoint("http://127.0.0.1:8080/v1", "gemma-3-270m-q4_k_m"))   # doctest: +SKIP
     >>> evaluate_rows(frame, judge=judge, judge_rows="unsettled")                        # doctest: +SKIP
@@ -25,14 +31,17 @@ from typing import Any
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
-from bertscore_plugins.integrations.llm_judge.endpoint import Endpoint, EndpointError
-from bertscore_plugins.integrations.llm_judge.prompt import prompt_identity, question
-from bertscore_plugins.integrations.llm_judge.verdict import UnusableAnswer, read_verdict
+from bertscore_plugins.judge.endpoint import Endpoint, EndpointError, retry_wait
+from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
+from bertscore_plugins.judge.prompt import prompt_identity, question
+from bertscore_plugins.judge.verdict import UnusableAnswer, read_verdict
 
 #: the first token's alternatives read (OpenAI's maximum)
 TOP_LOGPROBS = 20
 #: the judge's window when the endpoint does not say (the local server's; providers' are larger)
 DEFAULT_CONTEXT_TOKENS = 2048
+#: seconds a row may spend waiting between attempts (429 / 5xx / unreachable) before it fails
+RETRY_BUDGET_SECONDS = 60.0
 
 
 class YesNoJudge:
@@ -43,6 +52,7 @@ class YesNoJudge:
         name: the annotation name of its verdicts (Phoenix's judge's: "faithfulness").
         context_tokens: the prompt's budget in tokens; a longer source is shown as its aligned passages.
         top_logprobs: the first token's alternatives read for yes and no (1 to 20).
+        retry_budget: seconds a row may wait between its attempts in all.
     """
 
     def __init__(
@@ -52,15 +62,29 @@ class YesNoJudge:
         name: str = FAITHFULNESS,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         top_logprobs: int = TOP_LOGPROBS,
+        retry_budget: float = RETRY_BUDGET_SECONDS,
     ) -> None:
         self.endpoint, self.name, self.context_tokens = endpoint, name, int(context_tokens)
         self.top_logprobs = int(top_logprobs)
+        self.retry_budget = float(retry_budget)
 
     @property
     def model(self) -> str:
         """What the evaluation's signature records: model, its digest when known, and the prompt."""
         digest = f"@sha256:{self.endpoint.model_sha256[:12]}" if self.endpoint.model_sha256 else ""
         return f"{self.endpoint.model}{digest};prompt={prompt_identity()}"
+
+    @property
+    def measured_auc(self) -> dict[str, float] | None:
+        """The model's measured ROC-AUC per development set (the packaged model's, QUALITY.md section 9),
+        or None when this model was not measured here."""
+        return dict(MEASURED_AUC) if self.endpoint.model == LOCAL_MODEL else None
+
+    @property
+    def near_chance(self) -> bool:
+        """True when the model was measured and ranks summaries within 0.1 of chance (AUC 0.5) on every set:
+        such a judge should not decide a label by default."""
+        return near_chance(self.measured_auc)
 
     def verdicts(self, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]:
         if not rows:
@@ -89,14 +113,19 @@ class YesNoJudge:
         answer, source = as_read(row.output, row.context)
         asked = question(answer.strip(), source.strip(), row.passages, self.context_tokens)
         options = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs}
-        attempts = max(0, int(max_retries)) + 1
+        attempts, waited = max(0, int(max_retries)) + 1, 0.0
         for attempt in range(1, attempts + 1):
             try:
                 verdict = read_verdict(self.endpoint.chat(asked.messages, **options))
             except EndpointError as error:
-                if error.retry and attempt < attempts:
+                wait = retry_wait(error, attempt)
+                if error.retry and attempt < attempts and waited + wait <= self.retry_budget:
+                    time.sleep(wait)
+                    waited += wait
                     continue
                 reason = f"judge {error.kind}: {error}"
+                if error.retry and attempt < attempts:
+                    reason += f" (not tried again: waiting {wait:g} s more would pass the row's retry budget of {self.retry_budget:g} s)"
             except UnusableAnswer as error:
                 reason = f"judge answer unusable: {error}"
             else:
@@ -131,16 +160,3 @@ def _details(seconds: float) -> dict[str, Any]:
     from bertscore_plugins.evaluation.cells import completed
 
     return completed(seconds)
-
-
-def judge_from_env(environ: Any = None, *, context_tokens: int | None = None) -> YesNoJudge | None:
-    """The judge ``BERTSCORE_JUDGE_*`` configures, or None (no model set): the local server and a
-    provider alike (``BERTSCORE_JUDGE_CONTEXT_TOKENS`` sets the prompt's budget)."""
-    import os
-
-    env = os.environ if environ is None else environ
-    endpoint = Endpoint.from_env(env)
-    if endpoint is None:
-        return None
-    budget = context_tokens or int(env.get("BERTSCORE_JUDGE_CONTEXT_TOKENS", "") or DEFAULT_CONTEXT_TOKENS)
-    return YesNoJudge(endpoint, context_tokens=budget)

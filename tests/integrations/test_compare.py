@@ -93,6 +93,48 @@ def test_identical_systems_are_not_different_and_methods_agree() -> None:
     assert by_precision.test.method == "randomization"
 
 
+def test_a_verdict_needs_an_interval_that_excludes_zero_as_printed() -> None:
+    from dataclasses import replace
+
+    result = compare_systems(SYSTEM_A, SYSTEM_B, REFERENCES, seed=1)
+    assert result.better() == "b"
+    # p below alpha, but the interval's low end prints as +0.0000: no verdict a reader could not check
+    touching = replace(result, test=replace(result.test, low=0.00004, p_value=0.01))
+    assert touching.better() == "neither"
+    verdict = touching.verdict()
+    assert verdict.startswith("no significant difference at the 5% level: B - A = f1 +")
+    assert "CI +0.0000 .. +" in verdict
+    assert verdict.endswith("p is below 5% but the interval reaches zero, so neither is called better")
+    assert json.loads(json.dumps(touching.to_dict()))["better"] == "neither"
+    # just above the printed zero, the verdict stands; the same below zero for A
+    assert replace(result, test=replace(result.test, low=0.00006, p_value=0.01)).better() == "b"
+    below = replace(result.test, difference=-0.1, low=-0.2, high=-0.00004, p_value=0.01)
+    assert replace(result, test=below).better() == "neither"
+    assert replace(result, test=replace(below, high=-0.00006)).better() == "a"
+
+
+def test_one_row_has_no_interval_and_identical_systems_list_no_moved_rows() -> None:
+    one = compare_systems(SYSTEM_A[:1], SYSTEM_B[:1], REFERENCES[:1])
+    text = format_comparison(one, "v1.txt", "v2.txt")
+    assert "A: v1.txt  f1 " in text and "(one row: no interval)" in text
+    assert "CI" not in text  # neither the systems' nor the difference's
+    assert one.to_dict()["a"]["f1"]["low"] is None and one.to_dict()["b"]["f1"]["high"] is None
+    same = compare_systems(SYSTEM_B, SYSTEM_B, REFERENCES)
+    assert same.moved == ()
+    text = format_comparison(same)
+    assert "rows that moved" not in text
+    assert "no row moved: every row's f1 is the same for A and B at 4 decimals" in text
+    assert "moved" not in format_comparison(compare_systems(SYSTEM_A, SYSTEM_B, REFERENCES, top=0))
+
+
+def test_only_rows_that_moved_are_listed_as_moved() -> None:
+    changed = list(SYSTEM_A)
+    changed[3] = SYSTEM_B[3]  # one row differs; the other seven are the same text in both systems
+    result = compare_systems(SYSTEM_A, changed, REFERENCES, top=5)
+    assert [row.row for row in result.moved] == [3]
+    assert "row 3: +" in format_comparison(result)
+
+
 def test_compare_systems_rejects_misaligned_input() -> None:
     with pytest.raises(InputError, match="candidates_b has 7 rows but references has 8"):
         compare_systems(SYSTEM_A, SYSTEM_B[:7], REFERENCES)

@@ -447,12 +447,13 @@ def _offline_evaluator_labels_each_row(run: Run, oracle: Oracle) -> None:
 
 
 @entry_point(
-    "phoenix: evaluate_rows with judge_llm_from_env (no judge configured)",
+    "phoenix: evaluate_rows with judge_from_env (no judge configured)",
     python("""
     import pandas as pd
-    from bertscore_plugins.integrations.phoenix import evaluate_rows, judge_llm_from_env
+    from bertscore_plugins.integrations.phoenix import evaluate_rows
+    from bertscore_plugins.judge.environment import judge_from_env
     frame = pd.DataFrame({"output": CANDIDATES, "reference": REFERENCES, "context": REFERENCES})
-    results = evaluate_rows(frame, llm=judge_llm_from_env())
+    results = evaluate_rows(frame, judge=judge_from_env())
     report(columns=[c for c in results.columns if c.endswith("_score")],
            f1=[c["score"] for c in cells(results["bertscore_score"])],
            precision=[c["score"] for c in cells(results["groundedness_score"])],

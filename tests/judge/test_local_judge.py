@@ -1,4 +1,4 @@
-"""The judge against the real local model (Gemma 3 270M on llama.cpp, on 127.0.0.1): what a user gets when it
+"""The judge against the real local model (Gemma 3 270M on transformers, on 127.0.0.1): what a user gets when it
 answers, and when it is not there, is another model, is slow, dies mid-run or answers in another form.
 
 Every failure is a named failure cell for the rows it touches, every row already judged is kept, and the
@@ -13,9 +13,11 @@ import time
 import pytest
 
 from bertscore_plugins.evaluation.judge import JudgeRow, ask
-from bertscore_plugins.integrations.llm_judge.endpoint import Endpoint
-from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge, judge_from_env
-from bertscore_plugins.tools.judge_server import LOCAL_MODEL, JudgeServer, local_model
+from bertscore_plugins.judge.endpoint import Endpoint
+from bertscore_plugins.judge.environment import judge_from_env
+from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
+from bertscore_plugins.judge.server import JudgeServer
+from bertscore_plugins.judge.yes_no import YesNoJudge
 from bertscore_plugins.tools.phoenix_ports import free_port
 
 pytestmark = pytest.mark.slow  # a model server
@@ -178,7 +180,6 @@ def test_an_empty_answer_is_a_named_unusable_row_and_the_others_are_judged():
 def test_the_recipe_keeps_its_scores_when_the_judge_is_down_and_the_rerun_asks_only_the_judge(
     tmp_path, monkeypatch, capsys
 ):
-    from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
     from recipes import disagreement
 
     demo = disagreement.Path(disagreement.__file__).with_name("demo_data.jsonl")

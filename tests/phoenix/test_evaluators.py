@@ -34,7 +34,6 @@ from bertscore_plugins.integrations.phoenix import (
     experiment_evaluators,
     experiment_url,
     faithfulness_evaluator,
-    judge_llm_from_env,
     project_url,
     run_judge,
 )
@@ -338,33 +337,6 @@ def test_run_judge_keeps_the_score_column_when_every_row_fails():
     judged = run_judge(ROWS, FakeJudgeLLM(VERDICTS, fail_on="<query>"), max_retries=0)
     assert "faithfulness_score" in judged.columns
     assert judged["faithfulness_score"].isna().all()
-
-
-def test_judge_llm_from_env():
-    assert judge_llm_from_env({}) is None
-    llm = judge_llm_from_env(
-        {"BERTSCORE_JUDGE_MODEL": "local", "BERTSCORE_JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}
-    )
-    assert llm.model == "local" and llm.provider == "openai"
-    with pytest.raises(ValueError, match="TIMEOUT"):
-        judge_llm_from_env({"BERTSCORE_JUDGE_MODEL": "m", "BERTSCORE_JUDGE_TIMEOUT": "soon"})
-
-
-def _start_rate(llm) -> float:
-    return llm._rate_limiters[0]._throttler.rate  # Phoenix's adaptive token bucket
-
-
-def test_the_judge_starts_at_the_request_rate_asked_for():
-    local = {"BERTSCORE_JUDGE_MODEL": "local", "BERTSCORE_JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}
-    assert _start_rate(judge_llm_from_env(local)) == 5.0  # Phoenix's default
-    assert _start_rate(judge_llm_from_env({**local, "BERTSCORE_JUDGE_RATE": "40"})) == 40.0
-
-
-@pytest.mark.parametrize("name", ["BERTSCORE_JUDGE_RATE", "BERTSCORE_JUDGE_TIMEOUT"])
-@pytest.mark.parametrize("value", ["0", "-3", "nan", "inf", "fast", "1e999"])
-def test_judge_numbers_that_are_not_positive_and_finite_are_refused_by_name(name, value):
-    with pytest.raises(ValueError, match=f"{name} must be a positive, finite number.*{value!r}"):
-        judge_llm_from_env({"BERTSCORE_JUDGE_MODEL": "m", name: value})
 
 
 # -- disagreement -----------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Tests point Phoenix's ``FaithfulnessEvaluator`` at it through a real ``phoenix.evals.LLM(provider="openai",
 base_url=...)``, so the whole adapter path runs: json_schema structured output, the fallback to tool calling
-after an HTTP 400, and a row failing with HTTP 500. The yes/no judge (``integrations.llm_judge``) asks it
+after an HTTP 400, and a row failing with HTTP 500. The yes/no judge (``bertscore_plugins.judge``) asks it
 with ``logprobs``: it answers one word and that word's first-token alternatives, as a provider does (the
 real local model answers the judge's own tests and the demo; this stub keeps other tests fast).
 
@@ -340,7 +340,7 @@ def lookup_judge(verdicts: Mapping[str, str], default: str = "faithful") -> Rule
 
 
 def _sections(prompt_text: str) -> tuple[str, str, str]:
-    from bertscore_plugins.integrations.llm_judge.prompt import sections
+    from bertscore_plugins.judge.prompt import sections
 
     ours = sections(prompt_text)  # the yes/no judge's prompt: source and answer, no question
     if ours is not None:

@@ -12,7 +12,6 @@ docstring is the reference)::
     groundedness          GroundednessEvaluator  (precision of the output against its context)
     offline_faithfulness  OfflineFaithfulnessEvaluator  (groundedness x fact check)
     phoenix_judge         faithfulness_judge, faithfulness_evaluator, run_judge  (Phoenix's judge)
-    phoenix_judge         judge_llm_from_env, JUDGE_SETUP_HINT  (the judge's LLM from variables)
     annotation_sink       annotation_configs, ensure_annotation_configs, log_span_annotations
     annotation_sink       disagreement_filters, project_url  (the filters and links Phoenix shows)
     gateway               project_id  (a project's id from its name)
@@ -66,12 +65,10 @@ if TYPE_CHECKING:
     from bertscore_plugins.integrations.phoenix.offline_faithfulness import (
         OfflineFaithfulnessEvaluator as OfflineFaithfulnessEvaluator,
     )
-    from bertscore_plugins.integrations.phoenix.phoenix_judge import JUDGE_SETUP_HINT as JUDGE_SETUP_HINT
     from bertscore_plugins.integrations.phoenix.phoenix_judge import (
         faithfulness_evaluator as faithfulness_evaluator,
     )
     from bertscore_plugins.integrations.phoenix.phoenix_judge import faithfulness_judge as faithfulness_judge
-    from bertscore_plugins.integrations.phoenix.phoenix_judge import judge_llm_from_env as judge_llm_from_env
     from bertscore_plugins.integrations.phoenix.phoenix_judge import run_judge as run_judge
     from bertscore_plugins.integrations.phoenix.trace_evaluation import evaluate_project as evaluate_project
     from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport as EvaluationReport
@@ -102,10 +99,8 @@ _HOMES = {
     f"{__name__}.groundedness": ("GroundednessEvaluator",),
     f"{__name__}.offline_faithfulness": ("OfflineFaithfulnessEvaluator",),
     f"{__name__}.phoenix_judge": (
-        "JUDGE_SETUP_HINT",
         "faithfulness_evaluator",
         "faithfulness_judge",
-        "judge_llm_from_env",
         "run_judge",
     ),
     f"{__name__}.trace_evaluation": ("evaluate_project",),

@@ -1,13 +1,14 @@
-"""Phoenix's own LLM faithfulness judge, plugged into the engine's judge interface.
+"""Phoenix's own faithfulness judge as the engine's judge: an adapter, nothing more.
 
-We never write a judge prompt: ``phoenix.evals.metrics.FaithfulnessEvaluator`` (input, output, context ->
-faithful / unfaithful) is the judge, with any Phoenix ``LLM`` (OpenAI, Anthropic, LiteLLM, or a local
-OpenAI-compatible server by ``base_url``). :func:`faithfulness_judge` makes it a
+``phoenix.evals.metrics.FaithfulnessEvaluator`` (input, output, context -> faithful / unfaithful) with any
+Phoenix ``LLM`` (OpenAI, Anthropic, LiteLLM, or the local judge's server by ``base_url``: it serves
+structured output and tool calls). :func:`faithfulness_judge` makes it a
 :class:`~bertscore_plugins.evaluation.judge.Judge` (rows in, verdicts out, bounded concurrency) for the
 evaluation engine; :func:`run_judge` runs it over a dataframe. A failing row is marked and never stops
-the others.
+the others. The judge tier (:mod:`bertscore_plugins.judge`) chooses it from the environment
+(``BERTSCORE_JUDGE_STYLE=phoenix``): :func:`phoenix_llm` builds the LLM from the same settings.
 
-    >>> judge = faithfulness_judge(judge_llm_from_env())          # doctest: +SKIP
+    >>> judge = judge_from_env({"BERTSCORE_JUDGE_MODEL": "gpt-4o-mini", "BERTSCORE_JUDGE_STYLE": "phoenix"})  # doctest: +SKIP
     >>> evaluate_rows(frame, judge=judge, judge_rows="unsettled")  # doctest: +SKIP
 """
 
@@ -17,12 +18,10 @@ import asyncio
 import contextlib
 import io
 import logging
-import math
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
@@ -31,88 +30,31 @@ from phoenix.evals.metrics import FaithfulnessEvaluator
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict, is_judge
 
+if TYPE_CHECKING:
+    from bertscore_plugins.judge.environment import JudgeSettings
+
 logger = logging.getLogger(__name__)
 
-NO_JUDGE_LINE = (
-    "No LLM judge configured: the offline faithfulness (groundedness x the fact check of numbers, dates, "
-    "names and negations) is the faithfulness signal"
-)
-JUDGE_SETUP_HINT = """\
-No LLM judge configured, so groundedness (BERTScore precision of the output against its context) combined
-with the fact check (numbers, dates, names and negations carried by the context) stands in for faithfulness.
-To add a judge (it answers yes or no; its p(yes) is the score), point these at an OpenAI-compatible /v1:
-  local model:    bertscore-plugins judge serve   (prints the two variables to set; Gemma 3 270M, no key)
-  OpenAI:         BERTSCORE_JUDGE_MODEL=gpt-4o-mini  OPENAI_API_KEY=sk-...
-  other provider: BERTSCORE_JUDGE_BASE_URL=https://.../v1  BERTSCORE_JUDGE_MODEL=...  BERTSCORE_JUDGE_API_KEY=...
-Optional: BERTSCORE_JUDGE_TIMEOUT (seconds per request, default 60), BERTSCORE_JUDGE_CONTEXT_TOKENS (the
-prompt's budget, default 2048), BERTSCORE_JUDGE_STYLE=phoenix (Phoenix's FaithfulnessEvaluator instead:
-structured output, any Phoenix LLM, BERTSCORE_JUDGE_PROVIDER=anthropic ...)."""
 
+def phoenix_llm(settings: JudgeSettings) -> LLM:
+    """A Phoenix ``LLM`` for the judge ``settings`` describe (:class:`~bertscore_plugins.judge.environment.JudgeSettings`):
+    the same model, endpoint, key and timeout as the yes/no judge; ``provider`` and ``rate`` are Phoenix's.
 
-#: "yes-no" (default): the yes/no judge reading p(yes) (integrations.llm_judge); "phoenix": Phoenix's own
-#: FaithfulnessEvaluator with the LLM judge_llm_from_env describes
-JUDGE_STYLE_ENV = "BERTSCORE_JUDGE_STYLE"
+    A base URL other than OpenAI's goes to the provider; the local server needs no key (the SDK insists on
+    one, so "sk-local" is sent)."""
+    from bertscore_plugins.judge.endpoint import OPENAI_BASE_URL
 
-
-def judge_from_environment(environ: Mapping[str, str] | None = None) -> Any:
-    """The engine's judge ``BERTSCORE_JUDGE_*`` configures, or None when no model is set: the yes/no
-    judge over the OpenAI-compatible endpoint (the local server or a provider: the same code), or
-    Phoenix's FaithfulnessEvaluator with ``BERTSCORE_JUDGE_STYLE=phoenix``."""
-    from bertscore_plugins.integrations.llm_judge.yes_no_judge import judge_from_env
-
-    env = os.environ if environ is None else environ
-    style = env.get(JUDGE_STYLE_ENV, "").strip().lower() or "yes-no"
-    if style not in ("yes-no", "phoenix"):
-        raise ArgumentError(f"{JUDGE_STYLE_ENV} must be 'yes-no' or 'phoenix', got {style!r}")
-    if style == "phoenix":
-        llm = judge_llm_from_env(env)
-        return None if llm is None else faithfulness_judge(llm)
-    return judge_from_env(env)
-
-
-def judge_llm_from_env(environ: Mapping[str, str] | None = None) -> LLM | None:
-    """A Phoenix ``LLM`` from ``BERTSCORE_JUDGE_*`` environment variables, or None when not configured.
-
-    ``BERTSCORE_JUDGE_MODEL`` (required), ``BERTSCORE_JUDGE_PROVIDER`` (default "openai"),
-    ``BERTSCORE_JUDGE_BASE_URL`` (a local OpenAI-compatible server), ``BERTSCORE_JUDGE_API_KEY``
-    (default: the provider's own variable; "sk-local" when only a base URL is given),
-    ``BERTSCORE_JUDGE_TIMEOUT`` (seconds), ``BERTSCORE_JUDGE_RATE`` (requests/s at first: Phoenix's client
-    starts at 5 and adapts; raise it where the provider allows). See :data:`JUDGE_SETUP_HINT`.
-    """
-    env = os.environ if environ is None else environ
-    model = env.get("BERTSCORE_JUDGE_MODEL", "").strip()
-    if not model:
-        return None
-    provider = env.get("BERTSCORE_JUDGE_PROVIDER", "openai").strip() or "openai"
-    kwargs: dict[str, Any] = {}
-    base_url = env.get("BERTSCORE_JUDGE_BASE_URL", "").strip()
-    if base_url:
-        kwargs["base_url"] = base_url
-    api_key = env.get("BERTSCORE_JUDGE_API_KEY", "").strip()
-    if api_key:
-        kwargs["api_key"] = api_key
-    elif base_url and provider == "openai" and not env.get("OPENAI_API_KEY"):
-        kwargs["api_key"] = "sk-local"  # local servers ignore it; the SDK insists on one
-    timeout = _positive_number(env, "BERTSCORE_JUDGE_TIMEOUT", "a number of seconds")
-    if timeout is not None:
-        kwargs["timeout"] = timeout
-    rate = _positive_number(env, "BERTSCORE_JUDGE_RATE", "requests per second")
-    if rate is not None:
-        kwargs["initial_per_second_request_rate"] = rate
-    return LLM(provider=provider, model=model, **kwargs)
-
-
-def _positive_number(env: Mapping[str, str], name: str, meaning: str) -> float | None:
-    text = env.get(name, "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ArgumentError(f"{name} must be a positive, finite number ({meaning}), got {text!r}")
-    return value
+    endpoint = settings.endpoint
+    kwargs: dict[str, Any] = {"timeout": endpoint.timeout}
+    if endpoint.base_url != OPENAI_BASE_URL:
+        kwargs["base_url"] = endpoint.base_url
+    if settings.own_key or (settings.provider == "openai" and endpoint.api_key):
+        kwargs["api_key"] = endpoint.api_key
+    elif endpoint.base_url != OPENAI_BASE_URL and settings.provider == "openai":
+        kwargs["api_key"] = "sk-local"
+    if settings.rate is not None:
+        kwargs["initial_per_second_request_rate"] = settings.rate
+    return LLM(provider=settings.provider, model=endpoint.model, **kwargs)
 
 
 def faithfulness_evaluator(
@@ -312,7 +254,7 @@ class PhoenixJudge:
 def faithfulness_judge(llm: Any, **invocation_parameters: Any) -> PhoenixJudge:
     """Phoenix's ``FaithfulnessEvaluator`` with ``llm`` as the evaluation's judge.
 
-    ``llm`` is a Phoenix ``LLM`` (see :func:`judge_llm_from_env`) or an evaluator already built (from
+    ``llm`` is a Phoenix ``LLM`` (see :func:`phoenix_llm`) or an evaluator already built (from
     :func:`faithfulness_evaluator`, optionally bound); ``invocation_parameters`` as in
     :func:`faithfulness_evaluator`.
     """

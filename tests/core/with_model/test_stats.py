@@ -127,6 +127,12 @@ def test_rows_that_moved_orders_by_absolute_change() -> None:
     assert rows_that_moved(a, b, k=2) == [(1, pytest.approx(-0.3)), (0, pytest.approx(0.1))]
 
 
+def test_a_change_that_prints_as_zero_is_not_a_move() -> None:
+    a = np.array([0.5, 0.5, 0.5, 0.5])
+    b = np.array([0.6, 0.5, 0.50004, 0.49994])
+    assert rows_that_moved(a, b, k=4) == [(0, pytest.approx(0.1)), (3, pytest.approx(-0.00006))]
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [

