@@ -16,7 +16,7 @@ judge from here, so the same variables give the same judge everywhere:
 ``BERTSCORE_JUDGE_RATE``           Phoenix's first request rate per second for ``phoenix`` style
 =================================  ==================================================================
 
-A value that cannot be used is a :class:`~bertscore_plugins.errors.SettingError` naming the variable in
+A value that cannot be used is an :class:`~bertscore_plugins.errors.ArgumentError` naming the variable in
 one line (the command line exits 2), never a traceback and never accepted silently (0, negative, "soon").
 """
 
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertscore_plugins.errors import SettingError
+from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.judge.endpoint import DEFAULT_TIMEOUT, OPENAI_BASE_URL, Endpoint
 
 DEFAULT_CONTEXT_TOKENS = 2048
@@ -68,15 +68,14 @@ class JudgeSettings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeSettings | None:
-        """The settings, or None when ``BERTSCORE_JUDGE_MODEL`` is unset; SettingError naming a bad variable."""
+        """The settings, or None when ``BERTSCORE_JUDGE_MODEL`` is unset; ArgumentError naming a bad variable."""
         env = os.environ if environ is None else environ
         model = _value(env, "BERTSCORE_JUDGE_MODEL")
         if not model:
             return None
         base_url = _value(env, "BERTSCORE_JUDGE_BASE_URL") or OPENAI_BASE_URL
         if not re.match(r"^https?://[^/\s]+", base_url):
-            raise SettingError(
-                "BERTSCORE_JUDGE_BASE_URL",
+            raise ArgumentError(
                 f"BERTSCORE_JUDGE_BASE_URL must be an http(s) URL, got {base_url!r}",
             )
         own_key = _value(env, "BERTSCORE_JUDGE_API_KEY")
@@ -86,20 +85,18 @@ class JudgeSettings:
         context_tokens = DEFAULT_CONTEXT_TOKENS
         if tokens_text:
             if not tokens_text.isdigit() or int(tokens_text) < MIN_CONTEXT_TOKENS:
-                raise SettingError(
-                    "BERTSCORE_JUDGE_CONTEXT_TOKENS",
+                raise ArgumentError(
                     f"BERTSCORE_JUDGE_CONTEXT_TOKENS must be a whole number of tokens, at least {MIN_CONTEXT_TOKENS}, got {tokens_text!r}",
                 )
             context_tokens = int(tokens_text)
         digest = _value(env, "BERTSCORE_JUDGE_MODEL_SHA256").lower()
         if digest and not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise SettingError(
-                "BERTSCORE_JUDGE_MODEL_SHA256",
+            raise ArgumentError(
                 f"BERTSCORE_JUDGE_MODEL_SHA256 must be 64 hex digits, got {digest[:80]!r}",
             )
         style = _value(env, STYLE_ENV).lower() or "yes-no"
         if style not in STYLES:
-            raise SettingError(STYLE_ENV, f"{STYLE_ENV} must be 'yes-no' or 'phoenix', got {style!r}")
+            raise ArgumentError(f"{STYLE_ENV} must be 'yes-no' or 'phoenix', got {style!r}")
         endpoint = Endpoint(base_url, model, api_key, timeout, digest)
         return cls(
             endpoint,
@@ -116,7 +113,7 @@ def judge_from_env(environ: Mapping[str, str] | None = None) -> Any:
 
     The yes/no judge over the OpenAI-compatible endpoint (the local server or a provider: the same code),
     or with ``BERTSCORE_JUDGE_STYLE=phoenix`` Phoenix's FaithfulnessEvaluator over the same endpoint
-    (the Phoenix extra). SettingError names a variable that cannot be used.
+    (the Phoenix extra). ArgumentError names a variable that cannot be used.
     """
     settings = JudgeSettings.from_env(environ)
     if settings is None:
@@ -143,5 +140,5 @@ def _positive(env: Mapping[str, str], name: str, meaning: str) -> float | None:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise SettingError(name, f"{name} must be a positive, finite number ({meaning}), got {text!r}")
+        raise ArgumentError(f"{name} must be a positive, finite number ({meaning}), got {text!r}")
     return value

@@ -1,0 +1,98 @@
+"""Choosing the judge from the environment: one function, one set of variables, every bad value refused by
+the variable's name (one line; exit 2 on the command line), never a traceback or a silent default."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.judge.environment import JudgeSettings, judge_from_env
+from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC
+from bertscore_plugins.judge.yes_no import YesNoJudge
+
+LOCAL = {"BERTSCORE_JUDGE_MODEL": "local", "BERTSCORE_JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}
+
+
+def test_no_model_configured_is_no_judge():
+    assert judge_from_env({}) is None
+    assert judge_from_env({"BERTSCORE_JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}) is None
+
+
+def test_the_default_judge_is_the_yes_no_judge_over_the_configured_endpoint():
+    judge = judge_from_env(
+        {**LOCAL, "BERTSCORE_JUDGE_TIMEOUT": "7", "BERTSCORE_JUDGE_CONTEXT_TOKENS": "4096"}
+    )
+    assert isinstance(judge, YesNoJudge)
+    assert judge.endpoint.base_url == "http://127.0.0.1:9/v1" and judge.endpoint.model == "local"
+    assert judge.endpoint.timeout == 7.0 and judge.context_tokens == 4096
+
+
+def test_the_phoenix_style_is_phoenixs_evaluator_over_the_same_endpoint():
+    judge = judge_from_env({**LOCAL, "BERTSCORE_JUDGE_STYLE": "phoenix"})
+    assert judge.name == "faithfulness"
+    assert judge.model == "openai/local"
+
+
+def _start_rate(judge) -> float:
+    return judge.evaluator.llm._rate_limiters[0]._throttler.rate  # Phoenix's adaptive token bucket
+
+
+def test_phoenixs_judge_starts_at_the_request_rate_asked_for():
+    phoenix = {**LOCAL, "BERTSCORE_JUDGE_STYLE": "phoenix"}
+    assert _start_rate(judge_from_env(phoenix)) == 5.0  # Phoenix's default
+    assert _start_rate(judge_from_env({**phoenix, "BERTSCORE_JUDGE_RATE": "40"})) == 40.0
+
+
+@pytest.mark.parametrize("name", ["BERTSCORE_JUDGE_RATE", "BERTSCORE_JUDGE_TIMEOUT"])
+@pytest.mark.parametrize("value", ["0", "-3", "nan", "inf", "fast", "1e999"])
+def test_judge_numbers_that_are_not_positive_and_finite_are_refused_by_name(name, value):
+    with pytest.raises(ArgumentError, match=f"{name} must be a positive, finite number.*{value!r}"):
+        judge_from_env({"BERTSCORE_JUDGE_MODEL": "m", name: value})
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("BERTSCORE_JUDGE_CONTEXT_TOKENS", "0", "at least 512"),
+        ("BERTSCORE_JUDGE_CONTEXT_TOKENS", "-2048", "at least 512"),
+        ("BERTSCORE_JUDGE_CONTEXT_TOKENS", "2k", "a whole number of tokens"),
+        ("BERTSCORE_JUDGE_BASE_URL", "127.0.0.1:8080/v1", "an http(s) URL"),
+        ("BERTSCORE_JUDGE_MODEL_SHA256", "abc", "64 hex digits"),
+        ("BERTSCORE_JUDGE_STYLE", "llama", "'yes-no' or 'phoenix'"),
+    ],
+)
+def test_other_unusable_values_are_refused_by_name(name, value, says):
+    with pytest.raises(ArgumentError, match=f"^{name} must be.*{re.escape(says)}"):
+        JudgeSettings.from_env({"BERTSCORE_JUDGE_MODEL": "m", name: value})
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("BERTSCORE_JUDGE_TIMEOUT", "-1"), ("BERTSCORE_JUDGE_CONTEXT_TOKENS", "0")]
+)
+def test_a_bad_judge_variable_on_the_command_line_is_one_line_and_exit_2(tmp_path, name, value):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **LOCAL, name: value}
+    done = subprocess.run(
+        [sys.executable, "-m", "bertscore_plugins.cli", "phoenix", "evaluate", "--project", "p"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {name} must be") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_the_packaged_models_judge_carries_its_measured_quality_and_says_it_is_near_chance():
+    local = judge_from_env(
+        {"BERTSCORE_JUDGE_MODEL": LOCAL_MODEL, "BERTSCORE_JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}
+    )
+    assert (
+        local.measured_auc == {"SummEval": 0.488, "FRANK CNN/DM": 0.474, "FRANK XSum": 0.480} == MEASURED_AUC
+    )
+    assert local.near_chance is True
+    provider = judge_from_env({"BERTSCORE_JUDGE_MODEL": "gpt-4o-mini"})
+    assert provider.measured_auc is None and provider.near_chance is False
