@@ -1,6 +1,6 @@
-"""recipes/disagreement.py and recipes/demo.py: input reading, the output folder, the report, the judge
-and Phoenix outages, the demo rows' quadrants, and the HTML report and the Phoenix pages rendering in
-headless Chromium.
+"""The disagreement recipe (``bertscore-plugins disagreement``, recipes/disagreement.py) and recipes/demo.py:
+input reading, the output folder, the report, the judge and Phoenix outages, the demo rows' quadrants, and
+the HTML report and the Phoenix pages rendering in headless Chromium.
 
 The slow tests start Phoenix servers (the session one from conftest, plus their own where a server must
 die) and the stub judge, all on 127.0.0.1, and stop them by pid.
@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recipes import disagreement, phoenix_logging, report
-from recipes.rows import ColumnNames, InputTableError, normalise_rows, read_table
-from recipes.run_state import OutputFolder
+from bertscore_plugins.cli import disagreement
+from bertscore_plugins.cli.disagreement import html_report as report
+from bertscore_plugins.cli.disagreement.rows import ColumnNames, InputTableError, normalise_rows, read_table
+from bertscore_plugins.integrations.phoenix import table_traces as phoenix_logging
 from tests.support.browser import Browser
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,20 +52,38 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def scored(out: Path) -> pd.DataFrame:
+    """The run's scores table (flat, the user's columns) with each signal's stored cell beside it as
+    ``<name>_score`` (read from the result store under the run's configuration), ``row_id`` the row's id."""
+    table = pd.read_json(out / "scores.jsonl", lines=True, dtype=False)
+    configuration = json.loads((out / "state.json").read_text())["run"].split("/")[0]
+    with sqlite3.connect(out / "results.sqlite") as db:
+        stored = db.execute(
+            "SELECT row_id, name, cell FROM results WHERE configuration = ?", (configuration,)
+        ).fetchall()
+    db.close()
+    cells: dict[str, dict] = {}
+    for key, name, cell in stored:
+        cells.setdefault(key.split("#")[0], {})[f"{name}_score"] = None if cell is None else json.loads(cell)
+    ids = [str(i) for i in (table["id"] if "id" in table else table["row_id"])]
+    for column in sorted({column for found in cells.values() for column in found}):
+        table[column] = [cells.get(row_id, {}).get(column) for row_id in ids]
+    table["row_id"] = ids
+    return table
+
+
 class ScoringCalls:
-    """Counts every way the recipe could score again: a model load, the core scorer, the pipeline, the judge."""
+    """Counts every way the recipe could score again: a model load, the core scorer, the judge."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         import bertscore_plugins
-        import bertscore_plugins.integrations.phoenix as integration
         import bertscore_plugins.models.load
-        from bertscore_plugins.integrations.llm_judge.yes_no_judge import YesNoJudge
+        from bertscore_plugins.judge.yes_no import YesNoJudge
 
         self.calls: list[str] = []
         for owner, name in (
             (bertscore_plugins.models.load, "load_model"),
             (bertscore_plugins.BERTScorer, "score"),
-            (integration, "evaluate_rows"),
             (YesNoJudge, "verdicts"),
         ):
             original = getattr(owner, name)
@@ -153,18 +173,22 @@ def test_reads_each_format_and_renames_the_columns(tmp_path, suffix):
     assert "extra" in rows.columns
 
 
-def test_bad_input_names_the_row_and_the_problem(tmp_path):
+def test_bad_input_names_the_row_as_the_user_counts_it_and_the_problem(tmp_path):
     table = user_table()
     table.loc[1, "answer"] = None
-    with pytest.raises(InputTableError, match=r"row 1: column 'answer' is missing a value"):
+    with pytest.raises(InputTableError, match=r"^data row 2 \(id 'b'\): column 'answer' is missing a value"):
         normalise_rows(table, USER_COLUMNS)
     table = user_table().astype(object)
     table.loc[0, "gold"] = 3.5
-    with pytest.raises(InputTableError, match=r"row 0: column 'gold' must be text, got float"):
+    with pytest.raises(
+        InputTableError, match=r"^data row 1 \(id 'a'\): column 'gold' must be text, got float"
+    ):
         normalise_rows(table, USER_COLUMNS)
+    with pytest.raises(InputTableError, match=r"^data row 2: column 'answer' is missing a value"):
+        normalise_rows(user_table().drop(columns="key").assign(answer=["A1.", float("nan")]), USER_COLUMNS)
     with pytest.raises(InputTableError, match=r"no column 'question' \(for input\)"):
         normalise_rows(user_table(), ColumnNames())
-    with pytest.raises(InputTableError, match=r"row 1: id 'a' appears twice"):
+    with pytest.raises(InputTableError, match=r"data row 2: id 'a' appears twice"):
         normalise_rows(user_table().assign(key=["a", "a"]), USER_COLUMNS)
     with pytest.raises(InputTableError, match=r"unknown file type '\.xlsx'"):
         (tmp_path / "x.xlsx").write_text("")
@@ -175,24 +199,72 @@ def test_bad_input_names_the_row_and_the_problem(tmp_path):
     assert code == disagreement.EXIT_BAD_INPUT
 
 
-# -- the output folder ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "data", "row"),
+    [
+        ("in.csv", "question,context,output,reference\nQ?,C.,A.,R.\nQ2?,C2.,,R2.\n", "data row 2"),
+        ("in.csv", "question,context,output,reference\nQ?,,A.,R.\n", "data row 1"),
+        ("in.jsonl", '{"question": "Q?", "context": "C.", "output": "A.", "reference": "R."}\n'
+         '{"question": "Q?", "context": "C.", "output": null, "reference": "R."}\n', "data row 2"),
+        ("in.jsonl", '{"id": "q-1", "question": "Q?", "context": "C.", "output": "A.", "reference": "R."}\n'
+         '{"id": "q-7", "question": "Q?", "context": "C.", "reference": "R."}\n', "data row 2 (id 'q-7')"),
+    ],
+)  # fmt: skip
+def test_a_missing_answer_or_context_cell_stops_the_run_naming_the_row(tmp_path, capsys, name, data, row):
+    path = tmp_path / name
+    path.write_text(data)
+    assert disagreement.main([str(path), "--out", str(tmp_path / "out"), "--no-phoenix"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {row}: column ") and "is missing a value" in err
+    assert not (tmp_path / "out" / "results.sqlite").exists()  # stopped before any scoring
+
+
+# -- the scores table: the user's words -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("table_format", ["jsonl", "parquet"])
-def test_the_scored_table_round_trips_with_nested_cells(tmp_path, table_format):
-    folder = OutputFolder(tmp_path)
-    table = pd.DataFrame(
-        {
-            "row_id": ["0", "1"],
-            "output": ["a", "b"],
-            "context": [["p1", "p2"], "c"],
-            "bertscore_score": [{"name": "bertscore", "score": 0.93, "metadata": {"precision": 0.9}}, None],
-            "similarity_matches": [[["Thursday", "Tuesday", 0.71]], None],
-        }
+def test_the_scores_table_keeps_the_users_columns_with_flat_score_columns(
+    tmp_path, monkeypatch, table_format
+):
+    no_judge(monkeypatch)
+    path = tmp_path / "mine.jsonl"
+    user_table().assign(
+        q=["When does the museum open?", "When was the patient discharged?"],
+        ctx=["The museum opens at nine.", "The patient was discharged on Tuesday after the scan."],
+        answer=["It opens at nine.", "The patient was discharged on Thursday."],
+        gold=["At nine.", "On Tuesday."],
+    ).to_json(path, orient="records", lines=True)
+    out = tmp_path / "out"
+    argv = [str(path), "--out", str(out), "--no-phoenix", "--format", table_format, "--question-column", "q",
+            "--context-column", "ctx", "--output-column", "answer", "--reference-column", "gold", "--id-column", "key"]  # fmt: skip
+    assert disagreement.main(argv) == 0
+    table = (
+        pd.read_json(out / "scores.jsonl", lines=True)
+        if table_format == "jsonl"
+        else pd.read_parquet(out / "scores.parquet")
     )
-    folder.save_table(table, table_format)
-    back = folder.load_table(table_format)
-    assert back.to_dict(orient="records") == table.to_dict(orient="records")
+    assert list(table.columns[:6]) == ["key", "q", "ctx", "answer", "gold", "extra"]  # theirs, in their order
+    assert not {"input", "output", "context", "reference", "row_id"} & set(table.columns)
+    for column in ("bertscore_f1", "bertscore_precision", "bertscore_recall", "groundedness_precision",
+                   "offline_faithfulness_score", "offline_faithfulness_lexical", "sim_faith_disagreement_score"):  # fmt: skip
+        assert table[column].map(lambda v: pd.api.types.is_number(v) and 0.0 <= v <= 1.0).all(), column
+    for column in (
+        "bertscore_label",
+        "groundedness_label",
+        "offline_faithfulness_label",
+        "sim_faith_disagreement_label",
+    ):
+        assert table[column].map(lambda v: isinstance(v, str)).all(), column
+    assert not table.map(lambda v: isinstance(v, (dict, list))).any().any()  # nothing nested
+    assert table["offline_faithfulness_label"][1] == "unfaithful"  # Thursday, where the context says Tuesday
+    assert "Thursday: context says Tuesday" in table["offline_faithfulness_unsupported_facts"][1]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rows"] == 2
+    assert summary["means"]["bertscore_f1"] == pytest.approx(table["bertscore_f1"].mean())
+    assert summary["means"]["offline_faithfulness_score"] == pytest.approx(
+        table["offline_faithfulness_score"].mean()
+    )
+    assert sum(summary["labels"]["sim_faith_disagreement_label"].values()) == 2
 
 
 # -- Phoenix traces (no server) ---------------------------------------------------------------------
@@ -295,7 +367,7 @@ def judged_demo(tmp_path_factory):
 def test_wrong_day_number_and_negation_rows_are_high_sim_unfaithful(judged_demo):
     out, stdout, code = judged_demo
     assert code == disagreement.EXIT_OK
-    table = OutputFolder(out).load_table("jsonl")
+    table = scored(out)
     cases = dict(zip(table["row_id"], table["case"], strict=True))
     labels = {
         row_id: cell["label"]
@@ -364,7 +436,7 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert "the faithfulness judge failed on 2 of 8 rows (rows demo-07, demo-08" in err
     assert "Nothing is lost" in err
     table_path = out / "scores.jsonl"
-    table = OutputFolder(out).load_table("jsonl")
+    table = scored(out)
     assert table["bertscore_score"].notna().all()  # every BERTScore result is on disk
     assert json.loads((out / "state.json").read_text())["judge_failed_rows"] == ["demo-07", "demo-08"]
 
@@ -372,14 +444,69 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     use_judge(monkeypatch, healthy)
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
-    assert calls.calls == ["verdicts"]  # no BERTScore, no pipeline: only the judge, for the 2 rows
+    assert calls.calls == ["verdicts"]  # no model, no BERTScore: only the judge, for the 2 rows
     assert len(healthy.log.bodies) == 2
-    table = OutputFolder(out).load_table("jsonl")
+    table = scored(out)
     labels = {
         r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
     }
     assert labels["demo-07"] == labels["demo-08"] == "high_sim_unfaithful"
     assert json.loads(table_path.with_name("state.json").read_text())["judge_failed_rows"] == []
+
+
+def _verdicts_in_store(out: Path) -> set[str]:
+    """The row ids the result store holds a judge's verdict for."""
+    with sqlite3.connect(out / "results.sqlite") as db:
+        found = db.execute(
+            "SELECT row_id FROM results WHERE name = 'faithfulness' AND cell IS NOT NULL"
+        ).fetchall()
+    db.close()
+    return {key.split("#")[0] for (key,) in found}
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_the_judge_answers_resumes_asking_only_the_rows_without_a_verdict(
+    tmp_path, monkeypatch, make_stub_judge
+):
+    import time
+
+    from tests.support.stub_judge import careful_judge
+
+    def slow_careful(query, context, response):
+        time.sleep(0.4)  # long enough for the kill to land while a chunk of requests is in flight
+        return careful_judge(query, context, response)
+
+    rows, out = 8, tmp_path / "out"
+    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", str(rows), "--judge-concurrency", "2"]
+    slow = make_stub_judge(rule=slow_careful)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "BERTSCORE_JUDGE_BASE_URL": slow.base_url,
+        "BERTSCORE_JUDGE_MODEL": "stub-judge",
+        "BERTSCORE_JUDGE_API_KEY": "sk-stub",
+    }
+    command = subprocess.Popen(  # a real process, killed as the OOM killer or a closed laptop would
+        [sys.executable, "-m", "bertscore_plugins.cli", "disagreement", *args],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while len(slow.log.bodies) < 5 and command.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # the third chunk of two rows is with the judge
+        os.kill(command.pid, signal.SIGKILL)
+    finally:
+        command.wait(timeout=60)
+    assert command.returncode == -signal.SIGKILL, command.stderr.read()[-2000:]
+    answered = _verdicts_in_store(out)
+    assert 2 <= len(answered) < rows  # each chunk's verdicts were saved as they arrived
+
+    use_judge(monkeypatch, (healthy := make_stub_judge()))
+    calls = ScoringCalls(monkeypatch)
+    assert disagreement.main(args) == disagreement.EXIT_OK
+    assert len(healthy.log.bodies) == rows - len(answered)  # only the rows without a verdict
+    assert "score" not in calls.calls and "load_model" not in calls.calls  # no BERTScore again
+    assert _verdicts_in_store(out) == {f"demo-{i:02d}" for i in range(1, rows + 1)}
 
 
 @pytest.mark.slow
@@ -391,7 +518,7 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
     assert "No LLM judge configured" in stdout and "BERTSCORE_JUDGE_MODEL" in stdout
     # the offline signal: groundedness combined with the fact check
     assert "Similarity vs offline_faithfulness on 6 rows" in stdout
-    table = OutputFolder(out).load_table("jsonl")
+    table = scored(out)
     assert "faithfulness_score" not in table.columns
     meta = table["sim_faith_disagreement_score"][0]["metadata"]
     assert meta["faithfulness_signal"] == "offline_faithfulness"
@@ -408,10 +535,11 @@ def test_without_a_judge_it_says_how_to_set_one_up_and_uses_groundedness(tmp_pat
     assert code == disagreement.EXIT_PHOENIX and calls.calls == []
     assert f"no Phoenix server answers at {url}" in capsys.readouterr().err
 
-    # Same folder, different input: refused rather than mixing scores.
+    # Same folder, more rows: only the new row is scored (rows are kept by their id and texts).
     code = disagreement.main([str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "7"])
-    assert code == disagreement.EXIT_BAD_INPUT
-    assert "holds scores of a different input" in capsys.readouterr().err
+    assert code == disagreement.EXIT_OK
+    assert "Scoring 1 of 7 rows" in capsys.readouterr().out
+    assert len(scored(out)) == 7
 
 
 # -- the recipe with Phoenix ------------------------------------------------------------------------
@@ -423,7 +551,7 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
 ):
     from phoenix.client import Client
 
-    import bertscore_plugins.integrations.phoenix as integration
+    from bertscore_plugins.integrations.phoenix import annotation_sink as integration
     from bertscore_plugins.tools.phoenix_server import PhoenixServer
 
     use_judge(monkeypatch, stub_judge)
@@ -453,8 +581,8 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
         state = json.loads((out / "state.json").read_text())
         assert set(state["logged"]) == {"traces", "annotation_configs"}
         table_path = out / "scores.jsonl"
-        scored = OutputFolder(out).load_table("jsonl")
-        assert len(scored) == rows and scored["sim_faith_disagreement_score"].notna().all()
+        found = scored(out)
+        assert len(found) == rows and found["sim_faith_disagreement_score"].notna().all()
         digest_before = sha256(table_path)
         first.stop()  # reaped already; removes the PID files
 
@@ -475,7 +603,7 @@ def test_killing_phoenix_mid_logging_loses_nothing_and_the_rerun_finishes_withou
             state["logged"]
         )
         client = Client(base_url=second.base_url)
-        spans = phoenix_logging.with_span_ids(scored, f"{state['run_key']}/{project}")
+        spans = phoenix_logging.with_span_ids(found, f"{state['run_key']}/{project}")
         annotations = client.spans.get_span_annotations_dataframe(
             span_ids=list(spans["span_id"]), project_identifier=project
         )
@@ -532,9 +660,7 @@ def test_the_span_filters_return_exactly_the_disagreeing_rows(logged_demo):
 
     out, server = logged_demo
     state = json.loads((out / "state.json").read_text())
-    table = phoenix_logging.with_span_ids(
-        OutputFolder(out).load_table("jsonl"), f"{state['run_key']}/recipe-demo"
-    )
+    table = phoenix_logging.with_span_ids(scored(out), f"{state['run_key']}/recipe-demo")
     client = Client(base_url=server.base_url)
     for label in ("high_sim_unfaithful", "low_sim_faithful"):
         expected = {
