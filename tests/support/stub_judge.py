@@ -13,6 +13,8 @@ In process::
     StubJudge(reject_response_format=True)           # 400 on response_format -> Phoenix uses tools
     StubJudge(fail_when=["FAIL-ME"])                 # HTTP 500 when the prompt contains a marker
     StubJudge(empty_when=["EMPTY-ME"])               # an empty answer when the prompt contains a marker
+    StubJudge(refuse_first={"BUSY": [(429, "2"), (503, None)]})  # those answers first (Retry-After), then it judges
+    StubJudge(logprob_when={"ODD": 1000.0})          # that log probability for the word (None: missing)
     StubJudge(rule=lookup_judge({"output text": "unfaithful"}))
 
 As a process (its own pid, for ``ss``): ``python tests/support/stub_judge.py --port 0`` prints
@@ -379,6 +381,8 @@ class StubJudge:
         fail_when: Iterable[str] = (),
         empty_when: Iterable[str] = (),
         plain_text: bool = False,
+        refuse_first: Mapping[str, Iterable[tuple[int, str | None]]] | None = None,
+        logprob_when: Mapping[str, Any] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -387,6 +391,9 @@ class StubJudge:
         self.fail_when = tuple(fail_when)
         self.empty_when = tuple(empty_when)  # answer nothing (as a provider sometimes does)
         self.plain_text = plain_text
+        # marker -> the (status, Retry-After) answers still to give before judging that prompt
+        self.refuse_first = {marker: list(answers) for marker, answers in (refuse_first or {}).items()}
+        self.logprob_when = dict(logprob_when or {})
         self.host = host
         self.log = RequestLog()
         self._lock = threading.Lock()
@@ -433,6 +440,14 @@ class StubJudge:
         """(HTTP status, JSON reply, mode) for one chat-completions request body."""
         messages = body.get("messages") or []
         prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        for marker, answers in self.refuse_first.items():
+            if marker in prompt_text and answers:
+                with self._lock:
+                    status, retry_after = answers.pop(0)
+                error = {"error": {"message": f"stub judge: {status} for now", "type": "rate_limit_error"}}
+                if retry_after is not None:
+                    error["_headers"] = {"Retry-After": retry_after}
+                return status, error, f"refused {status}"
         if any(marker in prompt_text for marker in self.fail_when):
             return (
                 500,
@@ -455,11 +470,13 @@ class StubJudge:
         elif body.get("logprobs"):  # the yes/no judge: one word, its first token's alternatives
             word, mode = ("yes" if label == "faithful" else "no"), "logprobs"
             message["content"] = word
+            odd = [value for marker, value in self.logprob_when.items() if marker in prompt_text]
+            first = odd[0] if odd else math.log(0.9)
             top = [
-                {"token": word, "logprob": math.log(0.9)},
+                {"token": word, "logprob": first},
                 {"token": "no" if word == "yes" else "yes", "logprob": math.log(0.1)},
             ]
-            logprobs = {"content": [{"token": word, "logprob": math.log(0.9), "top_logprobs": top}]}
+            logprobs = {"content": [{"token": word, "logprob": first, "top_logprobs": top}]}
         elif self.plain_text:
             message["content"], mode = label, "plain_text"
         elif body.get("tools"):
@@ -501,10 +518,13 @@ class StubJudge:
                 pass
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
+                headers = payload.pop("_headers", {})
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 
