@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -136,6 +138,37 @@ def document(config_class: type) -> str:
     for described in settings_of(config_class):
         lines.append(f"    {described.name} (default {described.default!r}): {described.info.help}")
     return "\n".join(lines) + "\n"
+
+
+# ----- numbers beyond float's range ------------------------------------------------------------------
+
+
+def as_float(value: Any) -> float:
+    """A real number as a float, one beyond float's range (``10**400``, as an int or a ``Fraction``) as
+    an infinity of its sign: every check of a numeric setting reads it through here, so such a value is
+    refused as "not a finite number" by the setting's name, never as float()'s OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def beyond_floats(value: Any) -> bool:
+    """A real number (an int, a Fraction) that no float can hold."""
+    return isinstance(value, numbers.Real) and not isinstance(value, float) and math.isinf(as_float(value))
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message, but a number beyond float's range described, not written out in its
+    hundreds of digits (an int of over 4,300 digits cannot even be turned into text)."""
+    if not beyond_floats(value):
+        return repr(value)
+    sign = "-" if value < 0 else ""
+    if isinstance(value, numbers.Rational):
+        magnitude = math.log10(abs(value.numerator)) - math.log10(value.denominator)
+        power = math.floor(magnitude)
+        return f"{sign}{10 ** (magnitude - power):.2g}e{power} (beyond float range)"
+    return "a number beyond float range"
 
 
 # ----- the command line --------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import numbers
 from typing import Any
 
 from bertscore_plugins.errors import SettingError
+from bertscore_plugins.settings import as_float, shown
 
 #: F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling: unrescaled
 #: BERTScore sits high for any fluent English pair, so the useful cut is high too)
@@ -41,10 +42,10 @@ def check_cut(name: str, value: Any) -> float:
     """``value`` as a float when it is a real, finite number in [0, 1] (not a bool, not a string);
     ``SettingError`` naming ``name`` otherwise: "threshold must be a finite number from 0 to 1, got nan"."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or type(value).__name__ == "bool_":
-        raise SettingError(name, f"{name} must be {EXPECTED}, got {type(value).__name__} {value!r}")
-    number = float(value)
+        raise SettingError(name, f"{name} must be {EXPECTED}, got {type(value).__name__} {shown(value)}")
+    number = as_float(value)  # 10**400 (an int or a Fraction) is no float: refused here, by name
     if not (math.isfinite(number) and 0.0 <= number <= 1.0):
-        raise SettingError(name, f"{name} must be {EXPECTED}, got {value!r}")
+        raise SettingError(name, f"{name} must be {EXPECTED}, got {shown(value)}")
     return number
 
 

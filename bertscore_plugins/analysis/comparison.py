@@ -35,6 +35,7 @@ from bertscore_plugins.analysis.stats import (
 from bertscore_plugins.core.scorer import resolve_scorer
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.errors import ArgumentError, InputError
+from bertscore_plugins.settings import as_float, shown
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class ComparisonOptions:
         if self.resamples is not None:
             _whole("resamples", self.resamples, 1)
         if not (_is_number(self.confidence) and 0.0 < self.confidence < 1.0):  # also refuses NaN
-            raise ArgumentError(f"confidence must be a number between 0 and 1, got {self.confidence!r}")
+            raise ArgumentError(f"confidence must be a number between 0 and 1, got {shown(self.confidence)}")
         if self.seed is not None:
             _whole("seed", self.seed, 0)
         _whole("top", self.top, 0)
@@ -159,10 +160,11 @@ def _is_number(value: Any) -> bool:
 
 
 def _whole(name: str, value: Any, smallest: int) -> None:
-    whole = _is_number(value) and math.isfinite(value) and value == int(value)
+    # as_float: 10**400 (an int or a Fraction) is refused here by name, not by float()'s OverflowError
+    whole = _is_number(value) and math.isfinite(as_float(value)) and value == int(value)
     if not (whole and value >= smallest):
         kind = "a positive whole number" if smallest == 1 else f"a whole number >= {smallest}"
-        raise ArgumentError(f"{name} must be {kind}, got {value!r}")
+        raise ArgumentError(f"{name} must be {kind}, got {shown(value)}")
 
 
 def compare_systems(

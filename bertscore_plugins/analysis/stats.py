@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.settings import beyond_floats, shown
 
 #: default seed, so that two runs on the same scores print the same interval and p-value
 DEFAULT_SEED = 12345
@@ -35,7 +36,7 @@ SCORE_NAMES = ("precision", "recall", "f1")
 DECIMALS = 4
 
 
-def shown(value: float, decimals: int = DECIMALS) -> float:
+def as_printed(value: float, decimals: int = DECIMALS) -> float:
     """`value` as printed with `decimals` decimals (round half to even, as the printed digits are)."""
     return float(f"{value:.{decimals}f}") + 0.0  # + 0.0: "-0.0000" reads back as 0.0
 
@@ -97,15 +98,15 @@ class PairedResult:
         not below `alpha`, there are too few rows to say, or the printed interval reaches zero."""
         if not self.significant(alpha):
             return "neither"
-        if shown(self.low) > 0:
+        if as_printed(self.low) > 0:
             return "b"
-        if shown(self.high) < 0:
+        if as_printed(self.high) < 0:
             return "a"
         return "neither"
 
     def interval_reaches_zero(self) -> bool:
         """The interval, as printed, holds zero (or ends on it)."""
-        return shown(self.low) <= 0 <= shown(self.high)
+        return as_printed(self.low) <= 0 <= as_printed(self.high)
 
     def significant(self, alpha: float = 0.05) -> bool:
         """p < alpha, on enough rows for that to mean something (`minimum_rows`)."""
@@ -158,12 +159,12 @@ def _as_scores(values: Any, name: str) -> np.ndarray:
 
 def _check_common(confidence: float, resamples: int) -> None:
     if not 0.0 < confidence < 1.0:
-        raise ArgumentError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
-    whole = isinstance(resamples, numbers.Integral) or (
+        raise ArgumentError(f"confidence must be between 0 and 1 (exclusive), got {shown(confidence)}")
+    whole = (isinstance(resamples, numbers.Integral) and not beyond_floats(resamples)) or (
         isinstance(resamples, float) and math.isfinite(resamples) and resamples == int(resamples)
     )
     if isinstance(resamples, bool) or not whole or resamples < 1:
-        raise ArgumentError(f"resamples must be a positive integer, got {resamples!r}")
+        raise ArgumentError(f"resamples must be a positive integer, got {shown(resamples)}")
 
 
 def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -435,4 +436,4 @@ def rows_that_moved(
     a, b = _paired_arrays(scores_a, scores_b)
     deltas = b - a
     order = np.argsort(-np.abs(deltas), kind="stable")[: max(0, int(k))]
-    return [(int(i), float(deltas[i])) for i in order if shown(float(deltas[i])) != 0]
+    return [(int(i), float(deltas[i])) for i in order if as_printed(float(deltas[i])) != 0]

@@ -17,7 +17,15 @@ import numpy as np
 from bertscore_plugins.core.idf import IdfTable
 from bertscore_plugins.errors import ArgumentTypeError, SettingError
 from bertscore_plugins.models.model_names import refuse_a_misspelt_name
-from bertscore_plugins.settings import document, names_of, setting, upstream_renames
+from bertscore_plugins.settings import (
+    as_float,
+    beyond_floats,
+    document,
+    names_of,
+    setting,
+    shown,
+    upstream_renames,
+)
 
 #: the name users type for the embedded, offline default model
 DEFAULT_MODEL = "default"
@@ -234,9 +242,9 @@ def _whole(config: ScoreConfig, name: str, smallest: int, expected: str, optiona
 def whole_number(name: str, value: Any, smallest: int, expected: str) -> int:
     """``value`` as an int if it is a whole number (not a bool) >= ``smallest``; else SettingError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {value!r}")
-    if value < smallest:
-        raise SettingError(name, f"{name} must be {expected}, got {value!r}")
+        raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {shown(value)}")
+    if value < smallest or beyond_floats(value):  # 10**400 is no length, layer or batch
+        raise SettingError(name, f"{name} must be {expected}, got {shown(value)}")
     return int(value)
 
 
@@ -245,14 +253,14 @@ def finite_number(
 ) -> float:
     """``value`` as a float if it is a real, finite number (not a bool) in range; else SettingError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {value!r}")
-    number = float(value)
+        raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {shown(value)}")
+    number = as_float(value)  # 10**400 (an int or a Fraction): refused below by name, no OverflowError
     if (
         not math.isfinite(number)
         or (above is not None and not number > above)
         or (at_most is not None and number > at_most)
     ):
-        raise SettingError(name, f"{name} must be {expected}, got {value!r}")
+        raise SettingError(name, f"{name} must be {expected}, got {shown(value)}")
     return number
 
 
