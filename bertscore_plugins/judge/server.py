@@ -262,11 +262,21 @@ def stop_recorded(workdir: str | Path | None = None) -> int | None:
         return None
     os.kill(pid, signal.SIGTERM)
     for _ in range(100):
-        if not pid_alive(pid):
+        if not _running(pid):
             break
         time.sleep(0.2)
     pid_file.unlink(missing_ok=True)
     return pid
+
+
+def _running(pid: int) -> bool:
+    """The pid runs (a zombie, its exit not yet collected by its parent, does not)."""
+    if not pid_alive(pid):
+        return False
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] not in ("Z", "X")
+    return True
 
 
 def _importable(name: str) -> bool:
