@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -195,6 +196,8 @@ class BERTScoreTransform:
                 )
             batch, extra = {self.candidate_column: batch, self.reference_column: extra[0]}, extra[1:]
         indices = next((value for value in extra if isinstance(value, (list, range))), None)
+        if indices is None:  # map() without with_indices: its own rows for this batch, when it shows them
+            indices = _rows_of_the_map_batch()
         rank = next(
             (value for value in extra if isinstance(value, int) and not isinstance(value, bool)), None
         )
@@ -225,7 +228,7 @@ class BERTScoreTransform:
             self._scorer = get_scorer(self.config.replace(device=device))
         return self._scorer
 
-    def _column(self, batch: dict[str, list], column: str) -> list:
+    def _column(self, batch: Mapping[str, Any], column: str) -> list:
         if column not in batch:
             raise ColumnNotFoundError(
                 f"column {column!r} not found; the batch has {sorted(batch)}. Set candidate_column= / "
@@ -279,14 +282,37 @@ def _single_threaded_after_fork() -> None:
         torch.set_num_threads(1)
 
 
+#: the function of datasets' map() that calls a transform with one batch, and its module
+_MAP_CALLER = ("apply_function", "datasets.arrow_dataset")
+
+
+def _rows_of_the_map_batch() -> list[int] | None:
+    """The dataset rows of the batch that ``Dataset.map(..., batched=True)`` is calling the transform
+    with, when it was not asked for them (``with_indices``): map's own frame holds them (``indices``,
+    shifted by ``offset`` in a ``num_proc`` worker), so a warning or an error names dataset row 47, not
+    "candidate rows 6" of the batch. None where no such frame is found (another caller, another datasets
+    layout): the message then names the batch position and says how to get the row."""
+    frame = sys._getframe(2)  # the transform's caller
+    for _ in range(4):
+        if frame is None:
+            return None
+        if (frame.f_code.co_name, frame.f_globals.get("__name__")) == _MAP_CALLER:
+            indices, offset = frame.f_locals.get("indices"), frame.f_locals.get("offset", 0)
+            if isinstance(indices, (list, range)) and isinstance(offset, int):
+                return [int(index) + offset for index in indices]
+            return None
+        frame = frame.f_back
+    return None
+
+
 def _locate(error: InputError, indices: list | range | None, label: str = "dataset row") -> str:
     """A position-based input error told with the user's row labels (map(with_indices=True) or a
     DataFrame index): every bad row, not only the first."""
     message = str(error)
     if indices is None:
         return f"{message} (row number within the map() batch; pass with_indices=True to get the dataset row)"
-    bad = getattr(error, "bad_rows", None)
-    if not bad:
+    bad = error.bad_rows
+    if not bad or error.side is None:
         return message
     labels = list(indices)
     if len(bad) == 1:

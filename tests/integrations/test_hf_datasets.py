@@ -228,6 +228,24 @@ def test_with_indices_a_warning_names_the_dataset_row_not_the_batch_position():
     assert [w.message.candidate_rows for w in caught if w.category is EmptyTextWarning] == [(4,)]
 
 
+def test_without_indices_a_warning_and_an_error_still_name_the_dataset_row():
+    ds = datasets.Dataset.from_dict(
+        {"prediction": ["a", "b", "c", "d", "", "f"], "reference": ["a", "b", "c", "d", "e", "f"]}
+    )
+    transform = BERTScoreTransform(candidate_column="prediction", reference_column="reference")
+    with pytest.warns(EmptyTextWarning) as caught:  # row 4 is the second row of the second batch
+        ds.map(transform, batched=True, batch_size=3, load_from_cache_file=False)
+    assert [w.message.candidate_rows for w in caught if w.category is EmptyTextWarning] == [(4,)]
+    bad = datasets.Dataset.from_dict(
+        {"candidate": ["a", "b", "c", "d", None, "f"], "reference": list("abcdef")}
+    )
+    with pytest.raises(InputError, match=r"is None \(a missing value\?\) \(dataset row 4\)"):
+        bad.map(BERTScoreTransform(), batched=True, batch_size=3, load_from_cache_file=False)
+    # in a num_proc worker, the rows of its shard are shifted by where the shard starts
+    with pytest.raises(InputError, match=r"\(dataset row 4\)"):
+        bad.map(BERTScoreTransform(), batched=True, batch_size=1, num_proc=2, load_from_cache_file=False)
+
+
 def test_score_dataframe_equals_core():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"answer": CANDIDATES, "gold": REFERENCES}, index=[f"q{i}" for i in range(10)])
