@@ -172,6 +172,8 @@ class _Pass:
         config = self.config
         names = (config.similarity_name, config.groundedness_name, config.offline_name)
         todo = [self.asking(row, w) for row in self.rows if (w := self.wants(row, names))]
+        if not todo and self.rows:
+            self.say(f"Loaded {len(self.rows)} scored rows from the store; nothing is scored again.")
         if todo:
             self.say(
                 f"Scoring {len(todo)} of {len(self.rows)} rows (similarity, groundedness, fact check) ..."

@@ -86,12 +86,10 @@ def test_a_preset_that_is_not_installed_is_a_model_load_error() -> None:
 
 
 def test_the_recipes_errors_are_under_the_root() -> None:
-    from recipes.rows import InputTableError
-    from recipes.run_state import DamagedRunFolder
+    from bertscore_plugins.cli.disagreement.folder import DamagedRunFolder
+    from bertscore_plugins.cli.disagreement.rows import InputTableError
 
-    from recipes.disagreement import SettingsChanged
-
-    for cls in (SettingsChanged, InputTableError, DamagedRunFolder):
+    for cls in (InputTableError, DamagedRunFolder):
         assert issubclass(cls, BertScorePluginsError) and issubclass(cls, ValueError)
 
 

@@ -276,9 +276,8 @@ def wait_for_roots(client: Any, project: str, count: int) -> None:
 
 
 def recipe(doors: Doors) -> DoorAnswer:
-    """``python -m recipes.disagreement table.jsonl --no-phoenix`` with no judge configured."""
-    from recipes import disagreement
-    from recipes.run_state import OutputFolder
+    """``bertscore-plugins disagreement table.jsonl --no-phoenix`` with no judge configured."""
+    from bertscore_plugins.cli import disagreement
 
     def run(tag: str, rows: Sequence[DoorRow]) -> tuple[int, str, Path]:
         table, out = doors.folder / f"{tag}.jsonl", doors.folder / f"{tag}-run"
@@ -301,9 +300,10 @@ def recipe(doors: Doors) -> DoorAnswer:
 
     code, err, out = run("rows", ROWS)
     assert code == disagreement.EXIT_OK, err
-    scored = OutputFolder(out).load_table("jsonl")
-    cells = scored[f"{OFFLINE_FAITHFULNESS}_score"]
-    answer = DoorAnswer({r: (c["score"], c["label"]) for r, c in zip(scored["row_id"], cells, strict=True)})
+    scored = [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    answer = DoorAnswer(
+        {r["id"]: (r[f"{OFFLINE_FAITHFULNESS}_score"], r[f"{OFFLINE_FAITHFULNESS}_label"]) for r in scored}
+    )  # the flat scores table: one column per signal and part
     for row in EMPTY:
         code, err, _ = run(row.row_id, [row])
         assert code == disagreement.EXIT_BAD_INPUT and len(err.splitlines()) == 1, err

@@ -18,9 +18,10 @@ import pytest
 
 import bertscore_plugins.integrations.phoenix as phoenix_package
 from bertscore_plugins import ScoreConfig
+from bertscore_plugins.cli import disagreement
 from bertscore_plugins.errors import SettingError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
-from recipes import disagreement
+from tests.phoenix.test_disagreement_recipe import scored
 from tests.support.browser import screenshot
 
 REPO = Path(__file__).resolve().parents[2]
@@ -198,7 +199,7 @@ def test_the_recipe_with_a_judge_and_judge_rows_unsettled_asks_the_judge_less_an
     assert f"Judge triage: {calls} of 12 rows sent to the judge; {12 - calls} calls saved" in stdout
     state = json.loads((out / "state.json").read_text())
     assert state["judge_calls"] == {"rows": 12, "judged": calls, "saved": 12 - calls, "mode": "unsettled"}
-    table = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    table = scored(out).to_dict(orient="records")
     settled = [
         row for row in table if (row["faithfulness_score"]["metadata"] or {}).get("source") == "offline"
     ]
@@ -212,7 +213,7 @@ def test_the_report_opens_with_every_unfaithful_row_worst_first(tmp_path, monkey
     out = tmp_path / "out"
     code, _ = _recipe([str(DEMO), "--out", str(out), "--no-phoenix"])
     assert code == disagreement.EXIT_OK
-    table = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    table = scored(out).to_dict(orient="records")
     offline = {row["row_id"]: row["offline_faithfulness_score"] for row in table}
     unfaithful = {r for r, cell in offline.items() if cell["label"] == "unfaithful"}
     assert len(unfaithful) >= 17

@@ -24,12 +24,16 @@ import argparse
 import os
 from pathlib import Path
 
+from bertscore_plugins.cli.disagreement.exits import EXIT_BAD_INPUT as EXIT_BAD_INPUT
+from bertscore_plugins.cli.disagreement.exits import EXIT_JUDGE as EXIT_JUDGE
+from bertscore_plugins.cli.disagreement.exits import EXIT_OK as EXIT_OK
+from bertscore_plugins.cli.disagreement.exits import EXIT_PHOENIX as EXIT_PHOENIX
+from bertscore_plugins.cli.disagreement.exits import HTML_NAME as HTML_NAME
+from bertscore_plugins.cli.disagreement.exits import PNG_NAME as PNG_NAME
 from bertscore_plugins.errors import UsageError
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_PHOENIX, EXIT_JUDGE = 0, 2, 3, 4
 DEFAULT_PROJECT = "bertscore-disagreement"
 DEFAULT_PHOENIX_URL = "http://127.0.0.1:6006"
-PNG_NAME, HTML_NAME = "similarity_vs_faithfulness.png", "disagreements.html"
 #: the configuration's settings that are the trace evaluation's, not a table's
 _TRACE_ONLY = (
     "annotation_identifier",

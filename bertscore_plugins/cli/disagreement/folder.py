@@ -54,6 +54,7 @@ class RunState:
     A run over other rows or another configuration is a new run (a new ``run_key``: new traces)."""
 
     run: str  # the configuration id and a digest of the rows' ids in the store
+    signature: str = ""  # the scorer's signature (model, library versions): named when it changes
     run_key: str = field(default_factory=lambda: uuid.uuid4().hex)
     scored_at: str = ""
     rows: int = 0
@@ -95,6 +96,7 @@ _KINDS: dict[str, type] = {
     "run_key": str,
     "scored_at": str,
     "faithfulness_signal": str,
+    "signature": str,
 }
 
 

@@ -207,82 +207,88 @@ code.filter { display: block; background: #f6f6f6; padding: 4px 8px; margin: 4px
 """
 
 
+@dataclass(frozen=True)
+class Page:
+    """What the page says besides the rows: its title, the faithfulness signal, the summary lines, the
+    Phoenix filter strings and the scatter (a PNG, inlined)."""
+
+    title: str
+    faithfulness_name: str
+    summary_lines: list[str]
+    filters: dict[str, str]
+    png: Path
+
+
 def write_html(
-    rows: list[ReportRow],
-    top: list[ReportRow],
-    thresholds: dict[str, Any],
-    path: Path,
-    *,
-    png: Path,
-    title: str,
-    faithfulness_name: str,
-    summary_lines: list[str],
-    filters: dict[str, str],
+    rows: list[ReportRow], top: list[ReportRow], thresholds: dict[str, Any], path: Path, page: Page
 ) -> Path:
     """Write the self-contained HTML report."""
     counts: dict[str, int] = {}
     for row in rows:
         counts[row.label] = counts.get(row.label, 0) + 1
-    image = base64.b64encode(png.read_bytes()).decode("ascii")
+    name = page.faithfulness_name
+    image = base64.b64encode(page.png.read_bytes()).decode("ascii")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
+        f"<title>{html.escape(page.title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(page.title)}</h1>",
         (
             "<p>Similarity (BERTScore F1 of the answer against the reference) and "
-            f"{html.escape(faithfulness_name)} ({html.escape(SIGNAL_TEXT.get(faithfulness_name, ''))}): "
+            f"{html.escape(name)} ({html.escape(SIGNAL_TEXT.get(name, ''))}): "
             "first, every row that is unfaithful whatever its similarity; then the rows where the two "
             "signals disagree. Hover a token for its best match in the reference; outlined tokens matched "
             "worst.</p>"
         ),
-        *_unfaithful_section(unfaithful_rows(rows, thresholds), faithfulness_name),
+        *_unfaithful_section(unfaithful_rows(rows, thresholds), name),
         *(_judge_offline_section(rows) if any(row.judge_asked for row in rows) else []),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
         *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
         "</table>",
-        "<p class='meta'>" + "<br>".join(html.escape(line) for line in summary_lines) + "</p>",
-        (
-            f"<img alt='similarity vs {html.escape(faithfulness_name)} scatter' width='800' "
-            f"src='data:image/png;base64,{image}'>"
-        ),
+        "<p class='meta'>" + "<br>".join(html.escape(line) for line in page.summary_lines) + "</p>",
+        f"<img alt='similarity vs {html.escape(name)} scatter' width='800' src='data:image/png;base64,{image}'>",
     ]
-    if filters:
+    if page.filters:
         parts.append("<h2>Phoenix filters</h2>")
         parts += [
-            f"<div>{html.escape(name)}<code class='filter'>{html.escape(text)}</code></div>"
-            for name, text in filters.items()
+            f"<div>{html.escape(label)}<code class='filter'>{html.escape(text)}</code></div>"
+            for label, text in page.filters.items()
         ]
     parts.append(f"<h2>Top {len(top)} disagreements</h2>")
     if not top:
         parts.append("<p>No row disagrees at these thresholds.</p>")
     for row in top:
-        worst = sorted((m for m in row.matches if _is_word(m[0])), key=lambda m: m[2])[:3]
-        parts += [
-            f"<div class='row {html.escape(row.label)}'>",
-            f"<div class='meta'>row <b>{html.escape(row.row_id)}</b>"
-            + (f" &middot; case <b>{html.escape(row.case)}</b>" if row.case else "")
-            + f" &middot; <span class='label'>{html.escape(row.label)}</span>: "
-            f"{html.escape(QUADRANT_TEXT.get(row.label, ''))} &middot; similarity {_num(row.similarity)}"
-            f" &middot; {html.escape(faithfulness_name)} {_num(row.faithfulness)}</div>",
-            f"<dl><dt>Question</dt><dd>{html.escape(row.question)}</dd>",
-            f"<dt>Answer (shaded by match to the reference)</dt><dd class='answer'>{highlighted_output(row)}</dd>",
-            f"<dt>Reference</dt><dd>{html.escape(row.reference)}</dd>",
-            "<dt>Worst-matched tokens</dt><dd class='worst-list'>"
-            + ("".join(f"<code>{html.escape(f'{t} -> {m} {s:.2f}')}</code>" for t, m, s in worst) or "none")
-            + "</dd>",
-            f"<dt>Context</dt><dd>{html.escape(row.context)}</dd>",
-        ]
-        if row.judge_explanation:
-            parts.append(
-                f"<dt>{html.escape(faithfulness_name)} explanation</dt>"
-                f"<dd>{html.escape(row.judge_explanation)}</dd>"
-            )
-        if row.fact_check and faithfulness_name != OFFLINE:
-            parts.append(f"<dt>fact check (offline)</dt><dd class='facts'>{html.escape(row.fact_check)}</dd>")
-        parts.append("</dl></div>")
+        parts += _disagreement(row, name)
     parts.append(f"<p class='meta'>Thresholds: {html.escape(str(thresholds))}</p></body></html>")
     write_run_file(path, "\n".join(parts))
     return path
+
+
+def _disagreement(row: ReportRow, faithfulness_name: str) -> list[str]:
+    """One listed disagreement: its scores, the question, the shaded answer, the reference, the context."""
+    worst = sorted((m for m in row.matches if _is_word(m[0])), key=lambda m: m[2])[:3]
+    parts = [
+        f"<div class='row {html.escape(row.label)}'>",
+        f"<div class='meta'>row <b>{html.escape(row.row_id)}</b>"
+        + (f" &middot; case <b>{html.escape(row.case)}</b>" if row.case else "")
+        + f" &middot; <span class='label'>{html.escape(row.label)}</span>: "
+        f"{html.escape(QUADRANT_TEXT.get(row.label, ''))} &middot; similarity {_num(row.similarity)}"
+        f" &middot; {html.escape(faithfulness_name)} {_num(row.faithfulness)}</div>",
+        f"<dl><dt>Question</dt><dd>{html.escape(row.question)}</dd>",
+        f"<dt>Answer (shaded by match to the reference)</dt><dd class='answer'>{highlighted_output(row)}</dd>",
+        f"<dt>Reference</dt><dd>{html.escape(row.reference)}</dd>",
+        "<dt>Worst-matched tokens</dt><dd class='worst-list'>"
+        + ("".join(f"<code>{html.escape(f'{t} -> {m} {s:.2f}')}</code>" for t, m, s in worst) or "none")
+        + "</dd>",
+        f"<dt>Context</dt><dd>{html.escape(row.context)}</dd>",
+    ]
+    if row.judge_explanation:
+        parts.append(
+            f"<dt>{html.escape(faithfulness_name)} explanation</dt><dd>{html.escape(row.judge_explanation)}</dd>"
+        )
+    if row.fact_check and faithfulness_name != OFFLINE:
+        parts.append(f"<dt>fact check (offline)</dt><dd class='facts'>{html.escape(row.fact_check)}</dd>")
+    parts.append("</dl></div>")
+    return parts
 
 
 def _unfaithful_section(rows: list[ReportRow], faithfulness_name: str) -> list[str]:

@@ -20,7 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from bertscore_plugins.cli.disagreement import EXIT_JUDGE, EXIT_OK, EXIT_PHOENIX, HTML_NAME, PNG_NAME, printed
+from bertscore_plugins.cli.disagreement import printed
+from bertscore_plugins.cli.disagreement.exits import EXIT_JUDGE, EXIT_OK, EXIT_PHOENIX, HTML_NAME, PNG_NAME
 from bertscore_plugins.cli.disagreement.folder import OutputFolder, RunState, now
 from bertscore_plugins.cli.disagreement.rows import TEXT_COLUMNS, ColumnNames, normalise_rows, read_table
 from bertscore_plugins.evaluation.batch import BatchRow
@@ -45,15 +46,18 @@ def run_recipe(args: argparse.Namespace) -> int:
     config, scorer = _configuration(args)
     if args.rescore:
         _discard(folder)
+    previous = folder.load_state()  # a damaged one is named before any work
+    signature = str(scorer.signature)
+    _say_if_the_scorer_changed(previous, signature, folder)
     keys = [row_key(row) for row in rows.to_dict(orient="records")]
-    store_id = scores_id(config, scorer)
+    store_id = scores_id(config, signature)
     with ResultStore(folder.store_path) as store:
         found = evaluate_stored(
             batch_rows(rows, keys), config, store, store_id, scorer=scorer,
             say=lambda line: print(line, flush=True), compute=not args.thresholds_only,
         )  # fmt: skip
     cells = [found.cells[key] for key in keys]
-    state = _state(folder, store_id, keys, found, config, rows)
+    state = _state(folder, previous, signature, keys, found, config, rows)
     flat = _scores_table(table, rows, cells, config, args.id_column)
     paths = printed.Paths(
         folder.save_table(flat, args.table_format),
@@ -88,24 +92,33 @@ def _configuration(args: argparse.Namespace) -> tuple[EvaluationConfig, Any]:
     model loads on its first score, never for a run that only reads the store)."""
     from bertscore_plugins.core.score_config import ScoreConfig
     from bertscore_plugins.core.scorer import get_scorer
-    from bertscore_plugins.integrations.phoenix.phoenix_judge import (
-        JUDGE_SETUP_HINT,
-        as_judge,
-        judge_from_environment,
-    )
+    from bertscore_plugins.judge.environment import JUDGE_SETUP_HINT, judge_from_env
     from bertscore_plugins.settings import values_from_args
 
-    judge = judge_from_environment()
+    judge = judge_from_env()  # the one choice of judge from BERTSCORE_JUDGE_* (the judge's own home)
     if judge is None:
         print(JUDGE_SETUP_HINT + "\n")
     score = ScoreConfig(model=args.model)
-    config = EvaluationConfig(score=score, judge=as_judge(judge), **values_from_args(args, EvaluationConfig))
+    config = EvaluationConfig(score=score, judge=judge, **values_from_args(args, EvaluationConfig))
     return config, get_scorer(score)
 
 
-def scores_id(config: EvaluationConfig, scorer: Any) -> str:
+def _say_if_the_scorer_changed(state: RunState | None, signature: str, folder: OutputFolder) -> None:
+    """A scorer of other weights or library versions keys new scores: say what changed."""
+    if state is not None and state.signature and state.signature != signature:
+        from bertscore_plugins.core.signature import Signature
+
+        print(
+            f"The scores in {folder.path} were made by another scorer "
+            f"({Signature.parse(state.signature).describe_diff(signature)}): they stay in the store, and "
+            "these rows are scored again under this one.",
+            flush=True,
+        )
+
+
+def scores_id(config: EvaluationConfig, signature: str) -> str:
     """The store id of what changes a score: the configuration with its cuts left out (new cuts relabel
-    stored cells, :mod:`bertscore_plugins.evaluation.labels`) and the scorer's signature."""
+    stored cells, :mod:`bertscore_plugins.evaluation.labels`) and the scorer's ``signature``."""
     defaults = EvaluationConfig()
     uncut = config.replace(
         similarity_threshold=defaults.similarity_threshold,
@@ -114,7 +127,7 @@ def scores_id(config: EvaluationConfig, scorer: Any) -> str:
         faithfulness_threshold=None,
         thresholds_from_data=False,
     )
-    return "scores-" + uncut.configuration_id(str(scorer.signature))
+    return "scores-" + uncut.configuration_id(signature)
 
 
 def row_key(row: dict[str, Any]) -> str:
@@ -145,17 +158,18 @@ def _discard(folder: OutputFolder) -> None:
 
 def _state(
     folder: OutputFolder,
-    store_id: str,
+    state: RunState | None,
+    signature: str,
     keys: list[str],
     found: StoredRun,
     config: EvaluationConfig,
     rows: pd.DataFrame,
 ) -> RunState:
     """The run's state: kept (with the Phoenix steps done) while the rows and configuration are the same."""
+    store_id = scores_id(config, signature)
     run = store_id + "/" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
-    state = folder.load_state()
     if state is None or state.run != run:
-        state = RunState(run=run)
+        state = RunState(run=run, signature=signature)
     judge = config.judge.name if config.judge is not None else None
     failed = {key for key in keys if judge is not None and judge in found.failures.get(key, {})}
     state.judge_failed_rows = [
@@ -227,18 +241,19 @@ def _report(
         found, thresholds, folder.report_dir / PNG_NAME, faithfulness_name=state.faithfulness_signal,
         binary_faithfulness=state.faithfulness_signal == FAITHFULNESS,
     )  # fmt: skip
-    page = html_report.write_html(
-        found, html_report.top_disagreements(found, thresholds, args.top), thresholds, folder.report_dir / HTML_NAME,
-        png=png, faithfulness_name=state.faithfulness_signal,
+    page = html_report.Page(
         title=f"Similarity vs {state.faithfulness_signal}: {Path(args.input).name}",
+        faithfulness_name=state.faithfulness_signal,
         summary_lines=[
             f"{len(rows)} rows scored {state.scored_at}",
             f"model: {args.model}; faithfulness signal: {state.faithfulness_signal}",
             f"scores: {folder.table_path(args.table_format)}",
         ],
         filters=printed.filters(state),
-    )  # fmt: skip
-    return png, page
+        png=png,
+    )
+    top = html_report.top_disagreements(found, thresholds, args.top)
+    return png, html_report.write_html(found, top, thresholds, folder.report_dir / HTML_NAME, page)
 
 
 def _log_to_phoenix(
