@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import sqlite3
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -71,6 +72,7 @@ class ResultStore:
         except OSError as error:
             raise ResultStoreError(f"result store {self.path}: cannot create its folder ({error})") from error
         self._warned: set[tuple[str, str, str]] = set()  # damaged rows already named (see the warning)
+        new = not os.path.lexists(self.path)
         with self._guard("cannot open it"):
             self._db = sqlite3.connect(self.path, timeout=60)
         try:
@@ -81,6 +83,10 @@ class ResultStore:
                 self._db.commit()
         except ResultStoreError:
             self._db.close()
+            if new:  # a store this call began (on a full disk): nothing half-made is left behind
+                for leftover in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                    with contextlib.suppress(OSError):
+                        leftover.unlink()
             raise
 
     @contextlib.contextmanager
