@@ -9,7 +9,7 @@ Modules (each public name is imported from its module)::
     endpoint      Endpoint, EndpointError, retry_wait  (an OpenAI-compatible /v1, spoken with the stdlib)
     prompt        question, prompt_identity, estimated_tokens, PROMPT_VERSION  (what the judge is asked)
     verdict       read_verdict, JudgeVerdict, UnusableAnswer  (an answer -> p(yes) and a label)
-    local_model   local_model, LOCAL_MODEL, MEASURED_AUC, near_chance  (the packaged Gemma 3 270M)
+    local_model   local_model, LOCAL_MODEL, MEASURED_AUC, MEASURED_AUC_BY_SET, near_chance  (the packaged Gemma 3 270M)
     server        JudgeServer, stop_recorded  (starts and stops the local server)
     serve         the server process: HTTP, body limits, the engine's queue
     protocol      the chat-completions fields it honours, and refuses by name

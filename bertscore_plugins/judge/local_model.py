@@ -16,16 +16,19 @@ from bertscore_plugins.errors import JudgeServerError
 LOCAL_MODEL = "gemma-3-270m-q4_k_m"
 MODEL_DIR_ENV = "BERTSCORE_JUDGE_MODEL_DIR"
 
-#: the packaged model's ROC-AUC for "fully faithful" on the development sets (benchmarks/QUALITY.md
-#: section 9, every development row; the judge's p(yes) against people): it ranks summaries at chance
-MEASURED_AUC: dict[str, float] = {"SummEval": 0.488, "FRANK CNN/DM": 0.474, "FRANK XSum": 0.480}
-#: a judge whose measured AUC is within this of 0.5 on every set is near chance
+#: the packaged model's ROC-AUC for "fully faithful" per development set (benchmarks/QUALITY.md section 9,
+#: every development row; the judge's p(yes) against people)
+MEASURED_AUC_BY_SET: dict[str, float] = {"SummEval": 0.488, "FRANK CNN/DM": 0.474, "FRANK XSum": 0.480}
+#: the packaged model's development ROC-AUC: the mean of the sets above (each set weighs the same). It
+#: ranks summaries at chance.
+MEASURED_AUC = round(sum(MEASURED_AUC_BY_SET.values()) / len(MEASURED_AUC_BY_SET), 3)
+#: a judge whose measured AUC is within this of 0.5 is near chance
 NEAR_CHANCE_MARGIN = 0.1
 
 
-def near_chance(measured_auc: dict[str, float] | None) -> bool:
-    """True when every measured AUC is within :data:`NEAR_CHANCE_MARGIN` of 0.5 (False when unmeasured)."""
-    return bool(measured_auc) and all(abs(auc - 0.5) <= NEAR_CHANCE_MARGIN for auc in measured_auc.values())
+def near_chance(measured_auc: float | None) -> bool:
+    """True when a measured AUC is within :data:`NEAR_CHANCE_MARGIN` of 0.5 (False when unmeasured)."""
+    return measured_auc is not None and abs(measured_auc - 0.5) <= NEAR_CHANCE_MARGIN
 
 
 def model_dir() -> Path:

@@ -75,15 +75,15 @@ class YesNoJudge:
         return f"{self.endpoint.model}{digest};prompt={prompt_identity()}"
 
     @property
-    def measured_auc(self) -> dict[str, float] | None:
-        """The model's measured ROC-AUC per development set (the packaged model's, QUALITY.md section 9),
-        or None when this model was not measured here."""
-        return dict(MEASURED_AUC) if self.endpoint.model == LOCAL_MODEL else None
+    def measured_auc(self) -> float | None:
+        """The model's measured development ROC-AUC (the packaged model's: :data:`MEASURED_AUC`, from
+        QUALITY.md section 9), or None when this model was not measured here."""
+        return MEASURED_AUC if self.endpoint.model == LOCAL_MODEL else None
 
     @property
     def near_chance(self) -> bool:
-        """True when the model was measured and ranks summaries within 0.1 of chance (AUC 0.5) on every set:
-        such a judge should not decide a label by default."""
+        """True when the model was measured and ranks summaries within 0.1 of chance (AUC 0.5): such a
+        judge should not decide a label by default."""
         return near_chance(self.measured_auc)
 
     def verdicts(self, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]:
