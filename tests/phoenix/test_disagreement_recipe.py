@@ -219,6 +219,36 @@ def test_a_missing_answer_or_context_cell_stops_the_run_naming_the_row(tmp_path,
     assert not (tmp_path / "out" / "results.sqlite").exists()  # stopped before any scoring
 
 
+@pytest.mark.slow
+def test_the_installed_command_runs_the_recipe_from_a_users_own_folder(tmp_path):
+    """``bertscore-plugins disagreement`` from a new folder outside the repository (the installed package,
+    nothing from the checkout on the path): it reads the user's table and writes the report there."""
+    folder = tmp_path / "my-project"
+    folder.mkdir()
+    shutil.copy(DEMO, folder / "answers.jsonl")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BERTSCORE_JUDGE_", "PYTHON"))}
+    command = Path(sys.executable).with_name("bertscore-plugins")
+    in_checkout = (REPO / "runs" / "answers").exists()
+    done = subprocess.run(
+        [str(command), "disagreement", "answers.jsonl", "--no-phoenix", "--limit", "3"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = folder / "runs" / "answers"  # the default --out, under the user's folder
+    page = (out / "report" / disagreement.HTML_NAME).read_text(encoding="utf-8")
+    assert "Similarity vs offline_faithfulness: answers.jsonl" in page
+    assert (out / "report" / disagreement.PNG_NAME).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len((out / "scores.jsonl").read_text().splitlines()) == 3
+    assert f"Report:  {Path('runs') / 'answers' / 'report' / disagreement.HTML_NAME}" in done.stdout
+    assert (REPO / "runs" / "answers").exists() == in_checkout  # nothing written into the checkout
+    # the recipe's modules come from the package: the repository's recipes/ is not importable here
+    probe = subprocess.run(
+        [sys.executable, "-c", "import importlib.util as u; print(u.find_spec('recipes'))"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert probe.stdout.strip() == "None"
+
+
 # -- the scores table: the user's words -------------------------------------------------------------
 
 
