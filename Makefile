@@ -19,8 +19,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Phoenix's server in its own venv (.phoenix-venv, pinned in tools/phoenix_venv.py): set-up, so it is made
-# here rather than by the first test or demo step that starts a server (about a minute on a new machine).
+# Phoenix's server in its own venv (pinned in tools/phoenix_venv.py): set-up, so it is made here rather than
+# by the first test or demo step that starts a server (about a minute on a new machine). In the checkout it is
+# .phoenix-venv (every target below sees it through $BERTSCORE_PHOENIX_VENV, as tests/conftest.py does); an
+# installed package's `phoenix serve` puts it in the user's cache instead (~/.cache/bertscore-plugins).
+PHOENIX_VENV ?= $(CURDIR)/.phoenix-venv
+export BERTSCORE_PHOENIX_VENV ?= $(PHOENIX_VENV)
 phoenix-venv: install
 	$(PY) -c "from bertscore_plugins.tools.phoenix_venv import ensure_phoenix_venv; ensure_phoenix_venv()"
 
@@ -75,11 +79,14 @@ space: install
 docs: install
 	$(VENV)/bin/mkdocs build --strict
 
-# The style gate CI runs before the tests: ruff's rules (pyproject.toml) and its formatter, checking only.
+# The style gate CI runs before the tests: ruff's rules (pyproject.toml) and its formatter, checking only;
+# then mypy over the package and tests/architecture/readme_usage.py (the public API called as the README
+# does; [tool.mypy] in pyproject.toml).
 LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card docs/hooks
 lint: install
 	$(VENV)/bin/ruff check $(LINT_PATHS)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) .phoenix-venv .phoenix-data .judge-server runs build dist *.egg-info

@@ -41,6 +41,7 @@ given (core.report, core.reference_cache, integrations.phoenix.result_store).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class BertScorePluginsError(Exception):
@@ -83,6 +84,10 @@ class ColumnNotFoundError(BertScorePluginsError, KeyError):
 
 class InputError(BertScorePluginsError, ValueError):
     """Bad candidates or references; the message names the row index and the problem."""
+
+    #: which input and its (row label, problem) pairs, where a row check raised it (inputs.refuse_rows)
+    side: str | None = None
+    bad_rows: list[tuple[Any, str]] | None = None
 
 
 class FileFormatError(InputError):

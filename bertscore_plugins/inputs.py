@@ -141,7 +141,8 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
         raise InputError(
             f"candidates and references differ in length: {expected_rows} candidates, {len(rows)} references"
         )
-    groups, bad = [], []
+    groups: list[list[str]] = []
+    bad: list[tuple[Any, str]] = []
     for row, item in enumerate(rows):
         if isinstance(item, str):
             problem = _describe(item)

@@ -19,11 +19,16 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bertscore_plugins.core.scorer import resolve_scorer
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 
@@ -139,7 +144,7 @@ class SanityReport:
         }
 
 
-def run_sanity(scorer: Any = None, **settings: Any) -> SanityReport:
+def run_sanity(scorer: Any = None, **settings: Unpack[ScoreSettings]) -> SanityReport:
     """Run the checklist on one configuration.
 
     Args:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from bertscore_plugins.core.score_config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
 from bertscore_plugins.errors import InputError
@@ -36,7 +37,7 @@ def add_upstream_flags(parser: argparse.ArgumentParser) -> None:
             for flag in (_UPSTREAM_SHORT_FLAGS.get(name), f"--{name}")
             if flag and flag not in parser._option_string_actions
         ]  # compare's -b is system B
-        kind = {"action": "store_true"} if name == "use_fast_tokenizer" else {"type": int}
+        kind: dict[str, Any] = {"action": "store_true"} if name == "use_fast_tokenizer" else {"type": int}
         kind = kind if "action" in kind else {**kind, "metavar": "N"}
         group.add_argument(*flags, dest=f"upstream_{name}", default=None, help=f"no effect: {why}", **kind)
     by_setting = {action.dest: action for action in parser._actions}

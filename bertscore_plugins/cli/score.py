@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-r/--references": args.references},
     )
-    candidates, columns = read_aligned(
+    candidates, reference_columns = read_aligned(
         ("-c/--candidates", args.candidates),
         [("-r/--references", path) for path in args.references],
         {"-c/--candidates": column_of(args, "candidates"), "-r/--references": column_of(args, "references")},
     )
-    references = references_by_row(columns)
+    references = references_by_row(reference_columns)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             "precision": float(scores.precision[row]),
             "recall": float(scores.recall[row]),
             "f1": float(scores.f1[row]),
-            **({"worst_matches": scores.explanations[row].summary()} if args.explain else {}),
+            **({"worst_matches": scores.explanations[row].summary()} if scores.explanations else {}),
         }
         for row in range(len(scores))
     ]

@@ -94,7 +94,8 @@ def plan_chunks(
     (e.g. Cyrillic text in an English vocabulary: 2.3x the tokens per row). A row's references are
     never split.
     """
-    start, pairs, tokens, chunk = 0, 0, 0, {}
+    chunk: dict[str, TokenizedText] = {}
+    start, pairs, tokens = 0, 0, 0
     for block in range(0, len(groups), _COUNT_BLOCK):
         rows = range(block, min(block + _COUNT_BLOCK, len(groups)))
         block_texts = list(dict.fromkeys(text for row in rows for text in (candidates[row], *groups[row])))

@@ -97,7 +97,7 @@ def _weight(value: object, name: str) -> float:
     if isinstance(value, bool) or (not isinstance(value, (int, float)) and not hasattr(value, "__float__")):
         raise ArgumentTypeError(f"IdfTable {name} must be a number, got {type(value).__name__}")
     try:
-        number, shown = float(value), None  # type: ignore[arg-type]
+        number, shown = float(value), None
     except OverflowError:  # an int beyond any float
         number, shown = math.inf, "an integer beyond any float"
     if shown is None and (not math.isfinite(number) or number < 0):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,9 @@ from bertscore_plugins.models.resolve import ModelSource, resolve_model
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 #: embedding values (tokens x hidden x layers) a chunk may hold: 256 MiB in float32. With MiniLM
 #: (384 wide) that is ~175k tokens, about 2,600 English sentence pairs. Budgeting values, not rows,
@@ -65,7 +68,7 @@ class BERTScorer:
         ModelLoadError, BaselineNotFoundError, ValueError: bad configuration.
     """
 
-    def __init__(self, config: ScoreConfig | None = None, **settings: Any) -> None:
+    def __init__(self, config: ScoreConfig | None = None, **settings: Unpack[ScoreSettings]) -> None:
         config = config or ScoreConfig()
         config = config.replace(**settings) if settings else config
         self._build(config, resolve_model(config.model, config.lang))
@@ -109,7 +112,7 @@ class BERTScorer:
         """The signature of the scores this scorer produces (idf fitted per call shows as "refs")."""
         return self._signature(idf_label(self.config.idf), self.layer, self.baseline)
 
-    def with_config(self, **changes: Any) -> BERTScorer:
+    def with_config(self, **changes: Unpack[ScoreSettings]) -> BERTScorer:
         """A scorer for a changed configuration, sharing the loaded model where possible."""
         return get_scorer(self.config.replace(**changes))
 
@@ -383,13 +386,13 @@ def model_spec(config: ScoreConfig, source: ModelSource) -> ModelSpec:
 _SCORERS: ScorerCache[BERTScorer] = ScorerCache(BERTScorer._for_resolved)
 
 
-def get_scorer(config: ScoreConfig | None = None, **settings: Any) -> BERTScorer:
+def get_scorer(config: ScoreConfig | None = None, **settings: Unpack[ScoreSettings]) -> BERTScorer:
     """The process-wide scorer for a configuration (built once, models shared between configurations)."""
     config = config or ScoreConfig()
     return _SCORERS.get(config.replace(**settings) if settings else config)
 
 
-def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: dict[str, Any]) -> BERTScorer:
+def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: Mapping[str, Any]) -> BERTScorer:
     """The scorer an API function should use: given one (with settings applied), a config, or settings.
 
     The one home of "a scorer or its settings" for every entry point that takes both. An object that
@@ -412,7 +415,7 @@ def score(
     candidates: Sequence[str],
     references: Sequence[str] | Sequence[Sequence[str]],
     progress: bool | None = None,
-    **settings: Any,
+    **settings: Unpack[ScoreSettings],
 ) -> Scores:
     """Score in one call with a cached scorer: `score(cands, refs, layer=4, idf=True)`.
 
@@ -423,7 +426,9 @@ def score(
     return get_scorer(ScoreConfig.from_kwargs(**settings)).score(candidates, references, progress=progress)
 
 
-def fit_idf(references: Sequence[str] | Sequence[Sequence[str]], **settings: Any) -> IdfTable:
+def fit_idf(
+    references: Sequence[str] | Sequence[Sequence[str]], **settings: Unpack[ScoreSettings]
+) -> IdfTable:
     """An idf table fitted on `references` (flattened, duplicates counted: bert_score's formula) with the
     tokenizer of the model the settings name; pass it as `idf=` to score a column in several calls."""
     return get_scorer(ScoreConfig.from_kwargs(**settings).replace(idf=False)).fit_idf(references)

@@ -149,7 +149,7 @@ def rows_of(
             + ", ".join(f"{column!r} (for {field}; set {field}_column=)" for field, column in missing.items())
             + f"; the dataframe has {list(dataframe.columns)}"
         )
-    values = {
+    values: dict[str, Any] = {
         field: list(dataframe[column]) if column in dataframe else None for field, column in columns.items()
     }
     earlier = {name: list(dataframe[column]) for name, column in (known or {}).items() if column in dataframe}

@@ -184,7 +184,7 @@ class EvaluationConfig:
         return cls(score=score, **ours)
 
 
-EvaluationConfig.__doc__ += document(EvaluationConfig)
+EvaluationConfig.__doc__ = (EvaluationConfig.__doc__ or "") + document(EvaluationConfig)
 
 
 def judge_near_chance(judge: Any) -> bool:

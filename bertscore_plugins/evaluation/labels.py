@@ -38,7 +38,7 @@ def relabel(cell: Mapping[str, Any], config: EvaluationConfig) -> dict[str, Any]
     if metadata.get("threshold") == cut:
         return dict(cell)
     passes = float(cell["score"]) >= cut
-    label = above if passes else below
+    label: str | None = above if passes else below
     if name == config.offline_name:
         if cell.get("label") not in (
             FAITHFUL,

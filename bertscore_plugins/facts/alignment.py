@@ -58,7 +58,9 @@ class Alignment:
             self._by_word = (order, self._piece_word[order])
         return self._by_word
 
-    def closest(self, output_word: int, context_words: Sequence[int], reach: int = 4) -> int | None:
+    def closest(
+        self, output_word: int, context_words: Sequence[int] | np.ndarray, reach: int = 4
+    ) -> int | None:
         """Of ``context_words``, the one standing in for ``output_word`` (None without an alignment).
 
         Similarity alone picks "Sunday" for "Thursday" as readily as "Tuesday"; what decides is where

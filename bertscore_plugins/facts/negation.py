@@ -65,7 +65,7 @@ def is_negative(lower: str) -> bool:
 def _scope(words: list[Word], k: int) -> list[int]:
     """The cue's clause from the cue on, at most ``_SCOPE_WORDS`` words (read forward only as far as that:
     scanning to the end of the text per cue made long texts quadratic)."""
-    clause, scope = words[k].clause, []
+    clause, scope = words[k].clause, list[int]()
     for j in range(k, len(words)):
         if words[j].clause != clause or len(scope) == _SCOPE_WORDS:
             break

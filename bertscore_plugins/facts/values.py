@@ -48,6 +48,8 @@ def _same_people(unit: str, other: str) -> bool:
 
 def _conversion(unit: str | None, other: str | None) -> float | None:
     """How many ``other`` make one ``unit`` (kilometre -> metre: 1000), when they measure the same thing."""
+    if unit is None or other is None:
+        return None
     if (unit, other) in lx.CONVERSIONS:
         return lx.CONVERSIONS[(unit, other)]
     if (other, unit) in lx.CONVERSIONS:
@@ -178,7 +180,7 @@ def _measured_like(fact: Fact, ctx: TextFacts, rivals: list[Fact], convertible: 
                 or _same_people(fact.unit, other.unit)
                 or (convertible and _conversion(fact.unit, other.unit) is not None)
             )
-        if by_unit[other.unit] or id(other) in window.get(fact.unit, ()):
+        if by_unit[other.unit] or (fact.unit is not None and id(other) in window.get(fact.unit, ())):
             kept.append(other)
     return kept
 

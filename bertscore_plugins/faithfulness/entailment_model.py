@@ -105,7 +105,9 @@ class EntailmentModel:
         self.model, self.tokenizer = model.eval(), tokenizer
         self.head.eval()
 
-    def _encode(self, premises: Sequence[str], hypotheses: Sequence[str]) -> list[list[int]]:
+    def _encode(
+        self, premises: Sequence[str], hypotheses: Sequence[str]
+    ) -> list[tuple[list[int], list[int]]]:
         enc = self.tokenizer(
             list(premises),
             list(hypotheses),
@@ -122,7 +124,9 @@ class EntailmentModel:
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
         order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
-        batches, current, longest = [], [], 0
+        batches: list[list[int]] = []
+        current: list[int] = []
+        longest = 0
         for i in order:
             longest_if = max(longest, lengths[i])
             if current and longest_if * (len(current) + 1) > self.token_budget:

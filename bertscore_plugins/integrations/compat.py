@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import torch
@@ -98,6 +98,64 @@ def _score(
     layers = sorted(by_layer)
     stacked = tuple(torch.stack([_tensors(by_layer[layer])[i] for layer in layers]) for i in range(3))
     return stacked, str(by_layer[layers[-1]].signature)  # type: ignore[return-value]
+
+
+# What a type checker sees: (P, R, F) by default, ((P, R, F), signature) with return_hash=True.
+@overload
+def score(
+    cands: Sequence[str],
+    refs: Sequence[str] | Sequence[Sequence[str]],
+    model_type: str | None = ...,
+    num_layers: int | None = ...,
+    verbose: bool = ...,
+    idf: bool | dict[int, float] = ...,
+    device: str | None = ...,
+    batch_size: int = ...,
+    nthreads: int = ...,
+    all_layers: bool = ...,
+    lang: str | None = ...,
+    return_hash: Literal[False] = ...,
+    rescale_with_baseline: bool = ...,
+    baseline_path: str | None = ...,
+    use_fast_tokenizer: bool = ...,
+) -> Triple: ...
+@overload
+def score(
+    cands: Sequence[str],
+    refs: Sequence[str] | Sequence[Sequence[str]],
+    model_type: str | None = ...,
+    num_layers: int | None = ...,
+    verbose: bool = ...,
+    idf: bool | dict[int, float] = ...,
+    device: str | None = ...,
+    batch_size: int = ...,
+    nthreads: int = ...,
+    all_layers: bool = ...,
+    lang: str | None = ...,
+    *,
+    return_hash: Literal[True],
+    rescale_with_baseline: bool = ...,
+    baseline_path: str | None = ...,
+    use_fast_tokenizer: bool = ...,
+) -> tuple[Triple, str]: ...
+@overload
+def score(
+    cands: Sequence[str],
+    refs: Sequence[str] | Sequence[Sequence[str]],
+    model_type: str | None = ...,
+    num_layers: int | None = ...,
+    verbose: bool = ...,
+    idf: bool | dict[int, float] = ...,
+    device: str | None = ...,
+    batch_size: int = ...,
+    nthreads: int = ...,
+    all_layers: bool = ...,
+    lang: str | None = ...,
+    return_hash: bool = ...,
+    rescale_with_baseline: bool = ...,
+    baseline_path: str | None = ...,
+    use_fast_tokenizer: bool = ...,
+) -> Triple | tuple[Triple, str]: ...
 
 
 def score(
@@ -219,10 +277,10 @@ class BERTScorer:
     @property
     def baseline_vals(self) -> torch.Tensor | None:
         """Baseline (P, R, F) for this layer, or every layer's rows with `all_layers`; None without rescaling."""
-        if not self._config.rescale:
+        baseline = self._scorer.baseline  # set exactly when rescaling
+        if baseline is None:
             return None
         if not self.all_layers:
-            baseline = self._scorer.baseline
             return torch.tensor([baseline.precision, baseline.recall, baseline.f1], dtype=torch.float32)
         rows = [self._scorer._baseline_for(layer) for layer in range(self._scorer._model.num_layers + 1)]
         return torch.tensor([[row.precision, row.recall, row.f1] for row in rows], dtype=torch.float32)

@@ -29,7 +29,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,13 @@ from bertscore_plugins.core.scorer import BERTScorer, get_scorer
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError
 from bertscore_plugins.inputs import check_pairs, check_references, rows_message
 from bertscore_plugins.settings import unsigned_defaults
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 SCORE_NAMES = ("precision", "recall", "f1")
 
@@ -98,10 +105,10 @@ class BERTScoreTransform:
         prefix: str = "bertscore_",
         config: ScoreConfig | None = None,
         progress: bool | None = False,
-        **settings: Any,
+        **settings: Unpack[ScoreSettings],
     ) -> None:
         own = ("candidate_column", "reference_column", "prefix", "config", "progress")
-        self.config = (config or ScoreConfig()).with_arguments(settings, "BERTScoreTransform", also=own)
+        self.config = (config or ScoreConfig()).with_arguments(dict(settings), "BERTScoreTransform", also=own)
         self.candidate_column = candidate_column
         self.reference_column = reference_column
         self.prefix = prefix
@@ -292,7 +299,7 @@ def _rows_of_the_map_batch() -> list[int] | None:
     shifted by ``offset`` in a ``num_proc`` worker), so a warning or an error names dataset row 47, not
     "candidate rows 6" of the batch. None where no such frame is found (another caller, another datasets
     layout): the message then names the batch position and says how to get the row."""
-    frame = sys._getframe(2)  # the transform's caller
+    frame: FrameType | None = sys._getframe(2)  # the transform's caller
     for _ in range(4):
         if frame is None:
             return None
@@ -330,7 +337,7 @@ def score_dataframe(
     reference_column: str,
     prefix: str = "bertscore_",
     progress: bool | None = None,
-    **settings: Any,
+    **settings: Unpack[ScoreSettings],
 ) -> Any:
     """A copy of `df` with float32 `prefix + precision/recall/f1` columns, scored in one core call.
 
@@ -340,7 +347,7 @@ def score_dataframe(
 
         >>> scored = score_dataframe(df, "answer", "gold_answer", layer=4)
     """
-    config = ScoreConfig().with_arguments(settings, "score_dataframe")
+    config = ScoreConfig().with_arguments(dict(settings), "score_dataframe")
     for column in (candidate_column, reference_column):
         if column not in df.columns:
             raise ColumnNotFoundError(f"column {column!r} not found; the DataFrame has {list(df.columns)}")

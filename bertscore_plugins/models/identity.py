@@ -48,14 +48,12 @@ def weights_digest(folder: Path) -> str:
     return combined.hexdigest()
 
 
-def identity_files(
-    folder: Path, encoder_folder: Path | None = None
-) -> dict[str, tuple[Path, os.stat_result]]:
+def identity_files(folder: Path, encoder_folder: Path | None = None) -> dict[str, tuple[str, os.stat_result]]:
     """The files besides the weights that the files digest covers, by their name relative to `folder`."""
     folders = {"": folder}
     if encoder_folder is not None and encoder_folder != folder:
         folders[os.path.relpath(encoder_folder, folder).replace(os.sep, "/") + "/"] = encoder_folder
-    found = {}
+    found: dict[str, tuple[str, os.stat_result]] = {}
     for prefix, where in folders.items():
         with os.scandir(where) as entries:  # one stat per file: resolve_model runs on every get_scorer call
             for entry in entries:

@@ -121,7 +121,7 @@ def _shallow_truncated(encoder: torch.nn.Module, layer: int) -> torch.nn.Module:
 
     root = node = shallow(encoder)
     for part in parent.split(".") if parent else []:
-        child = shallow(node._modules[part])
+        child = shallow(node.get_submodule(part))
         node._modules[part] = child
         node = child
     node._modules[attribute] = torch.nn.ModuleList(list(layers)[:layer])

@@ -100,14 +100,14 @@ def resolve_device(device: str | None) -> torch.device:
 
 def load_model(spec: ModelSpec) -> LoadedModel:
     """Load tokenizer and encoder, truncated to `spec.layer` (resolved from the table when None)."""
-    in_memory = model_objects.is_in_memory(spec.model)
+    if model_objects.is_in_memory(spec.model):
+        source = spec.source or resolve_model(spec.model, spec.lang)
+        return _use_in_memory(source, spec.layer, spec.dtype, spec.device)
     # a device this machine lacks is named before transformers' tokenizer machinery is imported (~1 s)
-    torch_device = None if in_memory else resolve_device(spec.device)
+    torch_device = resolve_device(spec.device)
     from transformers import AutoTokenizer
 
     source = spec.source or resolve_model(spec.model, spec.lang)
-    if in_memory:
-        return _use_in_memory(source, spec.layer, spec.dtype, spec.device)
     if source.is_hub_id:
         check_hub_model_reachable(source)
     try:
@@ -315,7 +315,8 @@ def _load_encoder_quietly(
         T5EncoderModel if config.model_type == "t5" or "t5" in source.location.lower() else AutoModel
     )
     try:
-        model, info = model_class.from_pretrained(source.location, **kwargs)
+        # with output_loading_info, a (model, info) pair (transformers' annotation says the model alone)
+        model, info = model_class.from_pretrained(source.location, **kwargs)  # type: ignore[misc]
     except OSError as error:
         raise ModelLoadError(
             f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "

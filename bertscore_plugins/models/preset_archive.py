@@ -19,7 +19,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from bertscore_plugins.errors import PresetIntegrityError
 from bertscore_plugins.models.identity import file_sha256
@@ -127,7 +127,7 @@ def check_pin(kind: str, name: str, pin: PinnedFile, size: int, sha256: str, hin
         )
 
 
-def _copy_verified(source: BinaryIO, target: Path, pin: PinnedFile) -> None:
+def _copy_verified(source: IO[bytes], target: Path, pin: PinnedFile) -> None:
     digest = hashlib.sha256()
     size = 0
     with open(target, "wb") as out:

@@ -125,10 +125,11 @@ def find_parts(spec: PresetSpec, parts_dir: Path | None = None) -> list[Path]:
                 missing.append(f"{part.name} (in {parts_dir})")
             found.append(path)
             continue
-        path = _installed_part(distribution, part.name)
-        if path is None:
+        installed = _installed_part(distribution, part.name)
+        if installed is None:
             missing.append(distribution)
-        found.append(path)  # type: ignore[arg-type]
+        else:
+            found.append(installed)
     if missing:
         raise PresetNotInstalledError(
             f"the {spec.name!r} preset needs its weight packages, which are not installed "

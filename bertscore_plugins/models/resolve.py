@@ -157,7 +157,9 @@ def _known_weights() -> dict[str, tuple[str, str, int, str | None]]:
     """Weights digest -> (name, pinned identity, tuned layer, English baseline) of every model whose
     weights the project pins: the packaged default and each preset."""
     default = f"{DEFAULT_MODEL_REPO}@{DEFAULT_MODEL_REVISION[:7]};sha256:{DEFAULT_MODEL_SHA256[:8]}"
-    known = {DEFAULT_MODEL_SHA256: (DEFAULT_MODEL_NAME, default, DEFAULT_MODEL_LAYER, None)}
+    known: dict[str, tuple[str, str, int, str | None]] = {
+        DEFAULT_MODEL_SHA256: (DEFAULT_MODEL_NAME, default, DEFAULT_MODEL_LAYER, None)
+    }
     for spec in {presets.load_spec(name) for name in presets.PRESET_NAMES}:
         known[spec.weights_sha256] = (spec.name, spec.identity, spec.default_layer, presets.baseline_of(spec))
     return known

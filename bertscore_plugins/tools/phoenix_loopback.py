@@ -85,7 +85,7 @@ def _loopback_bind(self: socket.socket, address) -> None:
 
 def install() -> None:
     """Patch socket binding and gRPC servers in this process (idempotent)."""
-    socket.socket.bind = _loopback_bind  # type: ignore[method-assign]
+    socket.socket.bind = _loopback_bind  # type: ignore[method-assign,assignment]
     try:
         import grpc.aio
     except ImportError:  # pragma: no cover - Phoenix depends on grpcio

@@ -136,7 +136,7 @@ def _messages(span: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
         value = [value[k] for k in sorted(value, key=lambda k: int(k) if str(k).isdigit() else 0)]
     if not isinstance(value, list):
         return []
-    messages = []
+    messages: list[Mapping[str, Any]] = []
     for item in value:
         if isinstance(item, Mapping):
             # Each entry is {"message.role": ..., "message.content": ...} or {"message": {...}}.

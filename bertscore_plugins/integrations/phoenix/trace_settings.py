@@ -75,7 +75,7 @@ class TraceSettings:
         )
 
 
-TraceSettings.__doc__ += document(TraceSettings)
+TraceSettings.__doc__ = (TraceSettings.__doc__ or "") + document(TraceSettings)
 
 
 def _interval_flag(text: str) -> float:
