@@ -297,6 +297,47 @@ def test_the_scores_table_keeps_the_users_columns_with_flat_score_columns(
     assert sum(summary["labels"]["sim_faith_disagreement_label"].values()) == 2
 
 
+def test_new_thresholds_are_applied_to_the_stored_scores_without_a_model_call(tmp_path, monkeypatch, capsys):
+    no_judge(monkeypatch)
+    out = tmp_path / "out"
+    args = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "6"]
+    assert disagreement.main(args) == disagreement.EXIT_OK
+    first = pd.read_json(out / "scores.jsonl", lines=True)
+    capsys.readouterr()
+
+    calls = ScoringCalls(monkeypatch)
+    relabel = [*args, "--thresholds-only", "--similarity-threshold", "0.7", "--offline-threshold", "0.3"]
+    assert disagreement.main(relabel) == disagreement.EXIT_OK
+    assert calls.calls == []  # no model loaded, no core call, no judge: the store is read
+    table = pd.read_json(out / "scores.jsonl", lines=True)
+    assert list(table["bertscore_f1"]) == list(first["bertscore_f1"])  # the same scores
+    assert list(table["bertscore_label"]) == [
+        "similar" if f >= 0.7 else "dissimilar" for f in table["bertscore_f1"]
+    ]
+    assert list(table["bertscore_label"]) != list(first["bertscore_label"])  # the cut moved labels
+    offline = table["offline_faithfulness_score"]
+    vouched = table["offline_faithfulness_unsupported_facts"].fillna("") == ""
+    expected = ["faithful" if s >= 0.3 and v else "unfaithful" for s, v in zip(offline, vouched, strict=True)]
+    assert list(table["offline_faithfulness_label"]) == expected
+    state = json.loads((out / "state.json").read_text())
+    assert state["thresholds"] == {"similarity": 0.7, "faithfulness": 0.3, "source": "fixed"}
+    sim, faith = table["bertscore_f1"] >= 0.7, offline >= 0.3
+    quadrant = [
+        "high_sim_unfaithful" if s and not f else "low_sim_faithful" if f and not s else "agree"
+        for s, f in zip(sim, faith, strict=True)
+    ]
+    assert list(table["sim_faith_disagreement_label"]) == quadrant
+    assert "thresholds: similarity >= 0.700, offline_faithfulness >= 0.300" in capsys.readouterr().out
+
+    # a row the store has no scores for: an error naming it, still no model call
+    more = [str(DEMO), "--out", str(out), "--no-phoenix", "--limit", "7", "--thresholds-only"]
+    assert disagreement.main(more) == disagreement.EXIT_BAD_INPUT
+    assert (
+        "1 of 7 rows have no stored scores under this configuration (rows demo-07#" in capsys.readouterr().err
+    )
+    assert calls.calls == []
+
+
 # -- Phoenix traces (no server) ---------------------------------------------------------------------
 
 
