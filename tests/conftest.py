@@ -24,6 +24,11 @@ from tests.support.slow_files import longest_files_first
 from tests.support.stub_judge import StubJudge
 
 
+#: the checkout's Phoenix environment (`make phoenix-venv`): the suite's servers run from it, as make's do,
+#: instead of the user's cache that an installed package uses (tools/phoenix_venv.py)
+os.environ.setdefault("BERTSCORE_PHOENIX_VENV", str(Path(__file__).resolve().parents[1] / ".phoenix-venv"))
+
+
 def _share_the_cores_between_workers() -> None:
     """Under xdist (`make test`) each worker's torch, and the subprocesses it starts, get the worker's
     share of the cores: a thread per core in every worker would oversubscribe them (OpenMP spin-waits)."""
@@ -52,7 +57,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def phoenix_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Phoenix server on 127.0.0.1 (free ports, SQLite in a temp folder), stopped by pid at the end.
 
-    Runs from the Phoenix virtual environment (``.phoenix-venv`` or ``$BERTSCORE_PHOENIX_VENV``),
+    Runs from the Phoenix virtual environment (``$BERTSCORE_PHOENIX_VENV``, the checkout's ``.phoenix-venv``),
     creating it when missing; skips with the reason when that is impossible (e.g. no package index).
     Under xdist the run's workers share one (tests/support/phoenix_session.py), stopped by the controller.
     """

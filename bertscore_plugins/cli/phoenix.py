@@ -22,7 +22,8 @@ def register(subparsers) -> None:
         help="Arize Phoenix: annotate a project's traces (evaluate), or run a local server (serve)",
         description="Arize Phoenix helpers. `evaluate` annotates the traces of an instrumented application; "
         "`serve` runs a development server. The server runs from its own virtual environment "
-        "(.phoenix-venv or $BERTSCORE_PHOENIX_VENV, created on first use) and listens on 127.0.0.1 only.",
+        "($BERTSCORE_PHOENIX_VENV, else phoenix-venv in ~/.cache/bertscore-plugins or $XDG_CACHE_HOME's, "
+        "created on first use) and listens on 127.0.0.1 only.",
     )
     actions = parser.add_subparsers(dest="phoenix_command", metavar="ACTION")
     serve = actions.add_parser(
@@ -40,15 +41,20 @@ def register(subparsers) -> None:
     serve.add_argument(
         "--workdir",
         default=None,
-        help="working folder: SQLite database, log, PID file (default .phoenix-data or "
-        "$BERTSCORE_PHOENIX_WORKDIR)",
+        help="working folder: SQLite database, log, PID file (default .phoenix-data in the current folder, "
+        "or $BERTSCORE_PHOENIX_WORKDIR)",
     )
     serve.add_argument(
         "--database-url",
         default=None,
         help="postgresql://user:password@host/db instead of SQLite in the working folder",
     )
-    serve.add_argument("--venv", default=None, help="Phoenix virtual environment (default .phoenix-venv)")
+    serve.add_argument(
+        "--venv",
+        default=None,
+        help="Phoenix virtual environment (default $BERTSCORE_PHOENIX_VENV, else phoenix-venv in the user's "
+        "cache: ~/.cache/bertscore-plugins or $XDG_CACHE_HOME/bertscore-plugins)",
+    )
     serve.add_argument(
         "--host",
         default="127.0.0.1",
@@ -214,6 +220,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  OTLP gRPC:           {server.grpc_address}")
     print(f"  data:                {args.database_url or server.workdir / 'phoenix.db'}")
     print(f"  log:                 {server.log_path}")
+    print(f"  environment:         {server.venv}")
     print("Press Ctrl-C to stop.", flush=True)
     try:
         code = server.wait()

@@ -37,7 +37,7 @@ from bertscore_plugins.tools.phoenix_ports import free_port as free_port
 from bertscore_plugins.tools.phoenix_ports import port_in_use as port_in_use
 from bertscore_plugins.tools.phoenix_venv import PHOENIX_VERSION as PHOENIX_VERSION
 from bertscore_plugins.tools.phoenix_venv import VENV_ENV_VAR as VENV_ENV_VAR
-from bertscore_plugins.tools.phoenix_venv import default_venv, ensure_phoenix_venv, project_root
+from bertscore_plugins.tools.phoenix_venv import absolute, default_venv, ensure_phoenix_venv
 from bertscore_plugins.tools.phoenix_venv import installed_version as installed_version
 from bertscore_plugins.tools.server_process import (
     claim_pid_file,
@@ -76,9 +76,10 @@ _OUTGOING_WORDS = ("LDAP", "SMTP", "COLLECTOR")
 
 
 def default_workdir() -> Path:
-    """``$BERTSCORE_PHOENIX_WORKDIR``, else ``.phoenix-data`` at the repository root (or the cwd)."""
+    """``$BERTSCORE_PHOENIX_WORKDIR``, else ``.phoenix-data`` in the current folder: the user's data go
+    where the user is, never into the installed package or its checkout."""
     configured = os.environ.get(WORKDIR_ENV_VAR, "").strip()
-    return Path(configured).expanduser() if configured else project_root() / ".phoenix-data"
+    return absolute(configured) if configured else absolute(".phoenix-data")
 
 
 def is_our_server(pid: int) -> bool | None:
@@ -130,7 +131,7 @@ class PhoenixServer:
         self.grpc_port = grpc_port
         self.workdir = Path(workdir).expanduser().resolve() if workdir is not None else default_workdir()
         self.database_url = database_url
-        self.venv = Path(venv).expanduser() if venv is not None else default_venv()
+        self.venv = absolute(venv) if venv is not None else default_venv()
         self.startup_timeout = startup_timeout
         self.create_venv = create_venv
         self.process: subprocess.Popen[bytes] | None = None

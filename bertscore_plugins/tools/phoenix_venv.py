@@ -1,9 +1,12 @@
 """The Phoenix server's own virtual environment: where it is, what it holds, creating it on first use.
 
 The server (``arize-phoenix``, ELv2) is not a library dependency: importing it takes 13-21 s and writes
-to ``$HOME``. So it lives in its own virtual environment (``.phoenix-venv`` at the repository root, or
-``$BERTSCORE_PHOENIX_VENV``), created on first use with a pinned version; :mod:`.phoenix_server` runs
-it from there as a child process.
+to ``$HOME``. So it lives in its own virtual environment, created on first use with a pinned version;
+:mod:`.phoenix_server` runs it from there as a child process. Where: ``$BERTSCORE_PHOENIX_VENV``, else
+``phoenix-venv`` in this package's folder of the user's cache (``$XDG_CACHE_HOME/bertscore-plugins``,
+by default ``~/.cache/bertscore-plugins``): never inside the installed package or the checkout it was
+installed from, whatever folder the command runs in. A relative path is the caller's folder's.
+(``make`` points ``$BERTSCORE_PHOENIX_VENV`` at the checkout's ``.phoenix-venv``, as the test suite does.)
 """
 
 from __future__ import annotations
@@ -24,16 +27,35 @@ PHOENIX_VERSION = "20.26.1"
 VENV_ENV_VAR = "BERTSCORE_PHOENIX_VENV"
 
 
+#: this package's folder in the user's cache
+CACHE_NAME = "bertscore-plugins"
+
+
 def project_root() -> Path:
     # In a source checkout the repository root holds pyproject.toml; an installed package uses the cwd.
     candidate = Path(__file__).resolve().parents[2]
     return candidate if (candidate / "pyproject.toml").exists() else Path.cwd()
 
 
+def user_cache() -> Path:
+    """This package's folder in the user's cache: ``$XDG_CACHE_HOME/bertscore-plugins``, else
+    ``~/.cache/bertscore-plugins`` (an absolute path; a relative ``$XDG_CACHE_HOME`` is ignored, as the
+    XDG specification says)."""
+    configured = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(configured) if configured and Path(configured).is_absolute() else Path.home() / ".cache"
+    return base / CACHE_NAME
+
+
+def absolute(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded, relative to the caller's current folder: a child process started in
+    another folder (the server's working folder) must find the same place."""
+    return Path(os.path.abspath(Path(path).expanduser()))
+
+
 def default_venv() -> Path:
-    """``$BERTSCORE_PHOENIX_VENV``, else ``.phoenix-venv`` at the repository root (or the cwd)."""
+    """``$BERTSCORE_PHOENIX_VENV``, else ``phoenix-venv`` in the user's cache (:func:`user_cache`)."""
     configured = os.environ.get(VENV_ENV_VAR, "").strip()
-    return Path(configured).expanduser() if configured else project_root() / ".phoenix-venv"
+    return absolute(configured) if configured else user_cache() / "phoenix-venv"
 
 
 def venv_python(venv: Path) -> Path:
@@ -73,7 +95,7 @@ def ensure_phoenix_venv(
     Raises:
         PhoenixServerError: not installed and ``create`` is False, or the installation failed.
     """
-    venv_path = Path(venv).expanduser() if venv is not None else default_venv()
+    venv_path = absolute(venv) if venv is not None else default_venv()
     requirement = f"arize-phoenix[pg]=={version}" if postgres else f"arize-phoenix=={version}"
 
     def ready() -> bool:

@@ -495,3 +495,75 @@ def test_a_launched_server_stops_when_the_process_that_started_it_is_killed(owne
     owned.owner.wait(timeout=10)
     assert _wait_gone(owned.tree, timeout=60) == set(), "the server outlived its owner"
     assert port_in_use(owned.server.host, owned.server.port) is None, "the port is still served"
+
+
+# -------------------------------------------------------------------- where the server writes
+
+
+def _files_of(folder: Path) -> set[str]:
+    """Every file and folder under `folder` (what a server writing there would add: an environment, a
+    database, a log, a PID file); bytecode caches left out (Python writes them for any import)."""
+    return {str(path.relative_to(folder)) for path in folder.rglob("*") if "__pycache__" not in path.parts}
+
+
+@pytest.mark.slow
+def test_phoenix_serve_from_a_new_folder_leaves_the_package_folder_untouched(tmp_path):
+    """The environment goes to the user's cache and the data to the user's folder: nothing into the
+    package's folder or the checkout it was installed from."""
+    try:
+        real_venv = ensure_phoenix_venv().parent.parent  # the checkout's (tests/conftest.py): no install
+    except PhoenixServerError as error:
+        pytest.skip(f"no Phoenix environment: {error}")
+    cache = tmp_path / "cache"
+    (cache / "bertscore-plugins").mkdir(parents=True)
+    (cache / "bertscore-plugins" / "phoenix-venv").symlink_to(real_venv)  # the default place, filled
+    user = tmp_path / "my-project"
+    user.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BERTSCORE_PHOENIX_")}
+    env.update(XDG_CACHE_HOME=str(cache), PYTHONDONTWRITEBYTECODE="1")
+    package, checkout = _files_of(REPO / "bertscore_plugins"), sorted(p.name for p in REPO.iterdir())
+    serve = [
+        sys.executable,
+        "-m",
+        "bertscore_plugins.cli",
+        "phoenix",
+        "serve",
+        "--port",
+        "0",
+        "--grpc-port",
+        "0",
+    ]
+    process = subprocess.Popen(
+        serve, cwd=user, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    lines = []
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and process.poll() is None:
+            lines.append(process.stdout.readline())
+            if lines[-1].startswith("Press Ctrl-C to stop."):
+                break
+        assert lines and lines[-1].startswith("Press Ctrl-C"), "".join(lines)
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    shown = "".join(lines)
+    assert f"environment:         {cache / 'bertscore-plugins' / 'phoenix-venv'}" in shown
+    assert f"data:                {user / '.phoenix-data' / 'phoenix.db'}" in shown
+    assert (user / ".phoenix-data" / "phoenix.db").is_file()
+    assert _files_of(REPO / "bertscore_plugins") == package
+    assert sorted(p.name for p in REPO.iterdir()) == checkout
+
+
+def test_a_relative_venv_is_the_callers_folders(tmp_path, monkeypatch):
+    """A relative --venv (or $BERTSCORE_PHOENIX_VENV) names a folder of the folder the command runs in,
+    also for the server, which runs in its working folder."""
+    monkeypatch.chdir(tmp_path)
+    assert PhoenixServer(venv="envs/phoenix", workdir="data").venv == tmp_path / "envs" / "phoenix"
+    monkeypatch.setenv("BERTSCORE_PHOENIX_VENV", "other")
+    assert PhoenixServer(workdir="data").venv == tmp_path / "other"
+    monkeypatch.delenv("BERTSCORE_PHOENIX_VENV")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert PhoenixServer(workdir="data").venv == tmp_path / "cache" / "bertscore-plugins" / "phoenix-venv"
+    with pytest.raises(PhoenixServerError, match=re.escape(f"{tmp_path / 'envs' / 'phoenix'} does not hold")):
+        ensure_phoenix_venv("envs/phoenix", create=False)
