@@ -16,7 +16,16 @@ from tests.docs.workspace import make_workspace
 pytest.importorskip("mkdocs", reason="the documentation tools are in the test extra")
 pytest.importorskip("mkdocstrings")
 
-COMMANDS = ["score", "faithfulness", "compare", "sanity", "baseline", "phoenix serve", "phoenix evaluate"]
+COMMANDS = [
+    "score",
+    "faithfulness",
+    "compare",
+    "sanity",
+    "baseline",
+    "phoenix serve",
+    "phoenix evaluate",
+    "disagreement",
+]
 
 
 def build(config: Path, site: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
