@@ -8,6 +8,7 @@ server (a dataset, an experiment the record does not know of yet) is reused or r
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -15,8 +16,10 @@ from typing import Any
 
 import pandas as pd
 
-from bertscore_plugins.integrations.phoenix import annotation_sink, experiments, table_traces
+from bertscore_plugins.integrations.phoenix import annotation_sink, experiments, gateway, table_traces
 from bertscore_plugins.integrations.phoenix.table_traces import PhoenixUnavailable
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,10 @@ def log_run(table: pd.DataFrame, run: RunLog, say: Callable[[str], None] = print
             f"{str(error)[:300]}); done: {finished}"
         ) from error
     urls = {}
-    project_id = table_traces.project_id(client, run.project)
-    if project_id:
-        urls["project"] = annotation_sink.project_url(run.url, project_id)
+    try:  # the one project lookup (gateway.project_id); a link is not worth failing the run for
+        urls["project"] = annotation_sink.project_url(run.url, gateway.project_id(client, run.project))
+    except Exception as error:
+        logger.warning("could not read the id of project %r: %s", run.project, error)
     urls["experiment"] = experiments.experiment_url(
         run.url, run.logged["dataset"]["id"], run.logged["experiment"]["id"]
     )

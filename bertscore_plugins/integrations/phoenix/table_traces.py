@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,7 +19,6 @@ import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
 
-logger = logging.getLogger(__name__)
 
 TRACE_SERVICE_NAME = "bertscore-plugins-recipe"
 ROOT_SPAN_NAME = "rag_answer"
@@ -191,12 +189,3 @@ def send_traces(
                 f"Phoenix at {base_url} shows {len(have)} of {len(wanted)} sent traces after {wait_s:.0f} s"
             )
         time.sleep(0.5)
-
-
-def project_id(client: Any, project: str) -> str | None:
-    """The server's id for ``project`` (used in dashboard URLs), or None when it cannot be read."""
-    try:
-        return client.projects.get(project_name=project)["id"]
-    except Exception as error:
-        logger.warning("could not read the id of project %r: %s", project, error)
-        return None
