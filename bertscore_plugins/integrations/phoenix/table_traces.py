@@ -19,7 +19,6 @@ import pandas as pd
 
 from bertscore_plugins.errors import BertScorePluginsError
 
-
 TRACE_SERVICE_NAME = "bertscore-plugins-recipe"
 ROOT_SPAN_NAME = "rag_answer"
 RETRIEVER_SPAN_NAME = "retrieve"
