@@ -157,7 +157,7 @@ class JudgeServer:
             )
         self.pid_file.unlink(missing_ok=True)
 
-    def start(self) -> JudgeServer:
+    def start(self) -> Self:
         """Start the server and wait until it answers with the model loaded; returns self."""
         if self.process is not None:
             raise JudgeServerError(f"already started (pid {self.process.pid})")

@@ -55,8 +55,9 @@ def read_verdict(response: dict[str, Any]) -> JudgeVerdict:
     choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
     if choice is None:
         raise UnusableAnswer("the answer has no choices")
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    content = message.get("content") if isinstance(message.get("content"), str) else ""
+    message = choice.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    content = content if isinstance(content, str) else ""
     first = _first_token(choice)
     if first is not None:
         word, alternatives = first
@@ -101,7 +102,7 @@ def _logprob(token: Any, value: Any) -> float:
     return min(float(value), 0.0)
 
 
-def _first_token(choice: dict[str, Any]) -> tuple[str, list[tuple[str, float]]] | None:
+def _first_token(choice: dict[str, Any]) -> tuple[str, list[tuple[Any, Any]]] | None:
     """(the first token, its alternatives with log probabilities), or None when none were sent."""
     logprobs = choice.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
