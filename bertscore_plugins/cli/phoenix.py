@@ -130,11 +130,8 @@ def _evaluation_config(args: argparse.Namespace) -> EvaluationConfig:
 @sigterm_as_ctrl_c
 def run_evaluate(args: argparse.Namespace) -> int:
     from bertscore_plugins.cli.main import describe
-    from bertscore_plugins.integrations.phoenix.trace_evaluation import (
-        TraceEvaluationError,
-        check_project,
-        evaluate_project,
-    )
+    from bertscore_plugins.errors import TraceEvaluationError
+    from bertscore_plugins.integrations.phoenix.trace_evaluation import check_project, evaluate_project
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     # a bad setting, variable or store file raises here and is one "error:" line (exit 2) from cli.main
@@ -193,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from bertscore_plugins.tools.phoenix_server import PhoenixServer, PhoenixServerError
+    from bertscore_plugins.errors import PhoenixServerError
+    from bertscore_plugins.tools.phoenix_server import PhoenixServer
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     server = PhoenixServer(

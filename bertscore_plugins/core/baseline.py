@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bertscore_plugins.errors import ArgumentError, BaselineNotFoundError
+from bertscore_plugins.errors import ArgumentError, BaselineNotFoundError, FileFormatError
 from bertscore_plugins.files import (
-    FileFormatError,
     decode,
     parse_number,
     read_bytes,

@@ -36,8 +36,8 @@ from bertscore_plugins.core.scores import Scores
 from bertscore_plugins.core.signature import Signature, idf_label
 from bertscore_plugins.core.tokenize import TextTokenizer, position_limit
 from bertscore_plugins.core.weights import token_weights
-from bertscore_plugins.errors import ArgumentTypeError, NumericalError, SettingError
-from bertscore_plugins.inputs import InputError, check_pairs, check_references, check_some_rows
+from bertscore_plugins.errors import ArgumentTypeError, InputError, NumericalError, SettingError
+from bertscore_plugins.inputs import check_pairs, check_references, check_some_rows
 from bertscore_plugins.models.layers import FINAL_NORM_MODELS
 from bertscore_plugins.models.load import ModelSpec, get_model
 from bertscore_plugins.models.resolve import ModelSource, resolve_model

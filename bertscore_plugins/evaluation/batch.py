@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bertscore_plugins.errors import BertScorePluginsWarning, InputError
-from bertscore_plugins.evaluation.cells import completed, failed, row_number
-from bertscore_plugins.evaluation.cells import usable as usable
+from bertscore_plugins.evaluation.cells import completed, failed, row_number, usable
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, judge_near_chance
 from bertscore_plugins.evaluation.judge import (

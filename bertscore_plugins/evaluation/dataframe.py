@@ -16,7 +16,6 @@ import pandas as pd
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
-from bertscore_plugins.evaluation.evaluation_config import JUDGE_ROWS as JUDGE_ROWS
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
 from bertscore_plugins.evaluation.names import (
     DISAGREEMENT,

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertscore_plugins.core.score_config import ScoreConfig, SettingError, whole_number
+from bertscore_plugins.core.score_config import ScoreConfig, whole_number
+from bertscore_plugins.errors import SettingError
 from bertscore_plugins.evaluation.judge import is_judge
 from bertscore_plugins.evaluation.names import (
     ANNOTATION_IDENTIFIER,

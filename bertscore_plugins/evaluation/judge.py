@@ -24,7 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.cells import FAILED, completed, execution_details, usable
-from bertscore_plugins.evaluation.names import FAITHFUL, FAITHFULNESS, UNFAITHFUL
+from bertscore_plugins.evaluation.names import FAITHFULNESS
+from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 
 #: the offline faithfulness score at or above which a row whose facts were checked and all carried needs
 #: no judge ("faithful"), and at or below which a row with concrete evidence against it (an unsupported

@@ -8,10 +8,6 @@ logged. Result columns are ``f"{name}_score"`` and ``f"{name}_execution_details"
 
 from __future__ import annotations
 
-# the offline signal's labels, also the words Phoenix's faithfulness judge answers with
-from bertscore_plugins.faithfulness.result import FAITHFUL as FAITHFUL
-from bertscore_plugins.faithfulness.result import UNFAITHFUL as UNFAITHFUL
-
 # -- annotation names (also the prefixes of the result columns) --------------------------------------
 SIMILARITY = "bertscore"
 """BERTScore F1 of the output against a reference."""

@@ -37,7 +37,6 @@ import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.text import TextFacts, stem
-from bertscore_plugins.faithfulness.passages import WINDOW_SENTENCES as WINDOW_SENTENCES
 from bertscore_plugins.faithfulness.passages import sentence_windows, similarity_matrix
 
 #: source sentences in one passage for the lexical weakest sentence (benchmarks/QUALITY.md section 7)

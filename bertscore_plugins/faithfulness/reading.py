@@ -92,7 +92,8 @@ def checked_rows(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
     """The API's rows through the core's input layer (bertscore_plugins.inputs), in this API's words: a
     dict, a set, a DataFrame, a single string, a None or NaN row are refused naming the argument and the
     row, and so is a context with no text (:func:`context_problem`); then each row :func:`as_read`."""
-    from bertscore_plugins.inputs import InputError, check_pairs, rows_message
+    from bertscore_plugins.errors import InputError
+    from bertscore_plugins.inputs import check_pairs, rows_message
 
     try:
         outputs, groups = check_pairs(outputs, contexts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bertscore_plugins.facts.support import FactCheck
+from bertscore_plugins.facts.findings import FactCheck
 from bertscore_plugins.faithfulness import combination
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.faithfulness.parts import Parts

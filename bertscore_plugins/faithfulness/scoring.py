@@ -20,7 +20,8 @@ from typing import Any
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.facts.extract import extract
-from bertscore_plugins.facts.support import FactCheck, check_extracted, check_pair
+from bertscore_plugins.facts.findings import FactCheck
+from bertscore_plugins.facts.support import check_extracted, check_pair
 from bertscore_plugins.faithfulness import combination, sentence_entailment
 from bertscore_plugins.faithfulness.outcome import answer_outcome
 from bertscore_plugins.faithfulness.parts import parts

@@ -33,7 +33,8 @@ import pytest
 
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.evaluation.cells import row_number
-from bertscore_plugins.evaluation.names import FAITHFUL, OFFLINE_FAITHFULNESS, UNFAITHFUL
+from bertscore_plugins.evaluation.names import OFFLINE_FAITHFULNESS
+from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL
 from bertscore_plugins.faithfulness.reading import NO_TEXT
 from tests.support.door_rows import (
     FACTS,

@@ -206,7 +206,7 @@ def _offline_cell(
 
 
 def test_triage_never_settles_a_row_whose_facts_were_not_checked():
-    from bertscore_plugins.integrations.phoenix.offline_faithfulness import settled_label
+    from bertscore_plugins.evaluation.judge import settled_label
 
     assert settled_label(_offline_cell(0.95)) == "faithful"
     assert settled_label(_offline_cell(0.95, "not checked", checked=False)) is None  # the judge must see it

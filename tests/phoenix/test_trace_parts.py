@@ -16,12 +16,10 @@ import pytest
 import bertscore_plugins.integrations.phoenix as phoenix_package
 from bertscore_plugins.evaluation.store import ResultStore, ResultStoreError
 from bertscore_plugins.integrations.phoenix.span_source import extract_fields, lookup, retriever_documents
-from bertscore_plugins.integrations.phoenix.trace_evaluation import (
-    EvaluationReport,
-    configuration_signature,
-    parse_since,
-    release_freed_memory,
-)
+from bertscore_plugins.integrations.phoenix.trace_evaluation import configuration_signature
+from bertscore_plugins.integrations.phoenix.trace_pass import release_freed_memory
+from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
+from bertscore_plugins.integrations.phoenix.trace_settings import parse_since
 
 # Spans exactly as Phoenix's REST API returned them for the instrumented app in tests/support/rag_app.py
 # (openinference-instrumentation-openai 0.1.66; attributes come back flattened).

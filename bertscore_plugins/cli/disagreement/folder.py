@@ -21,11 +21,15 @@ from typing import Any
 
 import pandas as pd
 
-from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, BertScorePluginsError
+from bertscore_plugins.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    BertScorePluginsError,
+    UnwritableOutputError,
+)
 from bertscore_plugins.evaluation.names import FAITHFULNESS, OFFLINE_FAITHFULNESS
 from bertscore_plugins.files import (
     MAX_JSON_DEPTH,
-    UnwritableOutputError,
     check_outputs,
     json_too_deep,
     read_text,
@@ -105,7 +109,7 @@ def _check_state(state: RunState) -> None:
         value = getattr(state, name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ArgumentTypeError(f"{name} is {type(value).__name__}, expected {kind.__name__}")
-        if kind is int and value < 0:
+        if isinstance(value, int) and value < 0:
             raise ArgumentError(f"{name} is {value}, expected a count (0 or more)")
     if not all(isinstance(row_id, str) for row_id in state.judge_failed_rows):
         raise ArgumentTypeError("judge_failed_rows holds something other than row ids (text)")

@@ -9,8 +9,10 @@ has an id column, else its data row counted from 1 (the header is not a row).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeGuard
 
 import pandas as pd
 
@@ -218,7 +220,7 @@ def _checked_text(value: object, row: str, ours: str, user: str) -> str | list[s
     raise InputTableError(f"{row}: column {user!r} must be text, got {type(value).__name__} {value!r:.60}")
 
 
-def _is_list_of_text(value: object, empty: bool = False) -> bool:
+def _is_list_of_text(value: object, empty: bool = False) -> TypeGuard[Iterable[Any]]:
     """A list (or tuple, or array) of texts; with ``empty``, no texts at all counts too."""
     if hasattr(value, "tolist"):  # numpy arrays from parquet / datasets
         value = value.tolist()

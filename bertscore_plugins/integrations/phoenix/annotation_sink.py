@@ -35,18 +35,16 @@ from bertscore_plugins.evaluation.names import (
     AGREE,
     ANNOTATION_IDENTIFIER,
     DISAGREEMENT,
-    FAITHFUL,
     FAITHFULNESS,
     GROUNDEDNESS,
     HIGH_SIM_UNFAITHFUL,
     LOW_SIM_FAITHFUL,
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
-    UNFAITHFUL,
 )
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
+from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 from bertscore_plugins.integrations.phoenix import gateway
-from bertscore_plugins.integrations.phoenix.gateway import project_id as project_id
 
 logger = logging.getLogger(__name__)
 

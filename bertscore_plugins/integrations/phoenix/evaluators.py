@@ -23,9 +23,7 @@ from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, InputError
 from bertscore_plugins.evaluation import dataframe as engine
 from bertscore_plugins.evaluation.cells import completed, failed, row_number
-from bertscore_plugins.evaluation.dataframe import add_disagreement as add_disagreement
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell
-from bertscore_plugins.evaluation.disagreement import disagreement_label as disagreement_label
 from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, details_column, score_column
 from bertscore_plugins.evaluation.signals import Signal, Similarity, pair_problem, scorable, signal_cells
 from bertscore_plugins.integrations.phoenix.phoenix_judge import as_judge

@@ -15,9 +15,6 @@ from typing import Any
 
 import pandas as pd
 
-from bertscore_plugins.evaluation.judge import SETTLED_FAITHFUL as SETTLED_FAITHFUL
-from bertscore_plugins.evaluation.judge import settled_judge_cell as settled_judge_cell
-from bertscore_plugins.evaluation.judge import settled_label as settled_label
 from bertscore_plugins.evaluation.names import OFFLINE_FAITHFULNESS
 from bertscore_plugins.evaluation.signals import OfflineSignal
 from bertscore_plugins.integrations.phoenix.evaluators import scored_frame

@@ -36,7 +36,6 @@ from openinference.semconv.trace import (
 )
 
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep, value_too_deep
-from bertscore_plugins.integrations.phoenix.gateway import matching_span_ids as matching_span_ids
 from bertscore_plugins.integrations.phoenix.gateway import span_pages
 
 ROOT = "root"

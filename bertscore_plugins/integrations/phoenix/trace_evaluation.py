@@ -24,21 +24,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bertscore_plugins.core.score_config import SettingError, refuse_idf_per_batch
-from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.errors import TraceEvaluationError as TraceEvaluationError
+from bertscore_plugins.core.score_config import refuse_idf_per_batch
+from bertscore_plugins.errors import ArgumentError, SettingError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
 from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.integrations.phoenix import gateway
 from bertscore_plugins.integrations.phoenix.span_rows import Annotating
 from bertscore_plugins.integrations.phoenix.span_source import lookup
 from bertscore_plugins.integrations.phoenix.trace_pass import OnePass, TraceJob
-from bertscore_plugins.integrations.phoenix.trace_pass import release_freed_memory as release_freed_memory
 from bertscore_plugins.integrations.phoenix.trace_polling import poll
 from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
-from bertscore_plugins.integrations.phoenix.trace_settings import DEFAULT_LOOKBACK as DEFAULT_LOOKBACK
 from bertscore_plugins.integrations.phoenix.trace_settings import LONG_TEXT, TraceSettings
-from bertscore_plugins.integrations.phoenix.trace_settings import parse_since as parse_since
 from bertscore_plugins.settings import names_of
 
 STORE_ENV_VAR = "BERTSCORE_PHOENIX_STORE"

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from bertscore_plugins.core.score_config import SettingError
-from bertscore_plugins.errors import ResultStoreError, TraceEvaluationError
+from bertscore_plugins.errors import ResultStoreError, SettingError, TraceEvaluationError
 from bertscore_plugins.integrations.phoenix import gateway
 from bertscore_plugins.integrations.phoenix.trace_pass import OnePass, TraceJob
 from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport

@@ -14,10 +14,9 @@ from typing import Any
 
 from openinference.semconv.trace import OpenInferenceSpanKindValues
 
-from bertscore_plugins.core.score_config import SettingError, finite_number, whole_number
-from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.core.score_config import finite_number, whole_number
+from bertscore_plugins.errors import ArgumentError, SettingError
 from bertscore_plugins.integrations.phoenix.span_source import ROOT
-from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport as EvaluationReport
 from bertscore_plugins.settings import document, setting
 
 LONG_TEXT = "window"
