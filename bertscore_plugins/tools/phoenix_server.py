@@ -32,13 +32,8 @@ from typing_extensions import Self
 
 from bertscore_plugins.errors import ArgumentError, PhoenixServerError
 from bertscore_plugins.tools.phoenix_loopback import OWNER_ENV
-from bertscore_plugins.tools.phoenix_ports import check_port_free, is_loopback_host, url_host
-from bertscore_plugins.tools.phoenix_ports import free_port as free_port
-from bertscore_plugins.tools.phoenix_ports import port_in_use as port_in_use
-from bertscore_plugins.tools.phoenix_venv import PHOENIX_VERSION as PHOENIX_VERSION
-from bertscore_plugins.tools.phoenix_venv import VENV_ENV_VAR as VENV_ENV_VAR
+from bertscore_plugins.tools.phoenix_ports import check_port_free, free_port, is_loopback_host, url_host
 from bertscore_plugins.tools.phoenix_venv import absolute, default_venv, ensure_phoenix_venv
-from bertscore_plugins.tools.phoenix_venv import installed_version as installed_version
 from bertscore_plugins.tools.server_process import (
     claim_pid_file,
     remove_pid_file,
@@ -139,10 +134,11 @@ class PhoenixServer:
 
     # -- addresses --------------------------------------------------------------------------------
 
-    def _choose_ports(self) -> None:
-        """Fix the ports left to us (None) on first use: an address never reads ``:None``."""
-        self.port = self.port or free_port(self.host)
-        self.grpc_port = self.grpc_port or free_port(self.host)
+    def _choose_ports(self) -> tuple[int, int]:
+        """Fix the ports left to us (None) on first use: an address never reads ``:None``; (HTTP, gRPC)."""
+        self.port = port = self.port or free_port(self.host)
+        self.grpc_port = grpc_port = self.grpc_port or free_port(self.host)
+        return port, grpc_port
 
     @property
     def base_url(self) -> str:
@@ -227,18 +223,18 @@ class PhoenixServer:
             "a Phoenix server",
         )
 
-    def start(self) -> PhoenixServer:
+    def start(self) -> Self:
         """Start the server and wait until ``/healthz`` answers; returns self."""
         if self.process is not None:
             raise PhoenixServerError(f"already started (pid {self.process.pid})")
-        postgres = bool(self.database_url) and self.database_url.split(":", 1)[0].startswith("postgres")
+        postgres = self.database_url is not None and self.database_url.split(":", 1)[0].startswith("postgres")
         python = ensure_phoenix_venv(self.venv, create=self.create_venv, postgres=postgres)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._temp_dir.mkdir(parents=True, exist_ok=True)
         self._claim_pid_file()
-        self._choose_ports()
-        check_port_free(self.host, self.port, "HTTP")
-        check_port_free(self.host, self.grpc_port, "OTLP gRPC")
+        port, grpc_port = self._choose_ports()
+        check_port_free(self.host, port, "HTTP")
+        check_port_free(self.host, grpc_port, "OTLP gRPC")
 
         self._log = open(self.log_path, "a")  # noqa: SIM115 - kept open for the child's lifetime
         self.process = subprocess.Popen(

@@ -221,7 +221,7 @@ def test_phoenix_evaluate_names_a_foreign_store_file_a_bad_setting_and_a_bad_jud
 
 
 def test_phoenix_evaluate_without_a_server_says_where_it_looked(tmp_path, capsys):
-    from bertscore_plugins.tools.phoenix_server import free_port
+    from bertscore_plugins.tools.phoenix_ports import free_port
 
     url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     argv = ["phoenix", "evaluate", "--project", "p", "--base-url", url, "--no-judge"]

@@ -17,14 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from bertscore_plugins.errors import PhoenixServerError
 from bertscore_plugins.tools import phoenix_loopback as _loopback_serve
 from bertscore_plugins.tools.phoenix_loopback import is_loopback, loopback_address
-from bertscore_plugins.tools.phoenix_server import (
-    PhoenixServer,
-    PhoenixServerError,
-    ensure_phoenix_venv,
-    port_in_use,
-)
+from bertscore_plugins.tools.phoenix_ports import port_in_use
+from bertscore_plugins.tools.phoenix_server import PhoenixServer
+from bertscore_plugins.tools.phoenix_venv import ensure_phoenix_venv
 
 WRAPPER = Path(_loopback_serve.__file__)
 REPO = Path(__file__).resolve().parents[2]
