@@ -165,7 +165,7 @@ class ScoreConfig:
         return cls().replace(**kwargs)
 
 
-ScoreConfig.__doc__ += document(ScoreConfig)
+ScoreConfig.__doc__ = (ScoreConfig.__doc__ or "") + document(ScoreConfig)
 
 
 def setting_names() -> tuple[str, ...]:
