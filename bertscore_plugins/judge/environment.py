@@ -65,6 +65,8 @@ class JudgeSettings:
     rate: float | None = None
     #: whether the API key came from BERTSCORE_JUDGE_API_KEY (else OPENAI_API_KEY, or none)
     own_key: bool = field(default=False, repr=False)
+    #: whether BERTSCORE_JUDGE_BASE_URL was set (else the endpoint is OpenAI's)
+    base_url_given: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeSettings | None:
@@ -105,6 +107,7 @@ class JudgeSettings:
             provider=_value(env, "BERTSCORE_JUDGE_PROVIDER") or "openai",
             rate=_positive(env, "BERTSCORE_JUDGE_RATE", "requests per second"),
             own_key=bool(own_key),
+            base_url_given=bool(_value(env, "BERTSCORE_JUDGE_BASE_URL")),
         )
 
 

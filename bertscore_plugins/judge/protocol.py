@@ -32,6 +32,11 @@ MAX_STOP = 4
 ROLES = ("system", "developer", "user", "assistant")
 #: fields read only to check them: they change nothing in the answer, so any value of their type is fine
 NO_EFFECT = {"user": str, "metadata": dict, "store": bool, "parallel_tool_calls": bool}
+KNOWN_FIELDS = {
+    "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop",
+    "logprobs", "top_logprobs", "n", "stream", "response_format", "tools", "tool_choice",
+    "frequency_penalty", "presence_penalty", *NO_EFFECT,
+}  # fmt: skip
 
 
 class Refused(Exception):
@@ -273,13 +278,30 @@ def read_request(body: Any, served_model: str) -> Request:
     """The request ``body`` as this server answers it, or Refused naming the first field it cannot honour."""
     if not isinstance(body, dict):
         raise Refused(None, "the request body must be a JSON object")
-    known = {
-        "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop",
-        "logprobs", "top_logprobs", "n", "stream", "response_format", "tools", "tool_choice",
-        "frequency_penalty", "presence_penalty", *NO_EFFECT,
-    }  # fmt: skip
+    _check_fields(body, served_model)
+    logprobs, top = _logprobs(body)
+    choice = _choice(body)
+    if choice is not None and logprobs:
+        raise Refused(
+            "logprobs", "logprobs are not given with a choice among labels (see the answer's text fields)"
+        )
+    return Request(
+        messages=_messages(body.get("messages")),
+        max_tokens=_max_tokens(body),
+        temperature=_number(body.get("temperature", 1.0), "temperature", 0.0, 2.0),
+        top_p=_number(body.get("top_p", 1.0), "top_p", 1e-9, 1.0),
+        seed=_seed(body.get("seed")),
+        stop=_stops(body.get("stop")),
+        logprobs=logprobs,
+        top_logprobs=top,
+        choice=choice,
+    )
+
+
+def _check_fields(body: dict[str, Any], served_model: str) -> None:
+    """Refuse an unknown field, another model, and values this server cannot honour (n, stream, penalties)."""
     for name in body:
-        if name not in known:
+        if name not in KNOWN_FIELDS:
             raise Refused(name, f"{name} is not a field this server honours")
     model = body.get("model")
     if model is not None and model != served_model:
@@ -299,21 +321,29 @@ def read_request(body: Any, served_model: str) -> Request:
         raise Refused("n", "n must be 1: this server writes one answer")
     if body.get("stream", False) is not False:
         raise Refused("stream", "stream must be false: this server answers in one piece")
+
+
+def _max_tokens(body: dict[str, Any]) -> int:
     if "max_tokens" in body and "max_completion_tokens" in body:
         raise Refused("max_completion_tokens", "give max_tokens or max_completion_tokens, not both")
-    limit_name = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
-    max_tokens = body.get(limit_name)
-    max_tokens = 16 if max_tokens is None else _integer(max_tokens, limit_name, 1, MAX_TOKENS)
-    logprobs = body.get("logprobs", False)
-    if logprobs is None:
-        logprobs = False
+    name = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
+    value = body.get(name)
+    return 16 if value is None else _integer(value, name, 1, MAX_TOKENS)
+
+
+def _logprobs(body: dict[str, Any]) -> tuple[bool, int]:
+    logprobs = body.get("logprobs")
+    logprobs = False if logprobs is None else logprobs
     if not isinstance(logprobs, bool):
         raise Refused("logprobs", "logprobs must be true or false")
     top = body.get("top_logprobs")
     top = 0 if top is None else _integer(top, "top_logprobs", 0, MAX_TOP_LOGPROBS)
     if top and not logprobs:
         raise Refused("top_logprobs", "top_logprobs needs logprobs: true")
-    stop = body.get("stop")
+    return logprobs, top
+
+
+def _stops(stop: Any) -> tuple[str, ...]:
     stops = () if stop is None else (stop,) if isinstance(stop, str) else stop
     if (
         not isinstance(stops, (list, tuple))
@@ -321,34 +351,27 @@ def read_request(body: Any, served_model: str) -> Request:
         or not all(isinstance(s, str) and s for s in stops)
     ):
         raise Refused("stop", f"stop must be a non-empty string or a list of at most {MAX_STOP}")
-    stops = tuple(_text(s, "stop") for s in stops)
-    seed = body.get("seed")
+    return tuple(_text(s, "stop") for s in stops)
+
+
+def _seed(seed: Any) -> int | None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise Refused("seed", "seed must be an integer")
+    return seed
+
+
+def _choice(body: dict[str, Any]) -> Choice | None:
+    """The choice among labels asked by ``response_format`` or ``tools``, or None for free text."""
     choice = None
     if body.get("response_format") is not None:
         choice = _response_format(body["response_format"])
     if body.get("tools") is not None:
         if choice is not None:
             raise Refused("tools", "ask for response_format or tools, not both")
-        choice = _tools(body["tools"], body.get("tool_choice", "auto"))
-    elif body.get("tool_choice") is not None:
+        return _tools(body["tools"], body.get("tool_choice", "auto"))
+    if body.get("tool_choice") is not None:
         raise Refused("tool_choice", "tool_choice needs tools")
-    if choice is not None and logprobs:
-        raise Refused(
-            "logprobs", "logprobs are not given with a choice among labels (see the answer's text fields)"
-        )
-    return Request(
-        messages=_messages(body.get("messages")),
-        max_tokens=max_tokens,
-        temperature=_number(body.get("temperature", 1.0), "temperature", 0.0, 2.0),
-        top_p=_number(body.get("top_p", 1.0), "top_p", 1e-9, 1.0),
-        seed=seed,
-        stop=stops,
-        logprobs=logprobs,
-        top_logprobs=top,
-        choice=choice,
-    )
+    return choice
 
 
 def completion(

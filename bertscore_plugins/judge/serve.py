@@ -105,92 +105,97 @@ def _error(message: str, code: str, param: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
 
 
-def handler(judge: Judge) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class Handler(BaseHTTPRequestHandler):
+    """One connection's requests; :func:`handler` binds it to a :class:`Judge`."""
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: the log keeps errors only
-            pass
+    judge: Judge
+    protocol_version = "HTTP/1.1"
 
-        def _send(
-            self,
-            status: int,
-            payload: dict[str, Any],
-            headers: dict[str, str] | None = None,
-            close: bool = False,
-        ) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            if close:
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            self.end_headers()
-            self.wfile.write(data)
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the log keeps errors only
+        pass
 
-        def do_GET(self) -> None:
-            if self.path.rstrip("/") == "/v1/models":
-                models = [{"id": judge.alias, "object": "model", "created": 0, "owned_by": "local"}]
-                self._send(200, {"object": "list", "data": models})
-            else:
-                self._send(404, _error(f"no route {self.path}", "not_found"))
+    def _send(
+        self,
+        status: int,
+        payload: dict[str, Any],
+        headers: dict[str, str] | None = None,
+        close: bool = False,
+    ) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(data)
 
-        def do_POST(self) -> None:
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._send(404, _error(f"no route {self.path}", "not_found"), close=True)
-                return
-            body = self._body()
-            if body is None:
-                return
-            try:
-                status, payload, headers = judge.answer(body)
-            except Exception as error:  # an engine failure: 500, and the server stays up
-                status, payload, headers = 500, _error(f"{type(error).__name__}: {error}", "engine_error"), {}
-                print(f"engine error: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
-            self._send(status, payload, headers)
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/v1/models":
+            models = [{"id": self.judge.alias, "object": "model", "created": 0, "owned_by": "local"}]
+            self._send(200, {"object": "list", "data": models})
+        else:
+            self._send(404, _error(f"no route {self.path}", "not_found"))
 
-        def _body(self) -> Any:
-            """The parsed JSON body, or None after answering why there is none usable."""
-            if self.headers.get("Transfer-Encoding"):
-                self._send(
-                    411,
-                    _error("send the body with a Content-Length (no chunked encoding)", "length_required"),
-                    close=True,
-                )
-                return None
-            raw_length = self.headers.get("Content-Length")
-            if raw_length is None:
-                self._send(411, _error("a Content-Length header is required", "length_required"), close=True)
-                return None
-            try:
-                length = int(raw_length)
-                if length < 0:
-                    raise ValueError
-            except ValueError:
-                self._send(
-                    400,
-                    _error(f"Content-Length {raw_length[:40]!r} is not a size", "invalid_length"),
-                    close=True,
-                )
-                return None
-            if length > MAX_BODY_BYTES:
-                self._send(413, _error(f"the body is {length} bytes; this server reads at most {MAX_BODY_BYTES}", "body_too_large"), close=True)  # fmt: skip
-                return None
-            raw = self.rfile.read(length)
-            try:
-                return json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as error:
-                self._send(400, _error(f"the body is not UTF-8 (byte {error.start})", "invalid_json"))
-            except RecursionError:
-                self._send(400, _error("the body's JSON is nested too deeply", "invalid_json"))
-            except ValueError as error:
-                self._send(400, _error(f"the body is not JSON ({error})", "invalid_json"))
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, _error(f"no route {self.path}", "not_found"), close=True)
+            return
+        body = self._body()
+        if body is None:
+            return
+        try:
+            status, payload, headers = self.judge.answer(body)
+        except Exception as error:  # an engine failure: 500, and the server stays up
+            status, payload, headers = 500, _error(f"{type(error).__name__}: {error}", "engine_error"), {}
+            print(f"engine error: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+        self._send(status, payload, headers)
+
+    def _body(self) -> Any:
+        """The parsed JSON body, or None after answering why there is none usable."""
+        if self.headers.get("Transfer-Encoding"):
+            self._send(
+                411,
+                _error("send the body with a Content-Length (no chunked encoding)", "length_required"),
+                close=True,
+            )
             return None
+        raw_length = self.headers.get("Content-Length")
+        if raw_length is None:
+            self._send(411, _error("a Content-Length header is required", "length_required"), close=True)
+            return None
+        try:
+            length = int(raw_length)
+            if length < 0:
+                raise ValueError
+        except ValueError:
+            self._send(
+                400,
+                _error(f"Content-Length {raw_length[:40]!r} is not a size", "invalid_length"),
+                close=True,
+            )
+            return None
+        if length > MAX_BODY_BYTES:
+            self._send(413, _error(f"the body is {length} bytes; this server reads at most {MAX_BODY_BYTES}", "body_too_large"), close=True)  # fmt: skip
+            return None
+        raw = self.rfile.read(length)
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            self._send(400, _error(f"the body is not UTF-8 (byte {error.start})", "invalid_json"))
+        except RecursionError:
+            self._send(400, _error("the body's JSON is nested too deeply", "invalid_json"))
+        except ValueError as error:
+            self._send(400, _error(f"the body is not JSON ({error})", "invalid_json"))
+        return None
 
-    return Handler
+
+def handler(judge: Judge) -> type[Handler]:
+    """The request handler class answering with ``judge``."""
+    return type("BoundHandler", (Handler,), {"judge": judge})
 
 
 class Server(ThreadingHTTPServer):

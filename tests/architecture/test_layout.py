@@ -15,8 +15,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "bertscore_plugins"
 #: bottom to top; each tier may import the shared modules at the top level (errors, settings, files,
 #: inputs, thresholds) and the tiers before it, never one after it. facts/ is English text analysis and
-#: sits below the scorer: the offline signal that runs the scorer is faithfulness/
-TIERS = ("facts", "models", "core", "faithfulness", "analysis", "evaluation", "integrations", "tools", "cli")
+#: sits below the scorer: the offline signal that runs the scorer is faithfulness/. judge/ (the LLM judge, its
+#: server and launcher) sits above tools/, whose loopback helpers its launcher uses
+TIERS = (
+    "facts", "models", "core", "faithfulness", "analysis", "evaluation", "integrations", "tools", "judge", "cli",
+)  # fmt: skip
 #: the package's front door re-exports the public names of several tiers
 FRONT_DOOR = {"bertscore_plugins"}
 #: modules that must not import Phoenix (or OpenInference): the engine runs without it
@@ -182,7 +185,9 @@ def test_the_server_launcher_is_not_part_of_the_evaluation():
     wrong = [
         f"{module}:{line}"
         for module, path in MODULES.items()
-        if not module.startswith(("bertscore_plugins.cli", "bertscore_plugins.tools"))
+        if not module.startswith(
+            ("bertscore_plugins.cli", "bertscore_plugins.tools", "bertscore_plugins.judge")
+        )
         for target, line in _imports(path)
         if target.startswith("bertscore_plugins.tools")
     ]

@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
@@ -30,27 +30,23 @@ from phoenix.evals.metrics import FaithfulnessEvaluator
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict, is_judge
 
-if TYPE_CHECKING:
-    from bertscore_plugins.judge.environment import JudgeSettings
-
 logger = logging.getLogger(__name__)
 
 
-def phoenix_llm(settings: JudgeSettings) -> LLM:
-    """A Phoenix ``LLM`` for the judge ``settings`` describe (:class:`~bertscore_plugins.judge.environment.JudgeSettings`):
-    the same model, endpoint, key and timeout as the yes/no judge; ``provider`` and ``rate`` are Phoenix's.
+def phoenix_llm(settings: Any) -> LLM:
+    """A Phoenix ``LLM`` for the judge ``settings`` describe (``bertscore_plugins.judge.environment.
+    JudgeSettings``, which imports this module, not the other way round): the same model, endpoint, key and
+    timeout as the yes/no judge; ``provider`` and ``rate`` are Phoenix's.
 
-    A base URL other than OpenAI's goes to the provider; the local server needs no key (the SDK insists on
-    one, so "sk-local" is sent)."""
-    from bertscore_plugins.judge.endpoint import OPENAI_BASE_URL
-
+    A base URL that was set goes to the provider; the local server needs no key (the SDK insists on one,
+    so "sk-local" is sent)."""
     endpoint = settings.endpoint
     kwargs: dict[str, Any] = {"timeout": endpoint.timeout}
-    if endpoint.base_url != OPENAI_BASE_URL:
+    if settings.base_url_given:
         kwargs["base_url"] = endpoint.base_url
     if settings.own_key or (settings.provider == "openai" and endpoint.api_key):
         kwargs["api_key"] = endpoint.api_key
-    elif endpoint.base_url != OPENAI_BASE_URL and settings.provider == "openai":
+    elif settings.base_url_given and settings.provider == "openai":
         kwargs["api_key"] = "sk-local"
     if settings.rate is not None:
         kwargs["initial_per_second_request_rate"] = settings.rate
