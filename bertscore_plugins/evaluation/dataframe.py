@@ -74,7 +74,7 @@ def evaluate_rows(
     groundedness call's alignment) take one core call each; the configuration's judge (a
     :class:`~.judge.Judge`) answers on every row or, with ``judge_rows="unsettled"``, on the rows the
     offline signals cannot settle. Without a judge, the offline faithfulness is the faithfulness signal.
-    See :func:`.batch.evaluate_batch`. (``bertscore_plugins.phoenix.evaluate_rows`` is this function with
+    See :func:`.batch.evaluate_batch`. (``bertscore_plugins.integrations.phoenix.evaluate_rows`` is this function with
     a Phoenix LLM or evaluator accepted as the judge.)
 
     Args:

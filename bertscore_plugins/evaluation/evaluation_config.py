@@ -109,7 +109,7 @@ class EvaluationConfig:
     judge: Any = setting(
         None,
         "the faithfulness judge (a `Judge`: rows in, verdicts out; Phoenix's FaithfulnessEvaluator is "
-        "`bertscore_plugins.phoenix.faithfulness_judge(llm)`); None = no judge, the offline faithfulness "
+        "`bertscore_plugins.integrations.phoenix.faithfulness_judge(llm)`); None = no judge, the offline faithfulness "
         "is the faithfulness signal",
         flag=None,
     )
@@ -230,7 +230,7 @@ def _check(config: EvaluationConfig) -> None:
             "judge",
             f"judge must be a Judge (a name, a model and verdicts(rows)), got {type(config.judge).__name__}; "
             "for Phoenix's FaithfulnessEvaluator with an LLM use "
-            "bertscore_plugins.phoenix.faithfulness_judge(llm)",
+            "bertscore_plugins.integrations.phoenix.faithfulness_judge(llm)",
         )
     names = config.names
     if len(set(names)) != len(names):
