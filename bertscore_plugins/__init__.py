@@ -8,9 +8,9 @@ The folders are the tiers, each built only on the ones before it: errors/setting
 by all), models/ (where the encoder comes from), core/ (text -> tokens -> embeddings -> matches -> scores),
 facts/ (the fact check: English text analysis), faithfulness/ (the offline faithfulness
 signal), analysis/ (statistics, comparison, sanity), evaluation/ (one batch of rows
-through every signal), judge/ (the LLM judge), integrations/ (evaluate, datasets, Ray, bert_score's API,
-Phoenix), cli/. The core imports only torch, transformers and numpy; each integration lives behind its own
-extra.
+through every signal), integrations/ (evaluate, datasets, Ray, bert_score's API, Phoenix), tools/ (the
+Phoenix server launcher), judge/ (the LLM judge, its server and launcher), cli/. The core imports only
+torch, transformers and numpy; each integration lives behind its own extra.
 
 Each public name has one import path: the scoring API below is imported from here; the exception tree
 from ``bertscore_plugins.errors``; offline faithfulness from ``bertscore_plugins.faithfulness``; each

@@ -2,7 +2,8 @@
 
 Read in this order: ``reading`` (how a row is read: passages joined, markup taken away), ``parts`` and
 ``passages`` (what the alignment and the words say, sentence by sentence), ``combination`` (the fitted
-weights, weights.json), ``result`` (:class:`OfflineFaithfulness`: one row's score, label, explanation),
+weights, weights.json), ``outcome`` (an empty or refusing answer: its own label, never faithful or
+unfaithful), ``result`` (:class:`OfflineFaithfulness`: one row's score, label, explanation),
 ``scoring`` (rows -> the core's alignment -> results: the public API, and ``read_batch``, the
 evaluation engine's one call per batch) and the opt-in entailment read (``sentence_entailment``, ``entailment_model``).
 The fact check itself (numbers, dates, names, negations) is English text analysis in
