@@ -249,3 +249,40 @@ def test_annotations_logged_from_a_dataframe_carry_this_projects_identifier():
     annotations = span_annotation_dataframe(results)
     assert list(annotations["identifier"]) == [ANNOTATION_IDENTIFIER]  # the failed row is left out
     assert "identifier" not in span_annotation_dataframe(results, identifier=None).columns
+
+
+# -- one pipeline: the recipe and trace evaluation share the engine call, the store and the judge retry ----
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every ``module.name`` a source file imports (functions' own imports included)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_the_recipe_and_trace_evaluation_go_through_the_one_pipeline_and_store():
+    package = REPO / "bertscore_plugins"
+    recipe = _imported_names(package / "cli" / "disagreement" / "recipe.py")
+    traces = _imported_names(package / "integrations" / "phoenix" / "trace_pass.py")
+    for imported in (recipe, traces):
+        assert "bertscore_plugins.evaluation.pipeline.evaluate_stored" in imported
+        assert "bertscore_plugins.evaluation.batch.evaluate_batch" not in imported  # the pipeline calls it
+        assert "sqlite3" not in imported  # the store is evaluation.store's
+    assert "bertscore_plugins.evaluation.store.ResultStore" in recipe
+    assert "bertscore_plugins.evaluation.store.ResultStore" in traces
+    # the judge retry and the resume rule have one home: no other module asks a judge or reads a store
+    callers = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if "bertscore_plugins.evaluation.batch.evaluate_batch" in _imported_names(path)
+    }
+    assert callers <= {
+        "evaluation/pipeline.py",
+        "evaluation/dataframe.py",
+        "integrations/phoenix/evaluators.py",
+    }

@@ -707,7 +707,7 @@ def test_a_damaged_store_row_is_warned_of_once_per_run(app, first_run, tmp_path)
     store = tmp_path / "copy.sqlite"
     with sqlite3.connect(app.store) as source, sqlite3.connect(store) as copy:
         source.backup(copy)
-        copy.execute("UPDATE results SET annotation = '{\"name\": ' WHERE rowid = 1")
+        copy.execute("UPDATE results SET cell = '{\"name\": ' WHERE rowid = 1")
     source.close()
     copy.close()
     command = evaluate_command(

@@ -2,8 +2,8 @@
 
 A span becomes a :class:`~.batch.BatchRow` (its ``label`` the span id, its id in the result store)
 wanting the signals it has the fields for (groundedness and the offline faithfulness need a context,
-similarity a reference, the judge a question and a context) minus those stored from an earlier run, whose
-cells the row carries as ``known``. Stored cells become ``SpanAnnotationData`` dicts carrying our
+similarity a reference, the judge a question and a context); the cells stored from an earlier run ride
+along as ``known``, and the pipeline computes only what the store lacks. Stored cells become ``SpanAnnotationData`` dicts carrying our
 identifier and, in their metadata, the configuration's id (one identifier for every configuration: the
 last one's annotation is the current one, see :mod:`.annotation_sink`).
 """
@@ -75,7 +75,9 @@ def span_row(
     if not mine:  # a retry does not count its skips again
         for name, reason in reasons.items():
             skipped[f"{name}: {reason}"] += 1
-    wants = available - {name for name, result in mine.items() if result.cell is not None}
+    # what the span can have; the pipeline computes only what the store lacks (and the disagreement again
+    # when a signal it reads changed, e.g. the judge answering after an outage)
+    wants = available
     if not wants:
         if not mine:
             skipped["span: nothing to evaluate (no context and no reference)"] += 1
