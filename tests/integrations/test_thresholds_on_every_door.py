@@ -225,7 +225,7 @@ def recipe_table(tmp_path_factory):
 @pytest.mark.parametrize("text", BAD_FLAG_TEXTS)
 @pytest.mark.parametrize("name", CONFIG_CUTS)
 def test_the_recipe_refuses_a_bad_cut_in_one_line(recipe_table, tmp_path, name, text):
-    from recipes import disagreement
+    from bertscore_plugins.cli import disagreement
 
     flag = "--" + name.replace("_", "-")
     err = io.StringIO()
@@ -242,4 +242,5 @@ def test_the_recipe_refuses_a_bad_cut_in_one_line(recipe_table, tmp_path, name, 
     assert code == disagreement.EXIT_BAD_INPUT
     from bertscore_plugins.thresholds import cut_from_text
 
-    assert err.getvalue().splitlines() == [f"error: {refusal(name, cut_from_text(text))}"]
+    # the recipe is a bertscore-plugins command: its refusal names the flag as every command's does
+    assert err.getvalue().splitlines() == [f"error: {flag}: {refusal(name, cut_from_text(text))}"]
