@@ -4,6 +4,8 @@
     python benchmarks/facts_cost.py --docs 4 --repeats 5
     python benchmarks/facts_cost.py --demo           # the demo rows (no eval data needed)
     python benchmarks/facts_cost.py --scaling        # linear time and flat memory (ratios, one run)
+    python benchmarks/facts_cost.py --doubling       # the fact check's time over doubling lengths of
+                                                     # an output and a source that conflict everywhere
 
 Four timings per repeat, interleaved so machine load hits them alike, best of the repeats kept:
   groundedness           scorer.score(outputs, contexts)                (a plain core call)
@@ -13,6 +15,14 @@ Four timings per repeat, interleaved so machine load hits them alike, best of th
                          so the steadiest figure on a shared CPU)
 Sources are read whole (long_text="window"), as the faithfulness command reads them.
 Writes benchmarks/results/facts_cost.json.
+
+--doubling measures (benchmarks/results/facts_doubling.json) the fact check alone (facts.check_pair) on one
+output against one source that grow together, every passage of the output contradicting the source's
+(other dates, streets, names, times, counts; "did not open" against "opened"; "free" against "not free"),
+on the words alone and on a kept alignment (the model's work done before the clock), best CPU seconds
+of --repeats, each from a collected heap with the objects already there (the model's) frozen out of the
+collector's passes. The target is at most 2.5x per doubling (4x is quadratic).
+The whole signal's parts (faithfulness.evaluate_pair on the alignment) are timed beside it, for reference.
 
 --scaling measures instead, in one run (benchmarks/results/facts_scaling.json; QUALITY.md section 7 quotes it):
   time   the fact check and the signal's parts (facts.evaluate_pair) on one output against one source, on
@@ -28,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import platform
 import resource
@@ -44,6 +55,16 @@ SCALING = RESULTS.with_name("facts_scaling.json")
 GROWING = (
     "On {k} March the clinic on Elm Street did not open before 9 am, and Dr. Maria Olsen saw {n} patients. "
     "Parking was free for patients, but the 8:15 train was delayed by {m} minutes. "
+)
+DOUBLING = RESULTS.with_name("facts_doubling.json")
+#: one passage of the output and its source's passage, which contradicts it fact by fact
+CONFLICT_OUTPUT = (
+    "On {k} March the clinic on Elm Street did not open before 9 am, and Dr. Maria Olsen saw {n} patients. "
+    "Parking was free for patients, but the 8:15 train was delayed by {m} minutes. "
+)
+CONFLICT_SOURCE = (
+    "On {k} April the clinic on Oak Street opened before 8 am, and Dr. John Berg saw {n} patients. "
+    "Parking was not free for patients, and the 9:40 train was on time after {m} minutes. "
 )
 DEMO = Path(__file__).resolve().parent.parent / "recipes" / "demo_data.jsonl"
 
@@ -106,6 +127,76 @@ def time_ratio(sentences: int, repeats: int) -> dict:
     }
 
 
+def conflicting(template: str, passages: int, shift: int) -> str:
+    return "".join(template.format(k=k % 28 + 1, n=k + shift, m=k % 50 + shift) for k in range(passages))
+
+
+def doubling(args: argparse.Namespace) -> int:
+    """The fact check's best CPU seconds per length, output and source doubling together."""
+    import torch
+
+    from bertscore_plugins import get_scorer
+    from bertscore_plugins.facts import check_pair, extract
+    from bertscore_plugins.faithfulness import evaluate_pair
+
+    scorer = get_scorer(long_text="window")
+    sizes = [args.passages * 2**k for k in range(args.doublings + 1)]
+    series: dict[str, dict[int, float]] = {"words alone": {}, "on the alignment": {}, "signal's parts": {}}
+    unsupported: dict[int, int] = {}
+    for size in sizes:
+        output = conflicting(CONFLICT_OUTPUT, size, 3)
+        source = conflicting(CONFLICT_SOURCE, size, 7)
+        runs: dict[str, tuple] = {"words alone": (check_pair, output, source, None, False)}
+        if size <= args.aligned_up_to:  # the model's alignment of two long texts: a matrix of their tokens
+            kept = scorer.score([output], [source], explain=True)
+            explanation = kept.explanations[0]
+            runs["on the alignment"] = (check_pair, output, source, explanation, False)
+            runs["signal's parts"] = (evaluate_pair, output, source, explanation, float(kept.precision[0]))
+        for label, (function, *arguments) in runs.items():
+            best = float("inf")
+            for _ in range(args.repeats):
+                extract.cache_clear()
+                gc.collect()
+                gc.freeze()  # the model's ~400,000 objects are no part of the check: collections skip them
+                started = time.process_time()
+                found = function(*arguments)
+                best = min(best, time.process_time() - started)
+                gc.unfreeze()
+            series[label][size] = best
+            if label == "words alone":
+                unsupported[size] = len(found.unsupported)
+        shown = {label: times.get(size) for label, times in series.items()}
+        print(json.dumps({"passages": size, "characters": len(output) + len(source), **shown}), flush=True)
+        runs = kept = explanation = None
+    steps = list(itertools.pairwise(sizes))
+    result = {
+        "passages": sizes,
+        "characters_output_and_source": [
+            len(conflicting(CONFLICT_OUTPUT, n, 3)) + len(conflicting(CONFLICT_SOURCE, n, 7)) for n in sizes
+        ],
+        "unsupported_facts_found": [unsupported[n] for n in sizes],
+        "best_cpu_seconds": {label: [times.get(n) for n in sizes] for label, times in series.items()},
+        "ratio_per_doubling": {
+            label: [times[b] / times[a] for a, b in steps if a in times and b in times]
+            for label, times in series.items()
+        },
+        "target_ratio_per_doubling": 2.5,
+        "fact_check_within_target": all(
+            ratio <= 2.5
+            for label in ("words alone", "on the alignment")
+            for a, b in steps
+            if a in series[label] and b in series[label] and series[label][a] >= 0.05
+            for ratio in [series[label][b] / series[label][a]]
+        ),
+        "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, shared CPU",
+    }
+    print(json.dumps(result, indent=2))
+    if not args.no_write:
+        DOUBLING.parent.mkdir(parents=True, exist_ok=True)
+        DOUBLING.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
 def peak_memory(rows: int) -> dict:
     """In this (fresh) process: resident memory after the model's first call, and the peak over
     offline_faithfulness on ``rows`` rows."""
@@ -160,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scaling", action="store_true", help="linear time and flat memory, as ratios")
     parser.add_argument("--sentences", type=int, default=400, help="--scaling: the 1x output's sentences")
     parser.add_argument("--rows", type=int, default=2500, help="--scaling: the 1x rows for peak memory")
+    parser.add_argument("--doubling", action="store_true", help="the fact check's time over doubling lengths")
+    parser.add_argument("--passages", type=int, default=50, help="--doubling: the shortest text's passages")
+    parser.add_argument("--doublings", type=int, default=5, help="--doubling: how many times it doubles")
+    parser.add_argument(
+        "--aligned-up-to", type=int, default=400, help="--doubling: the longest text timed on an alignment"
+    )
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
@@ -167,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.scaling:
         return scaling(args)
+    if args.doubling:
+        return doubling(args)
 
     import torch
 

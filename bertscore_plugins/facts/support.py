@@ -86,10 +86,10 @@ def check_extracted(
     return FactCheck(_distinct(findings))
 
 
-#: characters (output and context) the fact check reads per second, for the automatic bar: 190,000 on
-#: the words alone and 60,000 on an alignment, measured on a shared 2-core CPU (benchmarks/facts_cost.py
-#: --doubling); the slower figure, so the estimate errs toward a bar
-FACT_CHARACTERS_PER_SECOND = 60_000
+#: characters (output and context) the fact check reads per second, for the automatic bar: 330,000 on
+#: the words alone and 210,000 on an alignment, measured on a shared 2-core CPU (benchmarks/facts_cost.py
+#: --doubling, benchmarks/results/facts_doubling.json); below the slower, so the estimate errs toward a bar
+FACT_CHARACTERS_PER_SECOND = 200_000
 
 
 def facts_bar(steps: int, progress: bool | None, characters: int) -> Any:
