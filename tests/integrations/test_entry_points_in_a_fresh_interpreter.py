@@ -625,9 +625,11 @@ def _recipe_help_is_its_usage(run: Run, oracle: Oracle) -> None:
     )
 
 
+# the recipe is the package's command: run here as a user types it (recipes/disagreement.py's start is its
+# --help run above)
 @entry_point(
-    "recipe: disagreement without Phoenix or a judge",
-    recipe("disagreement", "rows.jsonl", "--out", "runs/disagreement", "--no-phoenix"),
+    "cli: bertscore-plugins disagreement without Phoenix or a judge",
+    cli("disagreement", "rows.jsonl", "--out", "runs/disagreement", "--no-phoenix"),
 )
 def _recipe_writes_the_disagreements(run: Run, oracle: Oracle) -> None:
     assert run.returncode == 0, run.describe()
@@ -658,7 +660,7 @@ def _regression_gate_reports_both_systems(run: Run, oracle: Oracle) -> None:
 
 # -- the command line ----------------------------------------------------------------------------------
 
-SUBCOMMANDS = ("score", "baseline", "sanity", "compare", "faithfulness", "phoenix", "judge")
+SUBCOMMANDS = ("score", "baseline", "sanity", "compare", "faithfulness", "phoenix", "judge", "disagreement")
 
 
 def _usage_of(prog: str) -> Callable[[Run, Oracle | None], None]:
