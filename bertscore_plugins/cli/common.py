@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from bertscore_plugins.core.score_config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
@@ -104,6 +105,20 @@ def column_of(args: argparse.Namespace, kind: str) -> tuple[str | None, str]:
     if own is not None:
         return own, f"--{kind}-column NAME"
     return getattr(args, "column", None), f"--column NAME (or --{kind}-column NAME)"
+
+
+def read_inputs(args: argparse.Namespace, kinds: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """`read_aligned` over the input flags of `kinds` (conventions.INPUTS: candidates, references,
+    sources), their paths in ``args`` (a list for several -r files), each with its column (`column_of`)."""
+    from bertscore_plugins.cli.conventions import INPUTS
+
+    inputs = []
+    for kind in kinds:
+        short, long, _ = INPUTS[kind]
+        paths = getattr(args, kind)
+        inputs += [(f"{short}/{long}", path) for path in ([paths] if isinstance(paths, str) else paths)]
+    columns = {f"{INPUTS[kind][0]}/{INPUTS[kind][1]}": column_of(args, kind) for kind in kinds}
+    return read_aligned(inputs[0], inputs[1:], columns)
 
 
 def read_aligned(

@@ -13,9 +13,8 @@ import argparse
 
 from bertscore_plugins.cli.common import (
     add_model_arguments,
-    column_of,
     config_from_args,
-    read_aligned,
+    read_inputs,
 )
 from bertscore_plugins.cli.conventions import (
     add_columns,
@@ -75,11 +74,7 @@ def run(args: argparse.Namespace) -> int:
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
     )
-    outputs, (sources,) = read_aligned(
-        ("-c/--candidates", args.candidates),
-        [("-s/--sources", args.sources)],
-        {"-c/--candidates": column_of(args, "candidates"), "-s/--sources": column_of(args, "sources")},
-    )
+    outputs, (sources,) = read_inputs(args, ("candidates", "sources"))
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)

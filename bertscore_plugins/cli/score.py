@@ -7,9 +7,8 @@ import argparse
 from bertscore_plugins.cli.common import (
     STDIN,
     add_model_arguments,
-    column_of,
     config_from_args,
-    read_aligned,
+    read_inputs,
     references_by_row,
 )
 from bertscore_plugins.cli.conventions import (
@@ -66,11 +65,7 @@ def run(args: argparse.Namespace) -> int:
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-r/--references": args.references},
     )
-    candidates, reference_columns = read_aligned(
-        ("-c/--candidates", args.candidates),
-        [("-r/--references", path) for path in args.references],
-        {"-c/--candidates": column_of(args, "candidates"), "-r/--references": column_of(args, "references")},
-    )
+    candidates, reference_columns = read_inputs(args, ("candidates", "references"))
     references = references_by_row(reference_columns)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 

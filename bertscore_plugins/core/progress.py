@@ -11,26 +11,13 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from bertscore_plugins.watching import AUTO_SECONDS, in_notebook
+
 #: rows from which the automatic bar appears when the caller cannot count characters
 AUTO_ROWS = 2000
-#: expected seconds of work from which the automatic bar appears
-AUTO_SECONDS = 2.0
 #: characters (candidates and references) encoded per second, for the estimate: measured 4,200-5,100 with
 #: the packaged MiniLM on a shared 2-core CPU; a GPU is far faster, so the estimate errs toward a bar
 CHARACTERS_PER_SECOND = 10_000
-
-
-def in_notebook() -> bool:
-    """True inside a Jupyter (IPython kernel) session."""
-    shell = sys.modules.get("IPython")
-    get_ipython = getattr(shell, "get_ipython", None)
-    if get_ipython is None:
-        return False
-    try:
-        ipython = get_ipython()
-    except Exception:
-        return False
-    return ipython is not None and "IPKernelApp" in getattr(ipython, "config", {})
 
 
 def expected_seconds(characters: int) -> float:

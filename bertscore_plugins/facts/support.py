@@ -30,6 +30,7 @@ from bertscore_plugins.facts.polarity import ANTONYM_ALIGNMENT, CLAUSE_ALIGNMENT
 from bertscore_plugins.facts.status import check_status
 from bertscore_plugins.facts.text import TextFacts
 from bertscore_plugins.facts.values import check_value
+from bertscore_plugins.watching import AUTO_SECONDS, person_watches
 
 
 def check_pair(output: str, context: str, explanation: Any = None, progress: bool | None = None) -> FactCheck:
@@ -41,7 +42,7 @@ def check_pair(output: str, context: str, explanation: Any = None, progress: boo
         explanation: the core's ``Explanation`` of (output, context) (``scorer.score(..., explain=True)``);
             without it, number/date/name checks still run and clause polarity falls back to word overlap.
         progress: a progress bar over the output's facts (None: where a person watches, for a pair
-            expected to take ``core.progress.AUTO_SECONDS`` or more).
+            expected to take ``watching.AUTO_SECONDS`` or more).
 
     Returns:
         A :class:`FactCheck`.
@@ -95,12 +96,9 @@ FACT_CHARACTERS_PER_SECOND = 200_000
 def facts_bar(steps: int, progress: bool | None, characters: int) -> Any:
     """A tqdm bar over the fact check's ``steps`` (each output fact and name, then the clauses), or None:
     ``progress=None`` shows it where a person watches when the pair is expected to take
-    ``core.progress.AUTO_SECONDS`` or more."""
-    from bertscore_plugins.core.progress import AUTO_SECONDS, in_notebook
-
+    ``watching.AUTO_SECONDS`` or more."""
     if progress is None:
-        long = characters / FACT_CHARACTERS_PER_SECOND >= AUTO_SECONDS
-        progress = long and (sys.stderr.isatty() or in_notebook())
+        progress = characters / FACT_CHARACTERS_PER_SECOND >= AUTO_SECONDS and person_watches()
     if not progress:
         return None
     from tqdm.auto import tqdm

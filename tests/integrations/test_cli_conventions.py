@@ -327,7 +327,7 @@ def test_a_bug_of_ours_is_exit_1_with_one_unexpected_error_line(files, capsys, m
     def broken(*args, **kwargs):
         return 1 / 0
 
-    monkeypatch.setattr(score, "read_aligned", broken)
+    monkeypatch.setattr(score, "read_inputs", broken)
     code, out, err = _run(capsys, ["score", "-c", files["c"], "-r", files["r"]])
     assert (code, out) == (1, "")
     assert err == (
@@ -343,7 +343,7 @@ def test_a_bare_value_error_is_a_bug_not_the_users_mistake(files, capsys, monkey
     def broken(*args, **kwargs):
         raise ValueError("an internal invariant broke")
 
-    monkeypatch.setattr(score, "read_aligned", broken)
+    monkeypatch.setattr(score, "read_inputs", broken)
     code, _, err = _run(capsys, ["score", "-c", files["c"], "-r", files["r"]])
     assert code == 1 and err.startswith("unexpected error: ValueError: an internal invariant broke")
 
@@ -360,7 +360,7 @@ def test_ctrl_c_is_exit_130_with_one_line(files, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(score, "read_aligned", interrupted)
+    monkeypatch.setattr(score, "read_inputs", interrupted)
     assert _run(capsys, ["score", "-c", files["c"], "-r", files["r"]]) == (130, "", "interrupted\n")
 
 
