@@ -73,11 +73,11 @@ def run_recipe(args: argparse.Namespace) -> int:
     if args.no_phoenix:
         printed.summary(flat, state, paths, urls={})
         return EXIT_OK
-    from bertscore_plugins.integrations.phoenix.table_traces import PhoenixUnavailable
+    from bertscore_plugins.errors import PhoenixServerError
 
     try:
         urls = _log_to_phoenix(args, folder, state, rows, cells)
-    except PhoenixUnavailable as error:
+    except PhoenixServerError as error:
         printed.summary(flat, state, paths, urls={})
         print(
             f"\nerror: {error}\n{printed.nothing_lost(len(rows), folder, args.phoenix_url)}", file=sys.stderr

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from bertscore_plugins.errors import PhoenixServerError
 from bertscore_plugins.integrations.phoenix import annotation_sink, experiments, gateway, table_traces
-from bertscore_plugins.integrations.phoenix.table_traces import PhoenixUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def log_run(table: pd.DataFrame, run: RunLog, say: Callable[[str], None] = print
     """Send ``table`` (``row_id``, ``input``, ``context``, ``output``, ``reference`` and ``<name>_score``
     cells) to Phoenix; returns the dashboard URLs ({"project", "experiment"}).
 
-    Raises :class:`PhoenixUnavailable` naming the step it stopped at, why, and that a re-run finishes."""
+    Raises :class:`PhoenixServerError` naming the step it stopped at, why, and that a re-run finishes."""
     from phoenix.client import Client
 
     table = table_traces.with_span_ids(table, f"{run.run_key}/{run.project}")
@@ -58,10 +58,10 @@ def log_run(table: pd.DataFrame, run: RunLog, say: Callable[[str], None] = print
     except Exception as error:
         down = not table_traces.server_is_up(run.url)
         cause = "the server stopped answering" if down else "the server answered with an error"
-        if isinstance(error, PhoenixUnavailable) and not down:
+        if isinstance(error, PhoenixServerError) and not down:
             cause = "the server did not take the traces"
         finished = ", ".join(run.logged) or "nothing yet"
-        raise PhoenixUnavailable(
+        raise PhoenixServerError(
             f"Phoenix logging stopped at step '{steps.step}': {cause} ({type(error).__name__}: "
             f"{str(error)[:300]}); done: {finished}"
         ) from error

@@ -17,15 +17,11 @@ from typing import Any
 import httpx
 import pandas as pd
 
-from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.errors import PhoenixServerError
 
 TRACE_SERVICE_NAME = "bertscore-plugins-recipe"
 ROOT_SPAN_NAME = "rag_answer"
 RETRIEVER_SPAN_NAME = "retrieve"
-
-
-class PhoenixUnavailable(BertScorePluginsError, RuntimeError):
-    """The Phoenix server cannot be reached, or it stopped answering during a logging step."""
 
 
 def row_span_ids(run_key: str, row_id: str) -> tuple[str, str, str]:
@@ -50,14 +46,14 @@ def with_span_ids(table: pd.DataFrame, run_key: str) -> pd.DataFrame:
 
 
 def check_server(base_url: str, timeout: float = 5.0) -> str:
-    """Return the server's version, or raise :class:`PhoenixUnavailable` with what to do."""
+    """Return the server's version, or raise :class:`~bertscore_plugins.errors.PhoenixServerError` with what to do."""
     try:
         health = httpx.get(f"{base_url}/healthz", timeout=timeout)
         health.raise_for_status()
         version = httpx.get(f"{base_url}/arize_phoenix_version", timeout=timeout)
         return version.text.strip() if version.status_code == 200 else "unknown"
     except httpx.HTTPError as error:
-        raise PhoenixUnavailable(
+        raise PhoenixServerError(
             f"no Phoenix server answers at {base_url} ({type(error).__name__}: {error}). Start one "
             "(`bertscore-plugins phoenix serve`) or pass --phoenix-url; "
             "--no-phoenix skips logging."
@@ -155,7 +151,7 @@ def send_traces(
 ) -> int:
     """Send the traces of the rows whose root span the server lacks; wait until it has them all.
 
-    Returns the number of rows sent. Raises :class:`PhoenixUnavailable` when an export fails or the
+    Returns the number of rows sent. Raises :class:`~bertscore_plugins.errors.PhoenixServerError` when an export fails or the
     server does not show every root span within ``wait_s`` seconds (it writes spans asynchronously).
     """
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -171,7 +167,7 @@ def send_traces(
     try:
         for start in range(0, len(spans), chunk):
             if exporter.export(spans[start : start + chunk]) is not SpanExportResult.SUCCESS:
-                raise PhoenixUnavailable(
+                raise PhoenixServerError(
                     f"Phoenix at {base_url} refused or did not take traces "
                     f"{start}..{min(start + chunk, len(spans)) - 1} of {len(spans)}"
                 )
@@ -184,7 +180,7 @@ def send_traces(
         if len(have) == len(wanted):
             return len(wanted)
         if time.monotonic() > deadline:
-            raise PhoenixUnavailable(
+            raise PhoenixServerError(
                 f"Phoenix at {base_url} shows {len(have)} of {len(wanted)} sent traces after {wait_s:.0f} s"
             )
         time.sleep(0.5)
