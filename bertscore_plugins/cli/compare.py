@@ -34,8 +34,12 @@ def register(subparsers) -> None:
         "(paired bootstrap resampling or approximate randomization, seeded), and the rows that moved most. "
         "References are encoded once for both systems.",
     )
-    parser.add_argument("-a", "--system-a", required=True, help="file with system A's outputs, one per line")
-    parser.add_argument("-b", "--system-b", required=True, help="file with system B's outputs, one per line")
+    parser.add_argument(
+        "-a", "--system-a", required=True, help="file with system A's outputs, one per line (or a --column)"
+    )
+    parser.add_argument(
+        "-b", "--system-b", required=True, help="file with system B's outputs, one per line (or a --column)"
+    )
     parser.add_argument(
         "-r",
         "--references",
