@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,11 @@ from bertscore_plugins.core.idf import IdfTable
 from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import get_scorer
 from bertscore_plugins.errors import ArgumentError, ClusterResourceError, InputError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +119,7 @@ def _flatten(references: Iterable[str | Sequence[str]]) -> list[str]:
     return flat
 
 
-def _build_config(config: ScoreConfig | None, settings: dict[str, Any]) -> ScoreConfig:
+def _build_config(config: ScoreConfig | None, settings: Mapping[str, Any]) -> ScoreConfig:
     if config is None:
         return ScoreConfig.from_kwargs(**settings)
     return config.replace(**settings) if settings else config
@@ -148,7 +153,7 @@ class BERTScoreRayUDF:
         reference_column: str = "reference",
         prefix: str = "bertscore_",
         config: ScoreConfig | None = None,
-        **settings: Any,
+        **settings: Unpack[ScoreSettings],
     ) -> None:
         self.config = _build_config(config, settings)
         refuse_idf_per_batch(self.config, "batch", IDF_ONCE)
@@ -191,7 +196,7 @@ def fit_idf_on_dataset(
     *,
     reference_column: str = "reference",
     config: ScoreConfig | None = None,
-    **settings: Any,
+    **settings: Unpack[ScoreSettings],
 ) -> IdfTable:
     """Fit one idf table on the whole reference column of a Ray dataset (on the driver).
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from phoenix.evals import Evaluator, Score
@@ -28,6 +28,11 @@ from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, details
 from bertscore_plugins.evaluation.signals import Signal, Similarity, pair_problem, scorable, signal_cells
 from bertscore_plugins.integrations.phoenix.phoenix_judge import as_judge
 from bertscore_plugins.thresholds import DEFAULT_SIMILARITY_THRESHOLD, check_cut
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 
 class SimilarityInput(BaseModel):
@@ -53,7 +58,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
         scorer: Any = None,
         explain_k: int = 3,
         input_schema: type[BaseModel],
-        **core_settings: Any,
+        **core_settings: Unpack[ScoreSettings],
     ) -> None:
         self.signal = self.signal_class(name, check_cut("threshold", threshold), explain_k)
         if scorer is not None and core_settings:
@@ -126,7 +131,7 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
         name: str = SIMILARITY,
         scorer: Any = None,
         explain_k: int = 3,
-        **core_settings: Any,
+        **core_settings: Unpack[ScoreSettings],
     ) -> None:
         super().__init__(
             name=name,

@@ -8,7 +8,7 @@ engine's (:class:`bertscore_plugins.evaluation.signals.Groundedness`); this is i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -16,6 +16,11 @@ from bertscore_plugins.evaluation.names import GROUNDEDNESS
 from bertscore_plugins.evaluation.signals import Groundedness
 from bertscore_plugins.integrations.phoenix.evaluators import _BERTScoreEvaluatorBase
 from bertscore_plugins.thresholds import DEFAULT_GROUNDEDNESS_THRESHOLD
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 
 class GroundednessInput(BaseModel):
@@ -50,7 +55,7 @@ class GroundednessEvaluator(_BERTScoreEvaluatorBase):
         name: str = GROUNDEDNESS,
         scorer: Any = None,
         explain_k: int = 3,
-        **core_settings: Any,
+        **core_settings: Unpack[ScoreSettings],
     ) -> None:
         super().__init__(
             name=name,

@@ -11,7 +11,7 @@ shape.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -20,6 +20,11 @@ from bertscore_plugins.evaluation.signals import OfflineSignal
 from bertscore_plugins.integrations.phoenix.evaluators import scored_frame
 from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEvaluator
 from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.score_settings import ScoreSettings
 
 
 class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
@@ -50,7 +55,7 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
         name: str = OFFLINE_FAITHFULNESS,
         scorer: Any = None,
         explain_k: int = 3,
-        **core_settings: Any,
+        **core_settings: Unpack[ScoreSettings],
     ) -> None:
         super().__init__(threshold, name=name, scorer=scorer, explain_k=explain_k, **core_settings)
 
