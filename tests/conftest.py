@@ -23,7 +23,6 @@ from tests.support.projects import unique_project
 from tests.support.slow_files import longest_files_first
 from tests.support.stub_judge import StubJudge
 
-
 #: the checkout's Phoenix environment (`make phoenix-venv`): the suite's servers run from it, as make's do,
 #: instead of the user's cache that an installed package uses (tools/phoenix_venv.py)
 os.environ.setdefault("BERTSCORE_PHOENIX_VENV", str(Path(__file__).resolve().parents[1] / ".phoenix-venv"))
