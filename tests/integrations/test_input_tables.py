@@ -143,3 +143,15 @@ def test_the_faithfulness_command_reads_a_column_of_sources(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 3  # the header and one line per row: the context's line breaks stay in its row
     assert [line.split("\t")[2] for line in out[1:]] == ["faithful", "faithful"]
+
+
+def test_compare_reads_both_systems_from_one_column_and_names_the_option_it_has(tmp_path, capsys, plain):
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"output": text}) + "\n" for text in ANSWERS), encoding="utf-8")
+    assert main(["compare", "-a", str(answers), "-b", plain[0], "-r", plain[1]]) == 2
+    assert capsys.readouterr().err == (
+        f"error: -a/--system-a file {answers} is JSON lines: name the column to score with --column NAME "
+        "(columns: output)\n"
+    )
+    assert main(["compare", "-a", str(answers), "-b", plain[0], "-r", plain[1], "--column", "output"]) == 0
+    assert "no row moved" in capsys.readouterr().out  # the same texts, read from a table and from lines
