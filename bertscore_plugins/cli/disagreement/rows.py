@@ -84,7 +84,8 @@ def _read_file(path: Path, suffix: str) -> pd.DataFrame:
             io.StringIO(read_text(path, "input table")),
             sep="," if suffix == ".csv" else "\t",
             dtype=str,
-            keep_default_na=False,
+            keep_default_na=False,  # "NA", "null" are texts; only an empty cell is a missing value
+            na_values=[""],  # (a CSV cannot hold a present empty text: an empty cell is a missing one)
         )
     if suffix in (".jsonl", ".ndjson"):
         records = []
@@ -153,7 +154,8 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     Raises :class:`InputTableError` naming the missing column, or the first bad row and its problem
     (a missing value, a value that is not text, a context with no text: there is nothing to check the
     answer against, and every door of the package refuses it, ``faithfulness.reading.context_problem``).
-    An empty cell is a missing value; a blank or wordless answer is kept (the engine labels it ``empty``); a list of strings is accepted as context (passages) and
+    An empty CSV cell is a missing value; a present answer with no words is kept (the engine labels it
+    ``empty``); a list of strings is accepted as context (passages) and
     as reference (several gold answers).
     """
     mapping = columns.mapping()
@@ -198,14 +200,10 @@ def row_name(position: int, row_id: object = None) -> str:
 
 
 def _checked_text(value: object, row: str, ours: str, user: str) -> str | list[str]:
-    """The cell as text (or passages / gold answers); a missing cell (no value, or an empty CSV cell: a
-    table file cannot tell the two apart) is refused naming the row. A present answer with no words
-    (blank, emoji) is not refused here: the engine labels it ``empty``."""
-    if (
-        value is None
-        or (isinstance(value, str) and value == "")
-        or (isinstance(value, float) and math.isnan(value))
-    ):
+    """The cell as text (or passages / gold answers); a missing cell (no value: null, an absent key, an
+    empty CSV cell) is refused naming the row. A present answer with no words ("" in JSON, blank, emoji)
+    is not refused here: the engine labels it ``empty``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         raise InputTableError(f"{row}: column {user!r} is missing a value")
     if ours == "context" and (isinstance(value, str) or _is_list_of_text(value, empty=True)):
         context = value if isinstance(value, str) else [str(item) for item in value]
