@@ -358,7 +358,10 @@ REFUSALS: dict[str, Callable[[int, str], str]] = {
     "OfflineFaithfulnessEvaluator.evaluate": lambda position, row_id: f"context {NO_TEXT}",
     "batch_evaluate_dataframe": batch_reason,
     "trace evaluation": lambda position, row_id: f"skipped ({len(EMPTY)} spans): no context",
-    "disagreement recipe": lambda position, row_id: f"error: row 0: column 'context' {NO_TEXT}",
+    # a table of that one row: its data row 1, named by its id as the user counts rows
+    "disagreement recipe": lambda position, row_id: (
+        f"error: data row 1 (id {row_id!r}): column 'context' {NO_TEXT}"
+    ),
     "judge triage": batch_reason,
 }
 
