@@ -9,6 +9,7 @@ Those two disagreement labels are where a person should look.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
 )
 from bertscore_plugins.faithfulness.outcome import OUTCOMES
+from bertscore_plugins.settings import as_float, shown
 from bertscore_plugins.thresholds import check_cut
 
 LABELS = DISAGREEMENT_LABELS
@@ -35,9 +37,14 @@ QUANTILE_SOURCE = "quantile("
 
 
 def _check_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or math.isnan(value):
-        raise ArgumentError(f"{name} must be a number, got {value!r}")
-    return float(value)
+    """A cut set from the data (any finite number: rescaled similarity can sit below 0), read as every
+    numeric setting is (``settings.as_float``: 10**400 is refused by name, not an OverflowError)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
+        raise ArgumentError(f"{name} must be a finite number, got {shown(value)}")
+    number = as_float(value)
+    if not math.isfinite(number):
+        raise ArgumentError(f"{name} must be a finite number, got {shown(value)}")
+    return number
 
 
 @dataclass(frozen=True)

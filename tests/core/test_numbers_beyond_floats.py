@@ -12,6 +12,8 @@ from bertscore_plugins.analysis.stats import paired_test
 from bertscore_plugins.cli.main import main
 from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.errors import ArgumentError, SettingError
+from bertscore_plugins.evaluation.disagreement import Thresholds
+from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.settings import shown
 from bertscore_plugins.thresholds import check_cut
 
@@ -35,6 +37,14 @@ HUGE = [10**400, -(10**400), Fraction(10**400), Fraction(10**400, 3), 10**5000]
         (lambda v: ComparisonOptions(top=v), ArgumentError, "top"),
         (lambda v: paired_test([0.1, 0.2], [0.2, 0.3], resamples=v), ArgumentError, "resamples"),
         (lambda v: paired_test([0.1, 0.2], [0.2, 0.3], confidence=v), ArgumentError, "confidence"),
+        (lambda v: Thresholds(similarity=v), SettingError, "similarity_threshold"),
+        # a cut set from the data may be any finite number (rescaled similarity sits below 0), not this
+        (
+            lambda v: Thresholds(similarity=v, source="quantile(similarity=0.5)"),
+            ArgumentError,
+            "similarity_threshold",
+        ),
+        (lambda v: EvaluationConfig(similarity_threshold=v), SettingError, "similarity_threshold"),
     ],
 )
 def test_a_value_beyond_floats_is_the_settings_error(door, error, name, value):
