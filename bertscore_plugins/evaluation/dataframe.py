@@ -7,14 +7,18 @@ values and results go back in as ``<name>_score`` / ``<name>_execution_details``
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
+from bertscore_plugins.evaluation.cells import completed, failed
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
 from bertscore_plugins.evaluation.names import (
@@ -24,6 +28,8 @@ from bertscore_plugins.evaluation.names import (
     details_column,
     score_column,
 )
+from bertscore_plugins.evaluation.pipeline import evaluate_stored
+from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.thresholds import check_cut
 
 #: the fields a row offers and the column each is read from by default
@@ -65,6 +71,7 @@ def evaluate_rows(
     columns: Columns | None = None,
     exit_on_error: bool = True,
     scorer: Any = None,
+    store: str | Path | ResultStore | None = None,
     **settings: Any,
 ) -> pd.DataFrame:
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
@@ -86,6 +93,10 @@ def evaluate_rows(
             ``reference_column=`` (``input`` is only read with a judge).
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
         scorer: the core scorer to use (default ``get_scorer(config.score)``).
+        store: a result store (a path or a :class:`~.store.ResultStore`) to go through the one pipeline
+            (:func:`~.pipeline.evaluate_stored`): every cell is saved as computed, keyed by the row's index
+            and texts and the configuration's id, and a second call computes only what is missing (a
+            judge's failed rows; nothing else). A bad row is then a FAILED cell, never an exception.
         **settings: any :class:`EvaluationConfig` setting (``similarity_threshold``, ``judge``,
             ``judge_rows``, ``similarity_name``, ...) or core setting (``model``, ``layer``, ...).
 
@@ -100,8 +111,48 @@ def evaluate_rows(
     columns = Columns.take(settings, columns)
     config = evaluation_config(config, {**settings, **_cuts(thresholds)})
     rows = rows_of(dataframe, columns.as_dict(), needs_input=config.judge is not None)
+    if store is not None:
+        return with_results(dataframe, _through_store(rows, config, store, scorer))
     result = evaluate_batch(rows, config, scorer=scorer, exit_on_error=exit_on_error)
     return with_results(dataframe, result)
+
+
+def _through_store(
+    rows: list[BatchRow], config: EvaluationConfig, store: str | Path | ResultStore, scorer: Any
+) -> BatchResult:
+    """The rows through :func:`~.pipeline.evaluate_stored`, its cells as a batch result."""
+    from bertscore_plugins.core.scorer import get_scorer
+
+    scorer = scorer if scorer is not None else get_scorer(config.score)
+    keyed = [replace(row, label=row_key(row)) for row in rows]
+    opened = store if isinstance(store, ResultStore) else ResultStore(store)
+    try:
+        found = evaluate_stored(
+            keyed, config, opened, config.configuration_id(str(scorer.signature)), scorer=scorer
+        )
+    finally:
+        if opened is not store:
+            opened.close()
+    keys = [str(row.label) for row in keyed]
+    cells = {name: [found.cell(key, name) for key in keys] for name in config.names}
+    details = {
+        name: [
+            completed()
+            if cell is not None
+            else failed(found.failures[key][name])
+            if name in found.failures[key]
+            else None
+            for key, cell in zip(keys, cells[name], strict=True)
+        ]
+        for name in config.names
+    }
+    return BatchResult(cells, details, found.thresholds, found.triage, found.seconds)
+
+
+def row_key(row: BatchRow) -> str:
+    """A row's id in the store: its index and a digest of its texts (an edited row is a new row)."""
+    texts = json.dumps([row.input, row.output, row.context, row.reference], ensure_ascii=False, default=str)
+    return f"{row.label}#{hashlib.sha256(texts.encode()).hexdigest()[:12]}"
 
 
 def _cuts(thresholds: Thresholds | str | None) -> dict[str, Any]:

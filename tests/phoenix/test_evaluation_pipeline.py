@@ -286,3 +286,46 @@ def test_the_recipe_and_trace_evaluation_go_through_the_one_pipeline_and_store()
         "evaluation/dataframe.py",
         "integrations/phoenix/evaluators.py",
     }
+
+
+def test_a_dataframe_through_the_store_is_computed_once_and_read_back_the_second_time(tmp_path, monkeypatch):
+    import pandas as pd
+
+    import bertscore_plugins
+    from bertscore_plugins.evaluation.dataframe import evaluate_rows
+
+    frame = pd.DataFrame(
+        {
+            "output": ["Discharged on Thursday.", "The museum opens at nine."],
+            "context": ["The patient was discharged on Tuesday.", "The museum opens at nine every day."],
+            "reference": ["Discharged on Tuesday.", "It opens at nine."],
+        },
+        index=pd.Index(["q-1", "q-2"]),
+    )
+    store = tmp_path / "results.sqlite"
+    first = evaluate_rows(frame, store=store)
+    direct = evaluate_rows(frame)  # the same engine without a store: the same cells
+    for name in ("bertscore", "groundedness", "offline_faithfulness", "sim_faith_disagreement"):
+        column = f"{name}_score"
+        assert [c["score"] for c in first[column]] == pytest.approx([c["score"] for c in direct[column]])
+        assert [c["label"] for c in first[column]] == [c["label"] for c in direct[column]]
+    assert first["offline_faithfulness_score"]["q-1"]["label"] == "unfaithful"  # Thursday, not Tuesday
+
+    calls: list[str] = []
+    original = bertscore_plugins.BERTScorer.score
+    monkeypatch.setattr(
+        bertscore_plugins.BERTScorer,
+        "score",
+        lambda self, *a, **k: calls.append("score") or original(self, *a, **k),
+    )
+    again = evaluate_rows(frame, store=store)
+    assert calls == []  # read back from the store: no core call
+    assert list(again["bertscore_score"]) == list(first["bertscore_score"])
+    edited = evaluate_rows(
+        frame.assign(output=["Discharged on Tuesday.", "The museum opens at nine."]), store=store
+    )
+    assert calls == [
+        "score",
+        "score",
+    ]  # the edited row only: similarity, then groundedness and the fact check
+    assert edited["offline_faithfulness_score"]["q-1"]["label"] == "faithful"
