@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bertscore_plugins import IdfTable, ScoreConfig, get_scorer, models
+from bertscore_plugins import IdfTable, ScoreConfig, get_scorer
 from bertscore_plugins.errors import InputError
+from bertscore_plugins.models import load as model_loading
 
 evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
 
@@ -237,8 +238,8 @@ def test_second_compute_does_not_reload_the_model(monkeypatch):
     module = load(CHECKOUT_CARD)
     module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES)
     loads = []
-    load_model = models.load_model
-    monkeypatch.setattr(models, "load_model", lambda spec: loads.append(spec) or load_model(spec))
+    load_model = model_loading.load_model
+    monkeypatch.setattr(model_loading, "load_model", lambda spec: loads.append(spec) or load_model(spec))
     module.compute(predictions=CANDIDATES[:2], references=MULTI_REFERENCES[:2])
     module.compute(predictions=CANDIDATES, references=SINGLE_REFERENCES, idf=True)  # same model, other idf
     assert loads == []
