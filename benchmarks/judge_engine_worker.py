@@ -15,12 +15,13 @@ import sys
 import time
 from pathlib import Path
 
-JUDGE = Path(__file__).resolve().parent.parent / "bertscore_plugins" / "judge"
+HERE = Path(__file__).resolve().parent
+JUDGE = HERE.parent / "bertscore_plugins" / "judge"
 TOP = 20
 
 
-def _module(name):
-    spec = importlib.util.spec_from_file_location(f"judge_{name}", JUDGE / f"{name}.py")
+def _module(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -30,9 +31,9 @@ def main(argv):
     kind, model, sha256, threads, prompts, out = argv
     started = time.perf_counter()
     if kind == "gemma":
-        engine = _module("engine").GemmaEngine(model, sha256, threads=int(threads))
+        engine = _module(JUDGE / "engine.py").GemmaEngine(model, sha256, threads=int(threads))
     else:
-        engine = _module("llama_engine").LlamaEngine(model, threads=int(threads))
+        engine = _module(HERE / "judge_llama_engine.py").LlamaEngine(model, threads=int(threads))
     load = time.perf_counter() - started
     rows = []
     for line in Path(prompts).read_text(encoding="utf-8").splitlines():

@@ -15,5 +15,4 @@ Modules (each public name is imported from its module)::
     protocol      the chat-completions fields it honours, and refuses by name
     decoding      writing an answer, scoring labels
     engine        GemmaEngine  (the GGUF file on transformers; the dequantised copy cached)
-    llama_engine  LlamaEngine  (llama.cpp, for the side-by-side benchmark only)
 """

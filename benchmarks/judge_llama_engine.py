@@ -1,7 +1,7 @@
-"""The previous engine, kept for the side-by-side measurement only: the same GGUF file on llama.cpp.
+"""The previous engine of the local judge, kept for the side-by-side measurement only: the GGUF file on llama.cpp.
 
 llama-cpp-python has no binary wheel on PyPI (it compiles llama.cpp: about 6 minutes on two idle cores),
-so no default path installs it. ``benchmarks/judge/engines.py`` runs this engine in a venv of its own,
+so the package does not use it. ``benchmarks/judge_engines.py`` runs this engine in a venv of its own,
 beside :class:`~bertscore_plugins.judge.engine.GemmaEngine`, with the same interface: ``prompt_tokens``,
 ``next_logprobs`` (only the last position's logits; the prefix the previous prompt shares is kept in the
 cache) and ``piece``; prompts come as text already in Gemma's turn format
