@@ -315,6 +315,35 @@ class BERTScorer:
             )
         return self._scorer.with_config(idf=self._idf_table)
 
+    @overload
+    def score(
+        self,
+        cands: Sequence[str],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        verbose: bool = ...,
+        batch_size: int = ...,
+        return_hash: Literal[False] = ...,
+    ) -> Triple: ...
+    @overload
+    def score(
+        self,
+        cands: Sequence[str],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        verbose: bool = ...,
+        batch_size: int = ...,
+        *,
+        return_hash: Literal[True],
+    ) -> tuple[Triple, str]: ...
+    @overload
+    def score(
+        self,
+        cands: Sequence[str],
+        refs: Sequence[str] | Sequence[Sequence[str]],
+        verbose: bool = ...,
+        batch_size: int = ...,
+        return_hash: bool = ...,
+    ) -> Triple | tuple[Triple, str]: ...
+
     def score(
         self,
         cands: Sequence[str],

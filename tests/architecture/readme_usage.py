@@ -40,6 +40,9 @@ intervals = corpus_intervals(scores)
 
 # Coming from bert_score
 P, R, F = compat.score(["The cat sat."], ["A cat sat on the mat."], lang="en")
+(P, R, F), hash_code = compat.score(["The cat sat."], ["A cat sat on the mat."], lang="en", return_hash=True)
+upstream_scorer = compat.BERTScorer(lang="en", idf=True, idf_sents=["A cat sat on the mat."])
+P, R, F = upstream_scorer.score(["The cat sat."], ["A cat sat on the mat."])
 
 # Hugging Face evaluate and datasets
 bertscore = evaluate.load(metric_card_path())
