@@ -60,7 +60,6 @@ def register(subparsers) -> None:
         formats=("csv", *(form for form in ROW_FORMATS if form != "csv")),
         default_format="csv",
         summary="the provenance record (JSON; default: FILE.provenance.json beside -o FILE)",
-        old=("--out",),
         what="baseline (csv = bert_score's LAYER,P,R,F file)",
     )
     add_model_arguments(parser)

@@ -14,15 +14,13 @@ from bertscore_plugins.cli.common import (
     references_by_row,
 )
 from bertscore_plugins.cli.conventions import (
-    StoreOnce,
     add_columns,
     add_output,
-    deprecated,
     open_fraction,
     whole_number_at_least,
     write_result,
 )
-from bertscore_plugins.files import check_outputs, write_output
+from bertscore_plugins.files import check_outputs
 
 
 def register(subparsers) -> None:
@@ -57,12 +55,6 @@ def register(subparsers) -> None:
         help="keep reference embeddings on disk here, for later comparisons on the same references",
     )
     add_output(parser, formats=("text", "json"), default_format="text", summary=None, what="report")
-    parser.add_argument(
-        "--json",
-        default=None,
-        help=argparse.SUPPRESS,
-        action=deprecated(StoreOnce, "-o FILE --format json"),
-    )  # also writes the full result as JSON to this file, beside the text report
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -111,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.core.scorer import BERTScorer
 
     check_outputs(
-        {"-o/--output": args.output, "--json": args.json},
+        {"-o/--output": args.output},
         {"-a/--system-a": args.system_a, "-b/--system-b": args.system_b, "-r/--references": args.references},
     )
     confidence = 1.0 - args.alpha if args.confidence is None else args.confidence
@@ -137,8 +129,6 @@ def run(args: argparse.Namespace) -> int:
         options=ComparisonOptions(args.metric, args.method, args.resamples, confidence, args.seed, args.top),
     )
     result = json.dumps(comparison.to_dict(), indent=2) + "\n"
-    if args.json:
-        write_output(args.json, result)
     if args.format == "text":
         result = format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha) + "\n"
     write_result(result, args.output, None, None)

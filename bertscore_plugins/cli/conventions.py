@@ -11,7 +11,6 @@
   for a person to read (with the one-line warnings): a program reads it from a file or stdout.
 - A flag that takes one value may be given once: a second ``-o`` is an error naming it, not a silent
   "last one wins".
-- Old spellings keep working and print one ``warning: ... is deprecated`` line.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ _ONCE_FORMS: dict[type, type] = {argparse._StoreAction: StoreOnce}
 
 def make_single_valued_flags_once(parser: argparse.ArgumentParser) -> None:
     """Every action of `parser` that sets one value refuses a second one, however it was declared (by
-    name, by class, in a group, through `deprecated`, by an integration's own flags): the action's class
+    name, by class, in a group, by an integration's own flags): the action's class
     is swapped for its once-only form, so no declaration can forget it."""
     for action in parser._actions:
         kind = type(action)
@@ -81,52 +80,24 @@ def make_single_valued_flags_once(parser: argparse.ArgumentParser) -> None:
         action.__class__ = _ONCE_FORMS[kind]
 
 
-def deprecated(
-    action: type[argparse.Action], use: str, spellings: Sequence[str] = ()
-) -> type[argparse.Action]:
-    """`action`, printing one ``warning: FLAG is deprecated; use USE`` line per command when used by one
-    of `spellings` (all of its option strings when empty)."""
-
-    class Deprecated(action):  # type: ignore[misc, valid-type]
-        def __call__(self, parser, namespace, values, option_string=None):
-            warned = namespace.__dict__.setdefault("_deprecations_warned", set())
-            if (not spellings or option_string in spellings) and option_string not in warned:
-                warned.add(option_string)
-                print(f"warning: {option_string} is deprecated; use {use}", file=sys.stderr)
-            super().__call__(parser, namespace, values, option_string)
-
-    return Deprecated
-
-
 def add_input(
     parser: argparse.ArgumentParser,
     kind: str,
     *,
     many: bool = False,
     aliases: Sequence[str] = (),
-    old: Sequence[str] = (),
     required: bool = True,
 ) -> None:
-    """The input flag for `kind` (candidates, references, sources). ``aliases``: other spellings that
-    stay silent (bert-score's ``--cand``/``--ref``); ``old``: former spellings, accepted with a
-    deprecation warning. ``many``: several files (-r a b, or -r repeated)."""
+    """The input flag for `kind` (candidates, references, sources). ``aliases``: other spellings
+    (bert-score's ``--cand``/``--ref``). ``many``: several files (-r a b, or -r repeated)."""
     short, long, what = INPUTS[kind]
     action = argparse._ExtendAction if many else StoreOnce
     kind_args: dict[str, Any] = {"nargs": "+"} if many else {}
     helptext = f"file with {what} ('-' = standard input)" + (
         "; several files (-r a b, or -r repeated) = several per line" if many else ""
     )
-    # the old spellings are option strings of the same action, so "required" is met by any of them
     parser.add_argument(
-        short,
-        long,
-        *aliases,
-        *old,
-        dest=kind,
-        required=required,
-        help=helptext + (f" (formerly {', '.join(old)})" if old else ""),
-        action=deprecated(action, f"{short}/{long}", old) if old else action,
-        **kind_args,
+        short, long, *aliases, dest=kind, required=required, help=helptext, action=action, **kind_args
     )
 
 
@@ -157,24 +128,13 @@ def add_output(
     formats: Sequence[str] = ROW_FORMATS,
     default_format: str = "tsv",
     summary: str | None = "the JSON summary (means, rows, signature)",
-    old: Sequence[str] = (),
     what: str = "per-row result",
-    json_switch: bool = False,
 ) -> None:
     """``-o/--output`` (default stdout), ``--format`` and, when `summary` says what it holds,
-    ``--summary``. ``old``: former spellings of --output, accepted with a deprecation warning;
-    ``json_switch``: the former ``--json`` switch, now ``--format json`` (also with a warning)."""
+    ``--summary``."""
     parser.add_argument(
         "-o", "--output", default=STREAM, action=StoreOnce, help=f"{what} file ('-' = stdout, the default)"
     )
-    for spelling in old:
-        parser.add_argument(
-            spelling,
-            dest="output",
-            default=argparse.SUPPRESS,
-            help=argparse.SUPPRESS,
-            action=deprecated(StoreOnce, "-o/--output"),
-        )
     parser.add_argument(
         "--format",
         choices=tuple(formats),
@@ -182,14 +142,6 @@ def add_output(
         action=StoreOnce,
         help=f"form of the {what} (default {default_format})",
     )
-    if json_switch:
-        parser.add_argument(
-            "--json",
-            dest="format",
-            action=deprecated(argparse._StoreConstAction, "--format json"),
-            const="json",
-            help=argparse.SUPPRESS,
-        )
     if summary:
         parser.add_argument(
             "--summary",

@@ -40,9 +40,9 @@ def register(subparsers) -> None:
         "writes per line, and a JSON summary "
         "with the signature.",
     )
-    add_input(parser, "candidates", old=("--outputs",))
+    add_input(parser, "candidates")
     add_input(parser, "sources")
-    add_output(parser, summary="the JSON summary (rows, faithful, mean score, signature)", old=("--out",))
+    add_output(parser, summary="the JSON summary (rows, faithful, mean score, signature)")
     parser.add_argument(
         "--threshold",
         type=cut_from_text,  # the one check (thresholds.check_cut, in run) refuses what is no cut

@@ -96,7 +96,6 @@ def _register_evaluate(actions) -> None:
         default_format="text",
         summary=None,
         what="final report",
-        json_switch=True,
     )
     # the flags below are derived from the settings' declarations (TraceSettings, EvaluationConfig)
     add_flags(evaluate.add_argument_group("which spans, and polling"), TraceSettings)

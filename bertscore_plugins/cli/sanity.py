@@ -29,7 +29,6 @@ def register(subparsers) -> None:
         default_format="table",
         summary=None,
         what="report (table: aligned columns for a person)",
-        json_switch=True,
     )
     add_model_arguments(parser)
     parser.set_defaults(func=run)

@@ -148,15 +148,16 @@ def test_compare_command_prints_the_verdict_and_caches_references(tmp_path, caps
     refs = write_lines(tmp_path / "refs.txt", REFERENCES)
     cache = tmp_path / "cache"
     args = ["compare", "-a", a, "-b", b, "-r", refs, "--top", "2", "--cache-dir", str(cache)]
-    assert main([*args, "--json", str(tmp_path / "out.json")]) == 0
+    assert main([*args, "-o", str(tmp_path / "out.json"), "--format", "json"]) == 0
+    saved = json.loads((tmp_path / "out.json").read_text())
+    assert saved["better"] == "b" and len(saved["moved"]) == 2
+    assert main(args) == 0
     output = capsys.readouterr().out
     assert "B is better than A: f1 +" in output
     assert "(paired bootstrap, 1000 resamples, n = 8)" in output
     assert "rows that moved most (f1, B - A):" in output
     assert output.count("    ref: ") == 2
     assert "layer:4" in output
-    saved = json.loads((tmp_path / "out.json").read_text())
-    assert saved["better"] == "b" and len(saved["moved"]) == 2
     # one embedding file per unique reference, written once and reused for system B and later runs
     assert len(list(cache.rglob("*.safetensors"))) == len(set(REFERENCES))
     assert main(args) == 0

@@ -229,7 +229,7 @@ def test_a_folder_that_refuses_new_files_fails_before_scoring_naming_the_output(
 
 
 def test_check_outputs_lets_the_null_device_be_shared(tmp_path):
-    check_outputs({"-o": "/dev/null", "--summary": "/dev/null", "--json": "-"}, {"-c": "-"})
+    check_outputs({"-o": "/dev/null", "--summary": "/dev/null", "--results": "-"}, {"-c": "-"})
     with pytest.raises(OutputPathError):
         check_outputs({"-o": tmp_path / "a", "--summary": tmp_path / "a"})
     with pytest.raises(UnwritableOutputError, match=f"^-o {tmp_path} is a folder; give a file name$"):

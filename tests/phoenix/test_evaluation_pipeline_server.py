@@ -132,7 +132,7 @@ def test_without_a_judge_the_wrong_answers_are_unfaithful_and_scores_equal_the_c
     from bertscore_plugins import ScoreConfig, get_scorer
 
     project, sent = clinic.new("offline")
-    done = _cli(clinic, project, "--json")
+    done = _cli(clinic, project, "--format", "json")
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["evaluated"] == 12 and report["failed"] == {} and report["judge_calls"]["judged"] == 0
     assert "No LLM judge configured: the offline faithfulness" in done.stderr
@@ -188,7 +188,7 @@ def test_rows_as_a_dataframe_and_as_spans_get_identical_cells_for_every_signal(c
 def test_phoenix_evaluate_with_judge_triage_asks_the_judge_less_and_says_so(clinic):
     project, sent = clinic.new("triage")
     with RagStub() as judge:
-        done = _cli(clinic, project, "--judge-rows", "unsettled", "--json", judge=judge)
+        done = _cli(clinic, project, "--judge-rows", "unsettled", "--format", "json", judge=judge)
         calls = len(judge.log.answers)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["evaluated"] == 12 and 0 < calls < 12
