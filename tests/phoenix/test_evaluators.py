@@ -417,19 +417,23 @@ def test_evaluate_rows_names_missing_columns(scorer):
 
 
 @pytest.mark.slow
-def test_failed_judge_row_gets_no_disagreement(scorer):
+def test_failed_judge_row_gets_the_offline_disagreement_with_the_reason(scorer):
     results = evaluate_rows(
         ROWS,
         judge=faithfulness_evaluator(FakeJudgeLLM(VERDICTS, fail_on="Aoife")),
         scorer=scorer,
         judge_max_retries=0,
     )
-    assert results["sim_faith_disagreement_score"].iloc[2] is None
-    details = results["sim_faith_disagreement_execution_details"].iloc[2]
-    assert details["status"] == "DID NOT RUN" and "faithfulness" in details["exceptions"][0]
+    assert results["faithfulness_score"].iloc[2] is None  # the judge's own cell stays failed
+    cell = results["sim_faith_disagreement_score"].iloc[2]
+    offline = results["offline_faithfulness_score"].iloc[2]
+    assert cell["metadata"]["faithfulness_signal"] == "offline_faithfulness"
+    assert cell["metadata"]["faithfulness"] == offline["score"]
+    assert "the judge gave no verdict (" in cell["explanation"] and cell["metadata"]["judge_failed"]
+    assert results["sim_faith_disagreement_execution_details"].iloc[2]["status"] == "COMPLETED"
     assert results["sim_faith_disagreement_score"].iloc[0]["label"] == "high_sim_unfaithful"
     annotations = to_annotation_dataframe(dataframe=results, score_names=["sim_faith_disagreement"])
-    assert annotations["label"].notna().sum() == 3
+    assert annotations["label"].notna().sum() == 4
 
 
 def test_experiment_evaluators_share_the_judge_call(similarity):
