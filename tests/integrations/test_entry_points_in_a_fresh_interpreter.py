@@ -40,7 +40,7 @@ still a fresh interpreter:
   they live as long as the process anyway), so a child does not copy the whole heap by walking it.
 
 `bertscore-plugins phoenix evaluate` runs here up to its first request (no server: one error line);
-tests/phoenix/test_trace_evaluation.py runs it the same way, in a subprocess, against a live Phoenix.
+tests/integrations/phoenix/test_trace_evaluation.py runs it the same way, in a subprocess, against a live Phoenix.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import pytest
 #: seconds a file takes on one worker of `make test` (2 idle cores, a fresh clone's CI run, junit times
 #: rounded to 5 s), the files over ~9 s
 SECONDS_BY_FILE = {
-    "tests/phoenix/test_trace_evaluation.py": 110,
-    "tests/phoenix/test_disagreement_recipe.py": 100,
+    "tests/integrations/phoenix/test_trace_evaluation.py": 110,
+    "tests/recipes/test_disagreement_recipe.py": 100,
     "tests/core/with_model/test_parity_with_bert_score.py": 85,
     "tests/benchmarks/test_speed_benchmark_runs.py": 60,
     "tests/integrations/test_ray.py": 55,
@@ -29,16 +29,16 @@ SECONDS_BY_FILE = {
     "tests/integrations/test_readme_ray_snippet.py": 30,
     "tests/integrations/test_packaging.py": 25,
     "tests/integrations/test_one_answer_on_every_door.py": 20,
-    "tests/phoenix/test_offline_faithfulness.py": 20,
-    "tests/phoenix/test_edges_launcher.py": 20,
+    "tests/integrations/phoenix/test_offline_faithfulness.py": 20,
+    "tests/tools/test_phoenix_launcher.py": 20,
     "tests/core/with_model/test_invariance.py": 15,
     "tests/judge/test_local_judge.py": 15,
-    "tests/phoenix/test_evaluators.py": 15,
+    "tests/integrations/phoenix/test_evaluators.py": 15,
     "tests/benchmarks/test_trace_evaluation_benchmark_runs.py": 15,
-    "tests/core/with_model/test_presets.py": 10,
-    "tests/integrations/test_cli_conventions.py": 10,
-    "tests/phoenix/test_edges_recipe_folders.py": 10,
-    "tests/phoenix/test_evaluation_pipeline_server.py": 10,
+    "tests/models/test_presets.py": 10,
+    "tests/cli/test_conventions.py": 10,
+    "tests/recipes/test_edges_recipe_folders.py": 10,
+    "tests/integrations/phoenix/test_evaluation_pipeline_server.py": 10,
 }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bertscore_plugins.models import identity, presets
-from tests.core.with_model.test_presets import _leftovers, tiny  # noqa: F401 - the fixture is used by name
+from tests.models.test_presets import _leftovers, tiny  # noqa: F401 - the fixture is used by name
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 

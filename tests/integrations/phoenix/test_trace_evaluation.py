@@ -40,7 +40,7 @@ from tests.support.rag_app import RagStub, Request, send
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FAIL_MARKER = "FAIL-ME"
 
 # (key, question, documents, answer, reference, expected disagreement label)

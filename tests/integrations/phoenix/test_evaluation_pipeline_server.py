@@ -90,7 +90,7 @@ def _ours(annotations: list[dict], identifier_start: str = "bertscore-plugins") 
 
 def _cli(clinic, project: str, *extra: str, judge: RagStub | None = None) -> SimpleNamespace:
     """`bertscore-plugins phoenix evaluate` run by ``cli.main`` in this process (the command, not its
-    process, is what these tests are about; tests/phoenix/test_trace_evaluation.py runs it as a
+    process, is what these tests are about; tests/integrations/phoenix/test_trace_evaluation.py runs it as a
     process): ``.stdout`` and ``.stderr``, the judge configured by its variables or not at all."""
     from bertscore_plugins.cli.main import main
 

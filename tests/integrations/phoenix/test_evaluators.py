@@ -553,7 +553,7 @@ def test_missing_venv_is_reported_with_the_fix(tmp_path):
 
 
 def test_stale_pid_file_is_removed(tmp_path):
-    # a live server of ours is refused: tests/phoenix/test_edges_launcher.py
+    # a live server of ours is refused: tests/tools/test_phoenix_launcher.py
     server = PhoenixServer(workdir=tmp_path)
     server.pid_file.write_text("999999999\n")  # no such process
     server._claim_pid_file()

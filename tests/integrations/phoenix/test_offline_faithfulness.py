@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "recipes" / "demo_data.jsonl"
 FACT_CASES = ("wrong_day", "wrong_number", "negation", "wrong_name")
 # measured: final labels with triage equal those of the judge on 43 of the 44 demo rows; the one settled

@@ -258,7 +258,7 @@ def test_the_demo_fact_errors_are_caught_directly_and_faithful_rows_keep_their_f
     unsupported fact (so the row is unfaithful); at most one faithful row has a fact flagged."""
     from pathlib import Path
 
-    demo = Path(__file__).resolve().parents[3] / "recipes" / "demo_data.jsonl"
+    demo = Path(__file__).resolve().parents[2] / "recipes" / "demo_data.jsonl"
     rows = [json.loads(line) for line in demo.read_text(encoding="utf-8").splitlines() if line.strip()]
     signals = offline_faithfulness([r["output"] for r in rows], [r["context"] for r in rows])
     fact_cases = {"wrong_day", "wrong_number", "wrong_name", "negation"}

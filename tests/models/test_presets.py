@@ -26,7 +26,7 @@ from bertscore_plugins.models.preset_archive import PinnedFile, PresetSpec
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # the upstream digest published for sentence-transformers/all-mpnet-base-v2 @ e8c3b32 (DESIGN.md)
 MPNET_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 MPNET_SIZE = 437_971_872

@@ -21,7 +21,7 @@ from bertscore_plugins import ScoreConfig
 from bertscore_plugins.cli import disagreement
 from bertscore_plugins.errors import SettingError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
-from tests.phoenix.test_disagreement_recipe import scored
+from tests.recipes.test_disagreement_recipe import scored
 from tests.support.browser import screenshot
 
 REPO = Path(__file__).resolve().parents[2]
