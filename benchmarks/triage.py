@@ -103,7 +103,7 @@ def settled_by(rows: list[dict], score: np.ndarray, low: float, high: float, evi
     return faithful | unfaithful, faithful
 
 
-def best_cuts(rows: list[dict], score: np.ndarray, evidence: bool) -> tuple[float, float, dict]:
+def best_thresholds(rows: list[dict], score: np.ndarray, evidence: bool) -> tuple[float, float, dict]:
     """The (low, high) cuts settling the most rows at a disagreement of at most MAX_ERROR (all rows)."""
     grid = np.unique(np.round(np.quantile(score, np.linspace(0, 1, 101)), 4))
     nothing = np.zeros(len(rows), dtype=bool)
@@ -123,7 +123,7 @@ def left_out(rows: list[dict], score: np.ndarray) -> dict:
     found = {}
     for name in SETS:
         kept = [i for i, r in enumerate(rows) if r["set"] != name]
-        low, high, _ = best_cuts([rows[i] for i in kept], score[kept], evidence=True)
+        low, high, _ = best_thresholds([rows[i] for i in kept], score[kept], evidence=True)
         held = [i for i, r in enumerate(rows) if r["set"] == name]
         result = outcome(
             [rows[i] for i in held], *settled_by([rows[i] for i in held], score[held], low, high, True)
@@ -137,9 +137,9 @@ def main() -> int:
     settled, labels = earlier_rule(rows)
     report = {"max_error": MAX_ERROR, "rows": len(rows), "earlier rule": outcome(rows, settled, labels)}
     score = scores(rows, weights_at())
-    low, high, found = best_cuts(rows, score, evidence=False)
+    low, high, found = best_thresholds(rows, score, evidence=False)
     report["score cuts"] = {"low": low, "high": high, **found}
-    low, high, found = best_cuts(rows, score, evidence=True)
+    low, high, found = best_thresholds(rows, score, evidence=True)
     report["shipped rule"] = {"low": low, "high": high, **found}
     report["shipped rule, fitted without the set"] = left_out(rows, score)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

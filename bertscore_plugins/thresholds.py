@@ -1,15 +1,15 @@
-"""Every threshold, cut and quantile a user sets, with its default and its one check.
+"""Every threshold and quantile a user sets, with its default and its one check.
 
 Similarity (F1 against a reference), groundedness (precision against the context), the offline
-faithfulness score, the disagreement's cuts and the quantiles that set them from data all live in [0, 1]:
-a cut outside it labels every row the same way, and NaN never compares. Every door (the Python API, the
+faithfulness score, the disagreement's thresholds and the quantiles that set them from data all live in [0, 1]:
+a threshold outside it labels every row the same way, and NaN never compares. Every door (the Python API, the
 DataFrame functions, the Phoenix evaluators, trace evaluation, the recipes, the command line) checks a
-cut here, so a bad one is refused with the same message wherever it is given; a flag's text reaches the
-check through :func:`cut_from_text`, so "--threshold True" is refused in the same words as ``True``.
+threshold here, so a bad one is refused with the same message wherever it is given; a flag's text reaches the
+check through :func:`threshold_from_text`, so "--threshold True" is refused in the same words as ``True``.
 
-    >>> check_cut("threshold", 0.85)
+    >>> check_threshold("threshold", 0.85)
     0.85
-    >>> check_cut("threshold", float("nan"))  # doctest: +IGNORE_EXCEPTION_DETAIL
+    >>> check_threshold("threshold", float("nan"))  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
     SettingError: threshold must be a finite number from 0 to 1, got nan
 """
@@ -24,7 +24,7 @@ from bertscore_plugins.errors import SettingError
 from bertscore_plugins.settings import as_float, shown
 
 #: F1 at or above which an output counts as "similar" (packaged MiniLM, layer 4, no rescaling: unrescaled
-#: BERTScore sits high for any fluent English pair, so the useful cut is high too)
+#: BERTScore sits high for any fluent English pair, so the useful threshold is high too)
 DEFAULT_SIMILARITY_THRESHOLD = 0.9
 #: BERTScore precision against the context at or above which an output counts as grounded (packaged
 #: MiniLM, layer 4, unrescaled)
@@ -33,12 +33,12 @@ DEFAULT_GROUNDEDNESS_THRESHOLD = 0.8
 #: boundary between the halves of faithfulness.combination.score, so a row is faithful when vouched for
 FAITHFULNESS_THRESHOLD = 0.5
 #: a judge scores 1.0 (faithful) or 0.0 (unfaithful): 0.5 splits them
-JUDGE_CUT = 0.5
+JUDGE_THRESHOLD = 0.5
 
 EXPECTED = "a finite number from 0 to 1"
 
 
-def check_cut(name: str, value: Any) -> float:
+def check_threshold(name: str, value: Any) -> float:
     """``value`` as a float when it is a real, finite number in [0, 1] (not a bool, not a string);
     ``SettingError`` naming ``name`` otherwise: "threshold must be a finite number from 0 to 1, got nan"."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or type(value).__name__ == "bool_":
@@ -49,9 +49,9 @@ def check_cut(name: str, value: Any) -> float:
     return number
 
 
-def cut_from_text(text: str) -> float | str:
-    """A cut's command-line text as the number it spells ("0.85" -> 0.85, "nan" -> nan), or the text itself
-    when it spells none ("True"): :func:`check_cut` then refuses it naming the setting, as it refuses the
+def threshold_from_text(text: str) -> float | str:
+    """A threshold's command-line text as the number it spells ("0.85" -> 0.85, "nan" -> nan), or the text itself
+    when it spells none ("True"): :func:`check_threshold` then refuses it naming the setting, as it refuses the
     value given in Python, instead of argparse's "invalid float value"."""
     try:
         return float(text)

@@ -24,7 +24,7 @@ from bertscore_plugins.cli.conventions import (
     write_result,
 )
 from bertscore_plugins.files import check_outputs
-from bertscore_plugins.thresholds import cut_from_text
+from bertscore_plugins.thresholds import threshold_from_text
 
 
 def register(subparsers) -> None:
@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     add_output(parser, summary="the JSON summary (rows, faithful, mean score, signature)")
     parser.add_argument(
         "--threshold",
-        type=cut_from_text,  # the one check (thresholds.check_cut, in run) refuses what is no cut
+        type=threshold_from_text,  # the one check (thresholds.check_threshold, in run) refuses what is no threshold
         default=None,
         help="score at or above which a row with every fact supported is faithful (default 0.5)",
     )
@@ -64,12 +64,14 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL, offline_faithfulness
     from bertscore_plugins.faithfulness import signature as offline_signature
     from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
-    from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_cut
+    from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_threshold
 
     # everything that can be checked before scoring is checked first: nothing reaches stdout before an error
     config = config_from_args(args)
     # named as the setting of every other door ("threshold must be ..."); main.describe adds the flag
-    threshold = check_cut("threshold", FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold)
+    threshold = check_threshold(
+        "threshold", FAITHFULNESS_THRESHOLD if args.threshold is None else args.threshold
+    )
     check_outputs(
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},

@@ -271,7 +271,7 @@ class _Batch:
             thresholds = Thresholds.from_cells(sim, faith)
         else:
             thresholds = Thresholds(
-                similarity=config.similarity_threshold, faithfulness=config.faithfulness_cut
+                similarity=config.similarity_threshold, faithfulness=config.effective_faithfulness_threshold
             )
         cells, details = disagreement_cells(
             sim,
@@ -300,14 +300,14 @@ class _Batch:
         faithfulness, its explanation saying why: a judge's failure never blanks a disagreement the offline
         signal can give."""
         config = self.config
-        at_offline_cut = Thresholds(thresholds.similarity, config.offline_threshold, thresholds.source)
+        at_offline_threshold = Thresholds(thresholds.similarity, config.offline_threshold, thresholds.source)
         for i, position in enumerate(positions):
             offline = self.cell(config.offline_name, position)
             if usable(faith[i]) or not usable(offline) or not usable(sim[i]):
                 continue
             judge_details = self.details[config.judge.name][position] or {}
             reason = "; ".join(judge_details.get("exceptions") or []) or "no verdict"
-            cell = disagreement_cell(sim[i], offline, at_offline_cut, name=config.disagreement_name)
+            cell = disagreement_cell(sim[i], offline, at_offline_threshold, name=config.disagreement_name)
             cell["explanation"] += (
                 f"; the judge gave no verdict ({reason[:200]}): the offline faithfulness decided"
             )

@@ -30,7 +30,7 @@ from bertscore_plugins.evaluation.names import (
 )
 from bertscore_plugins.evaluation.pipeline import evaluate_stored
 from bertscore_plugins.evaluation.store import ResultStore
-from bertscore_plugins.thresholds import check_cut
+from bertscore_plugins.thresholds import check_threshold
 
 #: the fields a row offers and the column each is read from by default
 COLUMNS = {"input": "input", "output": "output", "context": "context", "reference": "reference"}
@@ -87,8 +87,8 @@ def evaluate_rows(
     Args:
         dataframe: one row per example, any index (keep a ``context.span_id`` index to log annotations).
         config: an :class:`EvaluationConfig`; ``**settings`` override it (its names or the core's).
-        thresholds: a :class:`Thresholds` (the disagreement's cuts), "quantile" (the medians of this
-            data), or None (the configuration's cuts).
+        thresholds: a :class:`Thresholds` (the disagreement's thresholds), "quantile" (the medians of this
+            data), or None (the configuration's thresholds).
         columns: where each field lives; or ``input_column=``, ``output_column=``, ``context_column=``,
             ``reference_column=`` (``input`` is only read with a judge).
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
@@ -109,7 +109,7 @@ def evaluate_rows(
         raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
     settings = dict(settings)
     columns = Columns.take(settings, columns)
-    config = evaluation_config(config, {**settings, **_cuts(thresholds)})
+    config = evaluation_config(config, {**settings, **_threshold_settings(thresholds)})
     rows = rows_of(dataframe, columns.as_dict(), needs_input=config.judge is not None)
     if store is not None:
         return with_results(dataframe, _through_store(rows, config, store, scorer))
@@ -155,7 +155,7 @@ def row_key(row: BatchRow) -> str:
     return f"{row.label}#{hashlib.sha256(texts.encode()).hexdigest()[:12]}"
 
 
-def _cuts(thresholds: Thresholds | str | None) -> dict[str, Any]:
+def _threshold_settings(thresholds: Thresholds | str | None) -> dict[str, Any]:
     """The settings that ``evaluate_rows``' ``thresholds`` stands for."""
     if isinstance(thresholds, Thresholds):
         return {
@@ -240,9 +240,9 @@ def add_disagreement(
         "minimize"); metadata records both scores, both thresholds and where they came from, and the
         judge's explanation. A row missing either score gets a None cell and status "DID NOT RUN".
     """
-    # checked whatever ``thresholds`` is: a bad quantile is a mistake even where fixed cuts leave it unused
+    # checked whatever ``thresholds`` is: a bad quantile is a mistake even where fixed thresholds leave it unused
     quantiles = {
-        name: check_cut(name, value)
+        name: check_threshold(name, value)
         for name, value in (
             ("similarity_quantile", similarity_quantile),
             ("faithfulness_quantile", faithfulness_quantile),

@@ -29,15 +29,15 @@ from bertscore_plugins.evaluation.names import (
 )
 from bertscore_plugins.faithfulness.outcome import OUTCOMES
 from bertscore_plugins.settings import as_float, shown
-from bertscore_plugins.thresholds import check_cut
+from bertscore_plugins.thresholds import check_threshold
 
 LABELS = DISAGREEMENT_LABELS
-#: how the source of cuts set from the data begins: "quantile(similarity=0.5, faithfulness=0.5)"
+#: how the source of thresholds set from the data begins: "quantile(similarity=0.5, faithfulness=0.5)"
 QUANTILE_SOURCE = "quantile("
 
 
 def _check_number(name: str, value: Any) -> float:
-    """A cut set from the data (any finite number: rescaled similarity can sit below 0), read as every
+    """A threshold set from the data (any finite number: rescaled similarity can sit below 0), read as every
     numeric setting is (``settings.as_float``: 10**400 is refused by name, not an OverflowError)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
         raise ArgumentError(f"{name} must be a finite number, got {shown(value)}")
@@ -49,7 +49,7 @@ def _check_number(name: str, value: Any) -> float:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The two cuts that define the quadrants, and where they came from.
+    """The two thresholds that define the quadrants, and where they came from.
 
     A row is "high similarity" when ``similarity >= self.similarity`` and "faithful" when
     ``faithfulness >= self.faithfulness``. The judge's scores are 1.0 / 0.0, so 0.5 splits them.
@@ -60,9 +60,9 @@ class Thresholds:
     source: str = "fixed"
 
     def __post_init__(self) -> None:
-        # a cut the user set is checked as every cut is, whatever its source says; one set from the data
+        # a threshold the user set is checked as every threshold is, whatever its source says; one set from the data
         # (from_quantiles) is a quantile of finite scores (rescaled similarity can sit below 0)
-        check = _check_number if self.source.startswith(QUANTILE_SOURCE) else check_cut
+        check = _check_number if self.source.startswith(QUANTILE_SOURCE) else check_threshold
         object.__setattr__(self, "similarity", check("similarity_threshold", self.similarity))
         object.__setattr__(self, "faithfulness", check("faithfulness_threshold", self.faithfulness))
 
@@ -75,20 +75,22 @@ class Thresholds:
         similarity_quantile: float = 0.5,
         faithfulness_quantile: float = 0.5,
     ) -> Thresholds:
-        """Cuts at the given quantiles of the data (missing values ignored).
+        """Thresholds at the given quantiles of the data (missing values ignored).
 
-        A faithfulness signal that only takes the values 0 and 1 (an LLM judge) keeps the cut at 0.5:
+        A faithfulness signal that only takes the values 0 and 1 (an LLM judge) keeps the threshold at 0.5:
         a quantile of a binary signal would put every row on one side.
         """
-        similarity_quantile = check_cut("similarity_quantile", similarity_quantile)
-        faithfulness_quantile = check_cut("faithfulness_quantile", faithfulness_quantile)
+        similarity_quantile = check_threshold("similarity_quantile", similarity_quantile)
+        faithfulness_quantile = check_threshold("faithfulness_quantile", faithfulness_quantile)
         similarity = _finite(similarity_scores, "similarity")
         faithfulness = _finite(faithfulness_scores, "faithfulness")
         binary = set(np.unique(faithfulness)).issubset({0.0, 1.0})
-        faithfulness_cut = 0.5 if binary else float(np.quantile(faithfulness, faithfulness_quantile))
+        effective_faithfulness_threshold = (
+            0.5 if binary else float(np.quantile(faithfulness, faithfulness_quantile))
+        )
         return cls(
             similarity=float(np.quantile(similarity, similarity_quantile)),
-            faithfulness=faithfulness_cut,
+            faithfulness=effective_faithfulness_threshold,
             source=(
                 f"{QUANTILE_SOURCE}similarity={similarity_quantile:g}, "
                 + ("faithfulness=binary 0.5)" if binary else f"faithfulness={faithfulness_quantile:g})")

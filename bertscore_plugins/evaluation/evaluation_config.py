@@ -6,7 +6,7 @@ validated once and signed: the signature names every setting that changes a resu
 `ScoreConfig`, so a stored result is reused only under the configuration that made it.
 
     >>> config = EvaluationConfig(similarity_threshold=0.85, judge_rows="unsettled")
-    >>> config.faithfulness_cut  # no judge: the offline faithfulness' cut
+    >>> config.effective_faithfulness_threshold  # no judge: the offline faithfulness' threshold
     0.5
 """
 
@@ -33,9 +33,9 @@ from bertscore_plugins.thresholds import (
     DEFAULT_GROUNDEDNESS_THRESHOLD,
     DEFAULT_SIMILARITY_THRESHOLD,
     FAITHFULNESS_THRESHOLD,
-    JUDGE_CUT,
-    check_cut,
-    cut_from_text,
+    JUDGE_THRESHOLD,
+    check_threshold,
+    threshold_from_text,
 )
 
 JUDGE_ROWS = ("all", "unsettled")
@@ -52,26 +52,26 @@ class EvaluationConfig:
     similarity_threshold: float = setting(
         DEFAULT_SIMILARITY_THRESHOLD,
         "F1 against the reference at or above which an answer is 'similar'",
-        parse=cut_from_text,
+        parse=threshold_from_text,
     )
     groundedness_threshold: float = setting(
         DEFAULT_GROUNDEDNESS_THRESHOLD,
         "precision against the context at or above which an answer is 'grounded'",
-        parse=cut_from_text,
+        parse=threshold_from_text,
     )
     offline_threshold: float = setting(
         FAITHFULNESS_THRESHOLD,
         "offline faithfulness at or above which an answer with no unsupported fact is 'faithful'",
-        parse=cut_from_text,
+        parse=threshold_from_text,
     )
     faithfulness_threshold: float | None = setting(
         None,
-        "the disagreement's faithfulness cut; None = 0.5 with a judge (it scores 0 or 1), else the "
+        "the disagreement's faithfulness threshold; None = 0.5 with a judge (it scores 0 or 1), else the "
         "offline threshold",
-        parse=cut_from_text,
+        parse=threshold_from_text,
     )
     thresholds_from_data: bool = setting(
-        False, "set the disagreement's cuts at the medians of this batch (not for spans: pages differ)"
+        False, "set the disagreement's thresholds at the medians of this batch (not for spans: pages differ)"
     )
     judge_rows: str = setting(
         "all",
@@ -135,10 +135,10 @@ class EvaluationConfig:
         return self.disagreement_reads == "judge" or not judge_near_chance(self.judge)
 
     @property
-    def faithfulness_cut(self) -> float:
+    def effective_faithfulness_threshold(self) -> float:
         if self.faithfulness_threshold is not None:
             return self.faithfulness_threshold
-        return JUDGE_CUT if self.reads_judge else self.offline_threshold
+        return JUDGE_THRESHOLD if self.reads_judge else self.offline_threshold
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -204,10 +204,10 @@ def _signed_value(config: EvaluationConfig, name: str) -> Any:
 def _check(config: EvaluationConfig) -> None:
     """Check every setting once; raise SettingError naming the bad one."""
     for name in ("similarity_threshold", "groundedness_threshold", "offline_threshold"):
-        object.__setattr__(config, name, check_cut(name, getattr(config, name)))
+        object.__setattr__(config, name, check_threshold(name, getattr(config, name)))
     if config.faithfulness_threshold is not None:
-        cut = check_cut("faithfulness_threshold", config.faithfulness_threshold)
-        object.__setattr__(config, "faithfulness_threshold", cut)
+        threshold = check_threshold("faithfulness_threshold", config.faithfulness_threshold)
+        object.__setattr__(config, "faithfulness_threshold", threshold)
     if type(config.thresholds_from_data) is not bool:
         raise SettingError("thresholds_from_data", "thresholds_from_data must be True or False")
     if config.judge_rows not in JUDGE_ROWS:

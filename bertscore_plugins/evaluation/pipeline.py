@@ -11,11 +11,11 @@ the store. It computes, with :func:`~.batch.evaluate_batch` (the one engine call
    failure worth retrying; an input error fails again), a chunk of ``judge_concurrency`` rows at a time,
    each chunk's verdicts stored as they arrive: a run killed while the judge answers loses at most the
    chunk in flight, and the next run asks only the rows still without a verdict;
-3. the disagreement of the rows whose signals changed (all rows when its cuts come from the data).
+3. the disagreement of the rows whose signals changed (all rows when its thresholds come from the data).
 
 That is the one resume rule, for the recipe and for trace evaluation alike. A stored cell labelled at
-another cut than the configuration's is relabelled from its score (:mod:`.labels`), so a store kept
-under an id that leaves the cuts out (the recipe's) re-applies new thresholds without a model call;
+another threshold than the configuration's is relabelled from its score (:mod:`.labels`), so a store kept
+under an id that leaves the thresholds out (the recipe's) re-applies new thresholds without a model call;
 with ``compute=False`` nothing but that is done, and a row missing a score is an error naming it.
 """
 
@@ -35,7 +35,7 @@ from bertscore_plugins.evaluation.store import Entry, ResultStore, StoredResult
 
 
 class ThresholdsNotFromDataWarning(BertScorePluginsWarning):
-    """``thresholds_from_data`` could not set the cuts (no row has both scores yet): the fixed cuts are used."""
+    """``thresholds_from_data`` could not set the thresholds (no row has both scores yet): the fixed thresholds are used."""
 
 
 @dataclass
@@ -84,7 +84,7 @@ def evaluate_stored(
         store: the result store; configuration: the id its results are kept under.
         scorer: the core scorer (default ``get_scorer(config.score)``); progress: the core's bar.
         say: called with one line before each long step ("Asking the judge about 8 rows ...").
-        compute: False: no model and no judge, only the stored cells relabelled at ``config``'s cuts and
+        compute: False: no model and no judge, only the stored cells relabelled at ``config``'s thresholds and
             the disagreement computed again from them.
 
     Returns:
@@ -141,7 +141,7 @@ class _Pass:
         )
 
     def relabel(self) -> None:
-        """Stored cells labelled at another cut than the configuration's: relabelled and stored again."""
+        """Stored cells labelled at another threshold than the configuration's: relabelled and stored again."""
         found = []
         for row_id, cells in self.run.cells.items():
             for name, cell in cells.items():
@@ -204,7 +204,9 @@ class _Pass:
         config = self.config
         name = config.disagreement_name
         wanting = [row for row in self.rows if row.wants is None or name in row.wants]
-        if config.thresholds_from_data:  # the cuts depend on every row: all again (unchanged cells stay)
+        if (
+            config.thresholds_from_data
+        ):  # the thresholds depend on every row: all again (unchanged cells stay)
             todo = wanting
         else:
             todo = [row for row in wanting if str(row.label) in self.changed or self.stale(row, name)]
@@ -218,7 +220,7 @@ class _Pass:
                 raise
             warnings.warn(
                 ThresholdsNotFromDataWarning(
-                    f"thresholds not set from the data yet ({error}); fixed cuts used"
+                    f"thresholds not set from the data yet ({error}); fixed thresholds used"
                 ),
                 stacklevel=3,
             )
@@ -226,12 +228,12 @@ class _Pass:
         self.run.thresholds = result.thresholds
 
     def stale(self, row: BatchRow, name: str) -> bool:
-        """The row's disagreement is missing, or was cut at other thresholds than the configuration's."""
+        """The row's disagreement is missing, or was labelled at other thresholds than the configuration's."""
         if self.wants(row, (name,)):
             return True
         metadata = self.run.cells[str(row.label)].get(name, {}).get("metadata") or {}
-        cuts = (metadata.get("similarity_threshold"), metadata.get("faithfulness_threshold"))
-        return cuts != (self.config.similarity_threshold, self.config.faithfulness_cut)
+        thresholds = (metadata.get("similarity_threshold"), metadata.get("faithfulness_threshold"))
+        return thresholds != (self.config.similarity_threshold, self.config.effective_faithfulness_threshold)
 
     def compute(self, rows: list[BatchRow], config: EvaluationConfig, part: str) -> BatchResult:
         """The one engine call over ``rows``; every cell and failure it gives that the store does not

@@ -51,7 +51,7 @@ def _fmt(value: float) -> str:
 
 @dataclass(frozen=True)
 class Signal:
-    """A BERTScore signal: its annotation name, label cut and how many worst-matched tokens it names.
+    """A BERTScore signal: its annotation name, label threshold and how many worst-matched tokens it names.
 
     ``reads`` is the row field scored against the output ("reference" or "context").
     """
@@ -67,7 +67,7 @@ class Signal:
     keeps_matches = False
 
     def __post_init__(self) -> None:
-        # the cut was checked where the user gave it (thresholds.check_cut: the configuration, an evaluator)
+        # the threshold was checked where the user gave it (thresholds.check_threshold: the configuration, an evaluator)
         object.__setattr__(self, "threshold", float(self.threshold))
         object.__setattr__(self, "explain_k", int(self.explain_k))
 
@@ -114,7 +114,7 @@ class Signal:
 
 
 class Similarity(Signal):
-    """BERTScore F1 of the output against a reference: "similar" at or above the cut; its cell keeps the
+    """BERTScore F1 of the output against a reference: "similar" at or above the threshold; its cell keeps the
     token matches (the report shades the answer with them)."""
 
     keeps_matches = True
@@ -157,7 +157,7 @@ class OfflineSignal(Groundedness):
 
 
 def default_signals() -> tuple[Signal, Signal, Signal]:
-    """The three signals with their default names and cuts."""
+    """The three signals with their default names and thresholds."""
     return (
         Similarity(SIMILARITY, DEFAULT_SIMILARITY_THRESHOLD),
         Groundedness(GROUNDEDNESS, DEFAULT_GROUNDEDNESS_THRESHOLD),

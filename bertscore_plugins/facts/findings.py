@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: a row with any unsupported fact scores at most this (so it falls below any "faithful" cut)
+#: a row with any unsupported fact scores at most this (so it falls below any "faithful" threshold)
 UNSUPPORTED_CAP = 0.5
 SUPPORTED, UNSUPPORTED, NOT_CHECKED = "supported", "unsupported", "not checked"
 

@@ -2,7 +2,7 @@
 
 The one result type of the offline signal, whichever door a row came through (the Python API, the batch
 engine, a Phoenix evaluator, the command line): ``score`` and ``label`` are computed here and nowhere else.
-The threshold it holds was checked where the user gave it (``bertscore_plugins.thresholds.check_cut``).
+The threshold it holds was checked where the user gave it (``bertscore_plugins.thresholds.check_threshold``).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from bertscore_plugins.faithfulness.parts import parts
 from bertscore_plugins.faithfulness.reading import as_read, checked_rows, plain_text
 from bertscore_plugins.faithfulness.result import OfflineFaithfulness
 from bertscore_plugins.faithfulness.sentence_entailment import SentenceEntailment
-from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_cut
+from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_threshold
 
 #: rows scored per core call: each call's alignments (a similarity matrix per row) are read and dropped
 #: before the next, so memory stays flat however many rows there are (benchmarks/facts_cost.py --memory)
@@ -53,7 +53,7 @@ def evaluate_pair(
     Raises ``SettingError`` for a threshold outside [0, 1].
     """
     return aligned_row(
-        output, context, explanation, groundedness, check_cut("threshold", threshold), entailment
+        output, context, explanation, groundedness, check_threshold("threshold", threshold), entailment
     )
 
 
@@ -149,7 +149,7 @@ def offline_faithfulness(
     Returns one :class:`~.result.OfflineFaithfulness` per row, in input order. Raises ``InputError`` on bad
     rows, ``SettingError`` for a threshold outside [0, 1] (before any model runs).
     """
-    threshold = check_cut("threshold", threshold)
+    threshold = check_threshold("threshold", threshold)
     outputs, joined = checked_rows(outputs, contexts)
     results = []
     chunks = aligned_chunks(outputs, joined, scorer, progress)
@@ -183,7 +183,7 @@ def read_batch(
     ``context`` may be a list of passages. Rows must already be checked (``evaluation.signals.
     pair_problem``). Raises ``SettingError`` for a threshold outside [0, 1] (before any model runs).
     """
-    threshold = check_cut("threshold", threshold)
+    threshold = check_threshold("threshold", threshold)
     scorer = offline_scorer(scorer)
     rows = [as_read(output, context) for output, context in pairs]
     options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}

@@ -19,7 +19,7 @@ from typing import Any
 from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL
 
 #: at or above this p(yes) the judge's label is "faithful" (its probabilities are its own: not calibrated)
-YES_CUT = 0.5
+YES_THRESHOLD = 0.5
 _WORD = re.compile(r"[^a-z]")
 
 
@@ -29,7 +29,7 @@ class UnusableAnswer(Exception):
 
 @dataclass(frozen=True)
 class JudgeVerdict:
-    """``p_yes`` in [0, 1]; ``label`` "faithful" at p_yes >= YES_CUT; ``word`` the model's first token;
+    """``p_yes`` in [0, 1]; ``label`` "faithful" at p_yes >= YES_THRESHOLD; ``word`` the model's first token;
     ``from_probabilities`` False when the provider gave no log probabilities (p_yes is then 1 or 0)."""
 
     p_yes: float
@@ -38,7 +38,7 @@ class JudgeVerdict:
 
     @property
     def label(self) -> str:
-        return FAITHFUL if self.p_yes >= YES_CUT else UNFAITHFUL
+        return FAITHFUL if self.p_yes >= YES_THRESHOLD else UNFAITHFUL
 
 
 def _word(token: Any) -> str:

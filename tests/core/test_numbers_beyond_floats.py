@@ -15,7 +15,7 @@ from bertscore_plugins.errors import ArgumentError, SettingError
 from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.settings import shown
-from bertscore_plugins.thresholds import check_cut
+from bertscore_plugins.thresholds import check_threshold
 
 HUGE = [10**400, -(10**400), Fraction(10**400), Fraction(10**400, 3), 10**5000]
 
@@ -24,8 +24,8 @@ HUGE = [10**400, -(10**400), Fraction(10**400), Fraction(10**400, 3), 10**5000]
 @pytest.mark.parametrize(
     ("door", "error", "name"),
     [
-        (lambda v: check_cut("threshold", v), SettingError, "threshold"),
-        (lambda v: check_cut("similarity_quantile", v), SettingError, "similarity_quantile"),
+        (lambda v: check_threshold("threshold", v), SettingError, "threshold"),
+        (lambda v: check_threshold("similarity_quantile", v), SettingError, "similarity_quantile"),
         (lambda v: ScoreConfig(layer=v), SettingError, "layer"),
         (lambda v: ScoreConfig(max_length=v), SettingError, "max_length"),
         (lambda v: ScoreConfig(window_stride=v), SettingError, "window_stride"),
@@ -61,7 +61,7 @@ def test_the_message_describes_the_number():
     assert shown(-Fraction(10**400, 3)) == "-3.3e399 (beyond float range)"
     assert shown(0.5) == "0.5"
     with pytest.raises(SettingError) as raised:
-        check_cut("threshold", 10**400)
+        check_threshold("threshold", 10**400)
     assert (
         str(raised.value) == "threshold must be a finite number from 0 to 1, got 1e400 (beyond float range)"
     )

@@ -68,7 +68,11 @@ def test_a_bad_setting_is_refused_once_by_name(setting, value):
 
 def test_the_configuration_is_frozen_and_takes_the_core_settings_by_name():
     config = EvaluationConfig.from_kwargs(model="default", layer=3, judge_rows="unsettled")
-    assert (config.score.layer, config.judge_rows, config.faithfulness_cut) == (3, "unsettled", 0.5)
+    assert (config.score.layer, config.judge_rows, config.effective_faithfulness_threshold) == (
+        3,
+        "unsettled",
+        0.5,
+    )
     with pytest.raises(AttributeError):
         config.judge_rows = "all"
     with pytest.raises(TypeError, match=r"unknown argument.*similarity_treshold.*similarity_threshold"):
@@ -87,7 +91,7 @@ def test_the_judge_is_anything_with_a_name_a_model_and_verdicts_and_an_llm_is_re
             return [Verdict({"name": self.name, "score": 1.0, "label": "faithful"}) for _ in rows]
 
     config = EvaluationConfig(judge=Stub())
-    assert (config.faithfulness_name, config.faithfulness_cut, config.judge_model) == (
+    assert (config.faithfulness_name, config.effective_faithfulness_threshold, config.judge_model) == (
         "faithfulness",
         0.5,
         "stub/one",

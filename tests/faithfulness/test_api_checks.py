@@ -11,13 +11,13 @@ import pytest
 from bertscore_plugins.errors import FileFormatError, SettingError
 from bertscore_plugins.faithfulness import CHUNK_ROWS, evaluate_pair, offline_faithfulness
 from bertscore_plugins.faithfulness import combination as signal
-from bertscore_plugins.thresholds import check_cut
+from bertscore_plugins.thresholds import check_threshold
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, 5, -1, 1.5, -0.01, "0.5", None, True])
 def test_a_threshold_outside_zero_to_one_is_refused_naming_it(bad):
     with pytest.raises(SettingError, match="threshold must be a finite number from 0 to 1") as error:
-        check_cut("threshold", bad)
+        check_threshold("threshold", bad)
     assert error.value.setting == "threshold"
     with pytest.raises(SettingError, match="threshold"):
         offline_faithfulness(["a"], ["b"], threshold=bad)  # refused before any model loads
@@ -27,7 +27,7 @@ def test_a_threshold_outside_zero_to_one_is_refused_naming_it(bad):
 
 @pytest.mark.parametrize("good", [0, 0.0, 0.5, 1, 1.0])
 def test_a_threshold_from_zero_to_one_is_taken(good):
-    assert check_cut("threshold", good) == float(good)
+    assert check_threshold("threshold", good) == float(good)
 
 
 def shipped() -> dict:

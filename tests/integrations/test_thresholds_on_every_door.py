@@ -2,7 +2,7 @@
 
 Faithfulness, similarity and groundedness thresholds, the disagreement's cuts (``Thresholds``) and the
 quantiles that set them from data live in [0, 1]. NaN, infinities, numbers outside [0, 1], a number
-written as text and a bool are refused by ``thresholds.check_cut`` wherever they are given: the Python
+written as text and a bool are refused by ``thresholds.check_threshold`` wherever they are given: the Python
 API, ``EvaluationConfig`` and ``evaluate_rows``, the Phoenix evaluators, trace evaluation, the command
 line (``faithfulness --threshold``, ``phoenix evaluate``'s flags) and the recipe's flags. Every door
 names the setting and says the same words; a command says them on one line, with exit status 2. Nothing
@@ -193,9 +193,9 @@ def one_error_line(argv: list[str]) -> str:
 
 def flag_refusal(flag: str, name: str, text: str) -> str:
     """The command's line for a flag's text: the flag, then the one check's words for what it spells."""
-    from bertscore_plugins.thresholds import cut_from_text
+    from bertscore_plugins.thresholds import threshold_from_text
 
-    return f"error: {flag}: {refusal(name, cut_from_text(text))}"
+    return f"error: {flag}: {refusal(name, threshold_from_text(text))}"
 
 
 @pytest.mark.parametrize("text", BAD_FLAG_TEXTS)
@@ -240,7 +240,7 @@ def test_the_recipe_refuses_a_bad_cut_in_one_line(recipe_table, tmp_path, name, 
             [str(recipe_table), "--out", str(tmp_path / "out"), "--no-phoenix", f"{flag}={text}"]
         )
     assert code == disagreement.EXIT_BAD_INPUT
-    from bertscore_plugins.thresholds import cut_from_text
+    from bertscore_plugins.thresholds import threshold_from_text
 
     # the recipe is a bertscore-plugins command: its refusal names the flag as every command's does
-    assert err.getvalue().splitlines() == [f"error: {flag}: {refusal(name, cut_from_text(text))}"]
+    assert err.getvalue().splitlines() == [f"error: {flag}: {refusal(name, threshold_from_text(text))}"]

@@ -114,9 +114,9 @@ def _check_state(state: RunState) -> None:
     if not all(isinstance(row_id, str) for row_id in state.judge_failed_rows):
         raise ArgumentTypeError("judge_failed_rows holds something other than row ids (text)")
     for name in ("similarity", "faithfulness"):
-        cut = state.thresholds.get(name)
-        if cut is not None and not _finite_number(cut):
-            raise ArgumentError(f"thresholds.{name} is {cut!r}, expected a finite number")
+        threshold = state.thresholds.get(name)
+        if threshold is not None and not _finite_number(threshold):
+            raise ArgumentError(f"thresholds.{name} is {threshold!r}, expected a finite number")
     if state.faithfulness_signal not in ("", FAITHFULNESS, OFFLINE_FAITHFULNESS):
         raise ArgumentError(
             f"faithfulness_signal {state.faithfulness_signal!r} is not a signal this recipe writes"

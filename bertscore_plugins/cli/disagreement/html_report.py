@@ -119,13 +119,14 @@ def _unsupported(cell: Any) -> tuple[str, ...]:
 
 
 def unfaithful_rows(rows: list[ReportRow], thresholds: dict[str, Any]) -> list[ReportRow]:
-    """Every row with an unsupported fact or below the faithfulness cut, whatever its similarity; worst
+    """Every row with an unsupported fact or below the faithfulness threshold, whatever its similarity; worst
     first: lowest faithfulness, then lowest offline score (a judge scores 0 or 1), then most facts wrong."""
-    cut = thresholds.get("faithfulness")
+    threshold = thresholds.get("faithfulness")
     unfaithful = [
         row
         for row in rows
-        if row.unsupported or (row.faithfulness is not None and cut is not None and row.faithfulness < cut)
+        if row.unsupported
+        or (row.faithfulness is not None and threshold is not None and row.faithfulness < threshold)
     ]
     return sorted(
         unfaithful,
@@ -295,11 +296,11 @@ def _unfaithful_section(rows: list[ReportRow], faithfulness_name: str) -> list[s
     """The report's first section: what is unfaithful, whatever the similarity, worst first."""
     parts = [
         f"<h2 id='unfaithful'>Unfaithful, whatever the similarity ({len(rows)})</h2>",
-        "<p>Answers with a fact the context does not carry, or below the faithfulness cut, worst first. "
+        "<p>Answers with a fact the context does not carry, or below the faithfulness threshold, worst first. "
         "Similarity to the reference does not clear them: a wrong day scores as well as the right one.</p>",
     ]
     if not rows:
-        parts.append("<p>No row is unfaithful at this cut.</p>")
+        parts.append("<p>No row is unfaithful at this threshold.</p>")
         return parts
     judged = any(row.judge is not None for row in rows)
     parts.append(
@@ -310,7 +311,7 @@ def _unfaithful_section(rows: list[ReportRow], faithfulness_name: str) -> list[s
         + "<th>similarity</th><th>quadrant</th></tr>"
     )
     for row in rows:
-        facts = "; ".join(row.unsupported) or "none named (below the cut)"
+        facts = "; ".join(row.unsupported) or "none named (below the threshold)"
         parts.append(
             f"<tr class='{html.escape(row.label)}'><td>{html.escape(row.row_id)}</td>"
             f"<td>{html.escape(row.output)}</td><td class='facts'>{html.escape(facts)}</td>"

@@ -31,8 +31,8 @@ def summary(flat: pd.DataFrame, state: Any, paths: Paths, urls: dict[str, str]) 
     lines = [
         "",
         f"Similarity vs {state.faithfulness_signal} on {len(flat)} rows",
-        f"  thresholds: similarity >= {_cut(t.get('similarity'))}, {state.faithfulness_signal} >= "
-        f"{_cut(t.get('faithfulness'))} ({t.get('source')})",
+        f"  thresholds: similarity >= {_threshold(t.get('similarity'))}, {state.faithfulness_signal} >= "
+        f"{_threshold(t.get('faithfulness'))} ({t.get('source')})",
     ]
     for label in (*DISAGREEMENT_LABELS, "not scored"):
         if counts.get(label) or label != "not scored":
@@ -98,5 +98,5 @@ def filters(state: Any) -> dict[str, str]:
     return flat
 
 
-def _cut(value: Any) -> str:
+def _threshold(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -3,7 +3,7 @@
 Source: the user's table (:mod:`.rows`). Engine, store and judge retry:
 :func:`bertscore_plugins.evaluation.pipeline.evaluate_stored` over ``OUT/results.sqlite`` (the same as
 trace evaluation's), each row keyed by its id and a digest of its texts, under the id of the
-configuration minus its cuts (so new cuts are re-applied to stored scores, never rescored). Sinks: the
+configuration minus its thresholds (so new thresholds are re-applied to stored scores, never rescored). Sinks: the
 scores table and summary (:mod:`.folder`), the report (:mod:`.html_report`, :mod:`.scatter`), Phoenix
 (:mod:`bertscore_plugins.integrations.phoenix.run_logging`), the summary on stdout (:mod:`.printed`).
 """
@@ -117,7 +117,7 @@ def _say_if_the_scorer_changed(state: RunState | None, signature: str, folder: O
 
 
 def scores_id(config: EvaluationConfig, signature: str) -> str:
-    """The store id of what changes a score: the configuration with its cuts left out (new cuts relabel
+    """The store id of what changes a score: the configuration with its thresholds left out (new thresholds relabel
     stored cells, :mod:`bertscore_plugins.evaluation.labels`) and the scorer's ``signature``."""
     defaults = EvaluationConfig()
     uncut = config.replace(
@@ -191,7 +191,7 @@ def _state(
 
 
 def thresholds_of(cells: list[dict[str, Any] | None]) -> dict[str, Any]:
-    """The cuts the disagreement used, read back from its cells' metadata."""
+    """The thresholds the disagreement used, read back from its cells' metadata."""
     for cell in cells:
         if isinstance(cell, dict):
             meta = cell.get("metadata") or {}

@@ -21,15 +21,15 @@ OFFLINE = OFFLINE_FAITHFULNESS
 
 @dataclass(frozen=True)
 class _Frame:
-    """The plot's extent and cuts: x is the similarity, y the faithfulness."""
+    """The plot's extent and thresholds: x is the similarity, y the faithfulness."""
 
     t_sim: float
     t_faith: float
     x: tuple[float, float]
     y: tuple[float, float]
 
-    def below_cut(self) -> float:
-        """Where the faithfulness cut sits on the y axis, as a fraction of its height."""
+    def below_threshold(self) -> float:
+        """Where the faithfulness threshold sits on the y axis, as a fraction of its height."""
         return (self.t_faith - self.y[0]) / (self.y[1] - self.y[0])
 
 
@@ -82,11 +82,11 @@ def _frame(scored: list[Any], thresholds: dict[str, float], binary: bool) -> _Fr
 
 
 def _quadrants(ax: Any, frame: _Frame, faithfulness_name: str) -> None:
-    """The two disagreement quadrants shaded and named, the cuts drawn and labelled."""
+    """The two disagreement quadrants shaded and named, the thresholds drawn and labelled."""
     (x_low, x_high), (y_low, y_high) = frame.x, frame.y
     high, low = QUADRANT_COLOURS["high_sim_unfaithful"], QUADRANT_COLOURS["low_sim_faithful"]
-    ax.axvspan(frame.t_sim, x_high, ymin=0, ymax=frame.below_cut(), color=high, alpha=0.08)
-    ax.axvspan(x_low, frame.t_sim, ymin=frame.below_cut(), ymax=1, color=low, alpha=0.08)
+    ax.axvspan(frame.t_sim, x_high, ymin=0, ymax=frame.below_threshold(), color=high, alpha=0.08)
+    ax.axvspan(x_low, frame.t_sim, ymin=frame.below_threshold(), ymax=1, color=low, alpha=0.08)
     ax.axvline(frame.t_sim, color="#333333", linestyle="--", linewidth=1)
     ax.axhline(frame.t_faith, color="#333333", linestyle="--", linewidth=1)
     ax.text(x_high, y_low, "high similarity, unfaithful ", ha="right", va="bottom", fontsize=9, color=high)

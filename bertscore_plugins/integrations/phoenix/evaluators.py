@@ -27,7 +27,7 @@ from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_c
 from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, details_column, score_column
 from bertscore_plugins.evaluation.signals import Signal, Similarity, pair_problem, scorable, signal_cells
 from bertscore_plugins.integrations.phoenix.phoenix_judge import as_judge
-from bertscore_plugins.thresholds import DEFAULT_SIMILARITY_THRESHOLD, check_cut
+from bertscore_plugins.thresholds import DEFAULT_SIMILARITY_THRESHOLD, check_threshold
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -60,7 +60,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
         input_schema: type[BaseModel],
         **core_settings: Unpack[ScoreSettings],
     ) -> None:
-        self.signal = self.signal_class(name, check_cut("threshold", threshold), explain_k)
+        self.signal = self.signal_class(name, check_threshold("threshold", threshold), explain_k)
         if scorer is not None and core_settings:
             raise ArgumentError(
                 f"pass either scorer= or core settings, not both (got settings {sorted(core_settings)})"
@@ -112,7 +112,7 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
     ``metadata`` = precision, recall, threshold, the core signature and the worst matches.
 
     Args:
-        threshold: F1 cut for the label (recorded in every row's metadata).
+        threshold: F1 threshold for the label (recorded in every row's metadata).
         name: annotation / column name ("bertscore" -> ``bertscore_score``).
         scorer: a core ``BERTScorer`` to reuse; default ``get_scorer(ScoreConfig(**core_settings))``.
         explain_k: how many worst matches to name.

@@ -171,7 +171,8 @@ def _split_settings(
     evaluation = evaluation_config(config, settings)
     if evaluation.thresholds_from_data:
         raise SettingError(
-            "thresholds_from_data", "thresholds_from_data would cut each page of spans at its own medians"
+            "thresholds_from_data",
+            "thresholds_from_data would set each page of spans' thresholds at its own medians",
         )
     return trace, evaluation
 
