@@ -38,6 +38,7 @@ import numpy as np
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.text import TextFacts, stem
 from bertscore_plugins.faithfulness.passages import sentence_windows, similarity_matrix
+from bertscore_plugins.faithfulness.subsequence import Passages, bit_masks, lcs_length
 
 #: source sentences in one passage for the lexical weakest sentence (benchmarks/QUALITY.md section 7)
 LEXICAL_WINDOW_SENTENCES = 2
@@ -114,45 +115,28 @@ def _stems(facts: TextFacts) -> list[tuple[int, int, str]]:
     )
 
 
-def _bit_masks(tokens: list[str]) -> tuple[dict[str, int], int]:
-    """Per stem, the bit mask of where ``tokens`` has it (for the bit-parallel LCS), and their number."""
-    masks: dict[str, int] = {}
-    for j, token in enumerate(tokens):
-        masks[token] = masks.get(token, 0) | (1 << j)
-    return masks, len(tokens)
-
-
 def _masks(facts: TextFacts) -> tuple[dict[str, int], int]:
     """The whole source's bit masks."""
-    return facts.derived("lcs_masks", lambda f: _bit_masks([token for _, _, token in _stems(f)]))
+    return facts.derived("lcs_masks", lambda f: bit_masks([token for _, _, token in _stems(f)]))
 
 
-def _passage_masks(facts: TextFacts) -> list[tuple[dict[str, int], int]]:
-    """The bit masks of each passage of ``LEXICAL_WINDOW_SENTENCES`` consecutive source sentences."""
+def _passages(facts: TextFacts) -> Passages:
+    """The source's passages of ``LEXICAL_WINDOW_SENTENCES`` consecutive sentences, once per source."""
 
-    def build(f: TextFacts) -> list[tuple[dict[str, int], int]]:
+    def build(f: TextFacts) -> Passages:
         sentences: dict[int, list[str]] = {}
         for _, sentence, token in _stems(f):
             sentences.setdefault(sentence, []).append(token)
         ordered = [sentences[key] for key in sorted(sentences)]
         span = min(LEXICAL_WINDOW_SENTENCES, len(ordered))
-        return [
-            _bit_masks([token for sentence in ordered[i : i + span] for token in sentence])
-            for i in range(len(ordered) - span + 1)
-        ]
+        return Passages.of(
+            [
+                [token for sentence in ordered[i : i + span] for token in sentence]
+                for i in range(len(ordered) - span + 1)
+            ]
+        )
 
-    return facts.derived("passage_masks", build)
-
-
-def _lcs_length(a: list[str], masks: dict[str, int], length: int) -> int:
-    """Longest common subsequence of ``a`` and the source whose per-word bit masks are ``masks``
-    (bit-parallel, Hyyro 2004: one big-integer pass per output word)."""
-    full = (1 << length) - 1
-    v = full
-    for token in a:
-        u = v & masks.get(token, 0)
-        v = ((v + u) | (v - u)) & full
-    return length - bin(v).count("1")
+    return facts.derived("lexical_passages", build)
 
 
 def lexical_sequence_parts(
@@ -165,20 +149,21 @@ def lexical_sequence_parts(
     if not a or not length:
         return (0.0, 0.0) if a else (1.0, 1.0)
 
-    def precision(tokens: list[tuple[int, int, str]], masks: dict[str, int], length: int) -> int:
-        rest = [token for k, _, token in tokens if k not in carried]
-        return _lcs_length(rest, masks, length) + len(tokens) - len(rest)
+    def rest(tokens: list[tuple[int, int, str]]) -> list[str]:
+        return [token for k, _, token in tokens if k not in carried]
 
-    whole = precision(a, masks, length) / len(a)
+    whole_rest = rest(a)
+    whole = (lcs_length(whole_rest, masks, length) + len(a) - len(whole_rest)) / len(a)
     sentences: dict[int, list[tuple[int, int, str]]] = {}
     for token in a:
         sentences.setdefault(token[1], []).append(token)
-    passages = _passage_masks(ctx)
-    weakest = [
-        max(precision(tokens, m, n) for m, n in passages) / len(tokens)
-        for tokens in sentences.values()
-        if len(tokens) >= 3
-    ]
+    passages = _passages(ctx)
+    weakest = []
+    for tokens in sentences.values():
+        if len(tokens) >= 3:
+            sentence_rest = rest(tokens)
+            matched = passages.best_lcs(sentence_rest) + len(tokens) - len(sentence_rest)
+            weakest.append(matched / len(tokens))
     return whole, min(weakest, default=whole)
 
 

@@ -19,8 +19,8 @@ from bertscore_plugins.facts.text import TextFacts
 #: source sentences in one window that an output sentence is compared with (a summary sentence often
 #: fuses two or three adjacent source sentences)
 WINDOW_SENTENCES = 3
-#: output tokens reduced at a time: a block of the similarity matrix (x ~1,000 source tokens) stays in the
-#: CPU cache while it is gathered and reduced, so a long output costs the same per token as a short one
+#: output tokens (whole output sentences) reduced at a time: a block's reductions (x the source's sentences)
+#: stay in the CPU cache, so a long text costs the same per matrix cell as a short one
 ROW_BLOCK = 1024
 
 
@@ -46,6 +46,37 @@ def _group_starts(labels: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
 
 
+def _source_runs(ctx_sentence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """How the matrix's columns group into source sentences: (the starts of the runs of adjacent columns
+    of one sentence, or of none; the runs to keep, in sentence order, or None when every run is kept in
+    order; where each sentence's runs start among those; the sentences in order)."""
+    run_starts = _group_starts(ctx_sentence)
+    run_labels = ctx_sentence[run_starts]
+    kept = np.flatnonzero(run_labels >= 0)
+    labels = run_labels[kept]
+    if np.all(labels[1:] > labels[:-1]):  # one run per sentence, in order: the usual case
+        return run_starts, (None if len(kept) == len(run_labels) else kept), np.arange(len(kept)), labels
+    kept = kept[np.argsort(labels, kind="stable")]
+    labels = run_labels[kept]
+    starts = _group_starts(labels)
+    return run_starts, kept, starts, labels[starts]
+
+
+def _best_per_source_sentence(
+    block: np.ndarray, runs: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """(rows of ``block`` x source sentences): each row's best similarity within each source sentence.
+    The block is reduced where it lies, run by run of adjacent columns, then a sentence's runs are
+    combined when its columns are not adjacent (a maximum is the same in any grouping): no copy of the
+    matrix's columns is made (a gathered copy cost eight times the reduction)."""
+    run_starts, kept, starts, _ = runs
+    reduced = np.maximum.reduceat(block, run_starts, axis=1)
+    if kept is None:
+        return reduced
+    reduced = reduced[:, kept]
+    return reduced if len(starts) == reduced.shape[1] else np.maximum.reduceat(reduced, starts, axis=1)
+
+
 def similarity_matrix(explanation: Any) -> np.ndarray | None:
     """The alignment's (output tokens x source tokens) similarities, or None without an alignment."""
     similarity = getattr(explanation, "similarity", None)
@@ -61,30 +92,40 @@ def sentence_windows(out: TextFacts, ctx: TextFacts, explanation: Any) -> Senten
         return None
     out_sentence = _sentence_of(explanation.candidate_spans, out)
     ctx_sentence = _sentence_of(explanation.reference_spans, ctx)
-    kept = np.flatnonzero(ctx_sentence >= 0)
-    kept = kept[np.argsort(ctx_sentence[kept], kind="stable")]
     in_sentence = np.flatnonzero(out_sentence >= 0)
-    if len(kept) == 0 or len(in_sentence) == 0:
+    if not np.any(ctx_sentence >= 0) or len(in_sentence) == 0:
         return None
-    labels = ctx_sentence[kept]
-    starts = _group_starts(labels)
-    source_sentences = labels[starts]
-    per_sentence = np.concatenate(  # output tokens x source sentences
-        [
-            np.maximum.reduceat(matrix[row : row + ROW_BLOCK][:, kept], starts, axis=1)
-            for row in range(0, matrix.shape[0], ROW_BLOCK)
-        ]
-    )
-    span = min(WINDOW_SENTENCES, per_sentence.shape[1])
-    count = per_sentence.shape[1] - span + 1
-    windows = np.stack([per_sentence[:, i : count + i] for i in range(span)], axis=0).max(axis=0)
-    # per output sentence, the mean over its tokens (one pass: tokens sorted by sentence)
+    runs = _source_runs(ctx_sentence)
+    source_sentences = runs[3]
+    span = min(WINDOW_SENTENCES, len(source_sentences))
+    count = len(source_sentences) - span + 1
+    # output tokens sorted by sentence; per output sentence, the sum over its tokens of their best
+    # similarity in each window and in each source sentence, ``ROW_BLOCK`` tokens (whole sentences) at a
+    # time: a block's reductions stay in the CPU cache, and each sum adds its rows in the same order
     rows = in_sentence[np.argsort(out_sentence[in_sentence], kind="stable")]
     out_labels = out_sentence[rows]
     out_starts = _group_starts(out_labels)
     counts = np.diff(np.r_[out_starts, len(out_labels)])[:, None]
-    window_means = np.add.reduceat(windows[rows], out_starts, axis=0) / counts
-    sentence_means = np.add.reduceat(per_sentence[rows], out_starts, axis=0) / counts
+    window_sums = np.empty((len(out_starts), count), dtype=matrix.dtype)
+    sentence_sums = np.empty((len(out_starts), len(source_sentences)), dtype=matrix.dtype)
+    first = 0
+    while first < len(out_starts):
+        low = out_starts[first]
+        last = max(first + 1, int(np.searchsorted(out_starts, low + ROW_BLOCK)))
+        high = out_starts[last] if last < len(out_starts) else len(rows)
+        block_rows = rows[low:high]
+        contiguous = block_rows[-1] - block_rows[0] + 1 == len(block_rows)
+        block = matrix[block_rows[0] : block_rows[-1] + 1] if contiguous else matrix[block_rows]
+        per_sentence = _best_per_source_sentence(block[:, : len(ctx_sentence)], runs)
+        windows = per_sentence[:, :count].copy()
+        for i in range(1, span):
+            np.maximum(windows, per_sentence[:, i : count + i], out=windows)
+        local_starts = out_starts[first:last] - low
+        window_sums[first:last] = np.add.reduceat(windows, local_starts, axis=0)
+        sentence_sums[first:last] = np.add.reduceat(per_sentence, local_starts, axis=0)
+        first = last
+    window_means = window_sums / counts
+    sentence_means = sentence_sums / counts
     best = window_means.argmax(axis=1)
     return SentenceWindows(
         sentences=[int(s) for s in out_labels[out_starts]],
