@@ -33,10 +33,10 @@ if TYPE_CHECKING:
     from bertscore_plugins.core.explain import Explanation as Explanation
     from bertscore_plugins.core.explain import TokenMatch as TokenMatch
     from bertscore_plugins.core.idf import IdfTable as IdfTable
-    from bertscore_plugins.core.report import EmptyTextWarning as EmptyTextWarning
-    from bertscore_plugins.core.report import IdfFallbackWarning as IdfFallbackWarning
-    from bertscore_plugins.core.report import TruncationWarning as TruncationWarning
-    from bertscore_plugins.core.report import UnknownTokenWarning as UnknownTokenWarning
+    from bertscore_plugins.core.row_warnings import EmptyTextWarning as EmptyTextWarning
+    from bertscore_plugins.core.row_warnings import IdfFallbackWarning as IdfFallbackWarning
+    from bertscore_plugins.core.row_warnings import TruncationWarning as TruncationWarning
+    from bertscore_plugins.core.row_warnings import UnknownTokenWarning as UnknownTokenWarning
     from bertscore_plugins.core.score_config import DEFAULT_MODEL as DEFAULT_MODEL
     from bertscore_plugins.core.score_config import ScoreConfig as ScoreConfig
     from bertscore_plugins.core.score_config import setting_names as setting_names
@@ -54,7 +54,7 @@ _HOMES = {
     "bertscore_plugins.analysis.stats": ("bootstrap_interval", "corpus_intervals", "paired_test"),
     "bertscore_plugins.core.explain": ("Explanation", "TokenMatch"),
     "bertscore_plugins.core.idf": ("IdfTable",),
-    "bertscore_plugins.core.report": (
+    "bertscore_plugins.core.row_warnings": (
         "EmptyTextWarning",
         "IdfFallbackWarning",
         "TruncationWarning",

@@ -35,7 +35,7 @@ as "unexpected error" with exit 1. Each class is imported from here, its one pat
 
 Every warning the package gives is a `BertScorePluginsWarning` (a UserWarning), so one filter reaches
 them all (``warnings.simplefilter("ignore", BertScorePluginsWarning)``); the classes live where they are
-given (core.report, core.reference_cache, integrations.phoenix.result_store).
+given (core.row_warnings, core.reference_cache, integrations.phoenix.result_store).
 """
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ def _checklist_pairs() -> tuple[list[str], list[str]]:
 def _exactness_rows(scorer: Any, copy_f1: float, rescaled: bool) -> list[SanityRow]:
     """An exact copy scores 1, an empty side 0. Read from raw scores: a rescaled empty row is
     -b/(1-b) by construction, not 0."""
-    from bertscore_plugins.core.report import EmptyTextWarning
+    from bertscore_plugins.core.row_warnings import EmptyTextWarning
 
     raw_scorer = scorer.with_config(rescale=False) if rescaled else scorer
     with warnings.catch_warnings():

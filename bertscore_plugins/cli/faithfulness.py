@@ -60,6 +60,19 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+#: the per-row result's columns, in order
+COLUMNS = [
+    "row",
+    "score",
+    "label",
+    "groundedness",
+    "lexical",
+    "weakest_sentence",
+    "unsupported_facts",
+    "never_in_source",
+]
+
+
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL, offline_faithfulness
     from bertscore_plugins.faithfulness import signature as offline_signature
@@ -82,16 +95,6 @@ def run(args: argparse.Namespace) -> int:
     scorer = get_scorer(config)
     rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
 
-    columns = [
-        "row",
-        "score",
-        "label",
-        "groundedness",
-        "lexical",
-        "weakest_sentence",
-        "unsupported_facts",
-        "never_in_source",
-    ]
     records = []
     for index, row in enumerate(rows):
         details = row.to_dict()
@@ -119,5 +122,5 @@ def run(args: argparse.Namespace) -> int:
         "threshold": threshold,
         "signature": f"{scorer.signature} {offline_signature()}",
     }
-    write_result(render_rows(records, columns, args.format, summary), args.output, summary, args.summary)
+    write_result(render_rows(records, COLUMNS, args.format, summary), args.output, summary, args.summary)
     return 0

@@ -26,7 +26,7 @@ from bertscore_plugins.core.match import match_pairs
 from bertscore_plugins.core.multi_reference import reduce_over_references
 from bertscore_plugins.core.progress import progress_bar as _progress_bar
 from bertscore_plugins.core.reference_cache import ReferenceCache, embed_through_cache
-from bertscore_plugins.core.report import (
+from bertscore_plugins.core.row_warnings import (
     CallReport,
     rows_text,
 )

@@ -213,7 +213,7 @@ def signal_cells(
     """
     if not pairs:
         return {signal.name: {} for signal in signals}
-    from bertscore_plugins.core.report import row_labels_in_warnings
+    from bertscore_plugins.core.row_warnings import row_labels_in_warnings
 
     offline = [signal for signal in signals if isinstance(signal, OfflineSignal)]
     if len({signal.threshold for signal in offline}) > 1:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bertscore_plugins.core.report import row_labels_in_warnings
+from bertscore_plugins.core.row_warnings import row_labels_in_warnings
 from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import BERTScorer, get_scorer
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError

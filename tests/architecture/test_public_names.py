@@ -159,7 +159,7 @@ def test_every_warning_class_of_the_package_derives_from_one_base():
 
 
 def test_one_filter_silences_the_package_warnings_and_no_other():
-    from bertscore_plugins.core.report import EmptyTextWarning
+    from bertscore_plugins.core.row_warnings import EmptyTextWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

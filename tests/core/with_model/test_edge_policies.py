@@ -34,7 +34,7 @@ def test_empty_and_whitespace_score_zero_with_one_counting_warning(scorer):
 
 
 def test_a_caller_scoring_some_of_its_rows_gets_warnings_naming_its_own_rows(scorer):
-    from bertscore_plugins.core.report import row_labels_in_warnings
+    from bertscore_plugins.core.row_warnings import row_labels_in_warnings
 
     long_text = " ".join(["word"] * 2000)
     with warnings.catch_warnings(record=True) as caught:
@@ -48,7 +48,7 @@ def test_a_caller_scoring_some_of_its_rows_gets_warnings_naming_its_own_rows(sco
 
 
 def test_a_warning_recorded_before_an_error_in_the_block_still_comes_out(scorer):
-    from bertscore_plugins.core.report import row_labels_in_warnings
+    from bertscore_plugins.core.row_warnings import row_labels_in_warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
