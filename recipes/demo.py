@@ -5,7 +5,7 @@
 
 Phoenix runs from its own virtual environment (created on first use, which takes a few minutes) on
 127.0.0.1 only, with its SQLite database in ``runs/demo/phoenix``. The LLM judge is the local one by
-default: Gemma 3 270M on llama.cpp (the judge extra), started on 127.0.0.1 for the run and stopped after it,
+default: Gemma 3 270M on transformers (the judge extra), started on 127.0.0.1 for the run and stopped after it,
 reached through the same variables a provider is (``BERTSCORE_JUDGE_BASE_URL`` / ``_MODEL``). With
 ``BERTSCORE_JUDGE_MODEL`` already set, that judge is used instead; ``DEMO_JUDGE=none`` runs without a judge
 (the offline faithfulness stands in). Extra arguments go to ``recipes.disagreement``.
