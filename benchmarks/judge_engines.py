@@ -39,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.quality_data import eval_data_dir, load_frank, load_summeval
 from benchmarks.quality_facts import roc_auc
+from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
 
 RESULTS = Path(__file__).resolve().parent / "results" / "judge_engines.json"
 WORKER = Path(__file__).resolve().parent / "judge_engine_worker.py"
-CONTEXT_TOKENS = 2048
 
 
 def development_rows() -> list[dict]:

@@ -36,7 +36,8 @@ def register(subparsers) -> None:
 @sigterm_as_ctrl_c
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.errors import UsageError
-    from bertscore_plugins.judge.server import CONTEXT_TOKENS, JudgeServer, stop_recorded
+    from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
+    from bertscore_plugins.judge.server import JudgeServer, stop_recorded
 
     action = getattr(args, "judge_command", None)
     if action == "stop":

@@ -31,8 +31,8 @@ from typing import Any
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.judge.endpoint import DEFAULT_TIMEOUT, OPENAI_BASE_URL, Endpoint
+from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
 
-DEFAULT_CONTEXT_TOKENS = 2048
 #: the smallest prompt budget that leaves room for a source beside the instructions and the answer
 MIN_CONTEXT_TOKENS = 512
 STYLE_ENV = "BERTSCORE_JUDGE_STYLE"
@@ -59,7 +59,7 @@ class JudgeSettings:
     """The judge ``BERTSCORE_JUDGE_*`` describes, checked (:meth:`from_env`)."""
 
     endpoint: Endpoint
-    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    context_tokens: int = CONTEXT_TOKENS
     style: str = "yes-no"
     provider: str = "openai"
     rate: float | None = None
@@ -84,7 +84,7 @@ class JudgeSettings:
         api_key = own_key or _value(env, "OPENAI_API_KEY")
         timeout = _positive(env, "BERTSCORE_JUDGE_TIMEOUT", "a number of seconds") or DEFAULT_TIMEOUT
         tokens_text = _value(env, "BERTSCORE_JUDGE_CONTEXT_TOKENS")
-        context_tokens = DEFAULT_CONTEXT_TOKENS
+        context_tokens = CONTEXT_TOKENS
         if tokens_text:
             if not tokens_text.isdigit() or int(tokens_text) < MIN_CONTEXT_TOKENS:
                 raise ArgumentError(

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 PROMPT_VERSION = "yes-no/1"
+#: the judge's window in tokens unless configured (the local server's context; providers' are larger)
+CONTEXT_TOKENS = 2048
 #: tokens kept free for the instructions, the template and the one-word verdict
 RESERVED_TOKENS = 160
 #: (first code point, last code point, tokens per character): measured on Gemma 3's tokenizer (262k words)

@@ -37,6 +37,7 @@ from typing_extensions import Self
 
 from bertscore_plugins.errors import ArgumentError, JudgeServerError
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
+from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
 from bertscore_plugins.tools.phoenix_ports import free_port, is_loopback_host, port_in_use, url_host
 from bertscore_plugins.tools.phoenix_venv import project_root
 from bertscore_plugins.tools.server_process import pid_alive, stop_child
@@ -46,9 +47,6 @@ logger = logging.getLogger(__name__)
 WORKDIR_ENV = "BERTSCORE_JUDGE_WORKDIR"
 PID_FILE_NAME = "judge-server.pid"
 LOG_FILE_NAME = "judge-server.log"
-#: the judge reads a prompt of at most this many tokens (the model knows 32k; 2,048 keeps a row near a
-#: second on two cores); longer sources are cut to their aligned passages
-CONTEXT_TOKENS = 2048
 _OWNER_ENV = "BERTSCORE_JUDGE_OWNER_PID"
 
 

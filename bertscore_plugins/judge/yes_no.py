@@ -33,13 +33,11 @@ from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
 from bertscore_plugins.judge.endpoint import Endpoint, EndpointError, retry_wait
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
-from bertscore_plugins.judge.prompt import prompt_identity, question
+from bertscore_plugins.judge.prompt import CONTEXT_TOKENS, prompt_identity, question
 from bertscore_plugins.judge.verdict import UnusableAnswer, read_verdict
 
 #: the first token's alternatives read (OpenAI's maximum)
 TOP_LOGPROBS = 20
-#: the judge's window when the endpoint does not say (the local server's; providers' are larger)
-DEFAULT_CONTEXT_TOKENS = 2048
 #: seconds a row may spend waiting between attempts (429 / 5xx / unreachable) before it fails
 RETRY_BUDGET_SECONDS = 60.0
 
@@ -60,7 +58,7 @@ class YesNoJudge:
         endpoint: Endpoint,
         *,
         name: str = FAITHFULNESS,
-        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+        context_tokens: int = CONTEXT_TOKENS,
         top_logprobs: int = TOP_LOGPROBS,
         retry_budget: float = RETRY_BUDGET_SECONDS,
     ) -> None:
