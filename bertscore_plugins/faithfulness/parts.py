@@ -9,7 +9,8 @@ similarity (groundedness), so the parts look at the weakest place as well as the
   ``LEXICAL_WINDOW_SENTENCES`` consecutive source sentences by ROUGE-L precision (the longest common word
   subsequence over its length); the lowest sentence. Against a passage, not the whole source: a sentence
   that stitches a name from one paragraph to an event from another is how extractive summaries go wrong,
-  and in a long article every word is written somewhere; only a local comparison sees the stitch.
+  and in a long article every word is written somewhere; only a local comparison sees the stitch. Found
+  exactly without comparing every sentence with every passage (subsequence.py).
 - ``lcs``: ROUGE-L precision of the whole output against the whole source.
 - ``lexical``: the share of output content words (stemmed) that the source writes. Summaries that copy
   are faithful more often; a similar embedding is not the same word (it scores best on XSum-style

@@ -10,7 +10,7 @@ per output sentence one reduction over source sentences (windows slide over sent
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,35 +46,47 @@ def _group_starts(labels: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
 
 
-def _source_runs(ctx_sentence: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-    """How the matrix's columns group into source sentences: (the starts of the runs of adjacent columns
-    of one sentence, or of none; the runs to keep, in sentence order, or None when every run is kept in
-    order; where each sentence's runs start among those; the sentences in order)."""
+class _SourceRuns(NamedTuple):
+    """How the matrix's columns group into source sentences."""
+
+    #: where each run of adjacent columns of one sentence (or of none) starts
+    starts: np.ndarray
+    #: the runs to keep, in sentence order (None: every run, as they are)
+    kept: np.ndarray | None
+    #: where each sentence's runs start among the kept ones
+    sentence_starts: np.ndarray
+    #: the source sentences, in order
+    sentences: np.ndarray
+
+
+def _source_runs(ctx_sentence: np.ndarray) -> _SourceRuns:
+    """The runs of the matrix's columns (``ctx_sentence``: each column's source sentence, -1 for none)."""
     run_starts = _group_starts(ctx_sentence)
     run_labels = ctx_sentence[run_starts]
     kept = np.flatnonzero(run_labels >= 0)
     labels = run_labels[kept]
     if np.all(labels[1:] > labels[:-1]):  # one run per sentence, in order: the usual case
-        return run_starts, (None if len(kept) == len(run_labels) else kept), np.arange(len(kept)), labels
+        return _SourceRuns(
+            run_starts, None if len(kept) == len(run_labels) else kept, np.arange(len(kept)), labels
+        )
     kept = kept[np.argsort(labels, kind="stable")]
     labels = run_labels[kept]
     starts = _group_starts(labels)
-    return run_starts, kept, starts, labels[starts]
+    return _SourceRuns(run_starts, kept, starts, labels[starts])
 
 
-def _best_per_source_sentence(
-    block: np.ndarray, runs: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]
-) -> np.ndarray:
+def _best_per_source_sentence(block: np.ndarray, runs: _SourceRuns) -> np.ndarray:
     """(rows of ``block`` x source sentences): each row's best similarity within each source sentence.
     The block is reduced where it lies, run by run of adjacent columns, then a sentence's runs are
     combined when its columns are not adjacent (a maximum is the same in any grouping): no copy of the
     matrix's columns is made (a gathered copy cost eight times the reduction)."""
-    run_starts, kept, starts, _ = runs
-    reduced = np.maximum.reduceat(block, run_starts, axis=1)
-    if kept is None:
+    reduced = np.maximum.reduceat(block, runs.starts, axis=1)
+    if runs.kept is None:
         return reduced
-    reduced = reduced[:, kept]
-    return reduced if len(starts) == reduced.shape[1] else np.maximum.reduceat(reduced, starts, axis=1)
+    reduced = reduced[:, runs.kept]
+    if len(runs.sentence_starts) == reduced.shape[1]:
+        return reduced
+    return np.maximum.reduceat(reduced, runs.sentence_starts, axis=1)
 
 
 def similarity_matrix(explanation: Any) -> np.ndarray | None:
@@ -96,7 +108,7 @@ def sentence_windows(out: TextFacts, ctx: TextFacts, explanation: Any) -> Senten
     if not np.any(ctx_sentence >= 0) or len(in_sentence) == 0:
         return None
     runs = _source_runs(ctx_sentence)
-    source_sentences = runs[3]
+    source_sentences = runs.sentences
     span = min(WINDOW_SENTENCES, len(source_sentences))
     count = len(source_sentences) - span + 1
     # output tokens sorted by sentence; per output sentence, the sum over its tokens of their best

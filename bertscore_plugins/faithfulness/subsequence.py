@@ -57,7 +57,7 @@ class Passages:
     #: per laid-out bit, the word's number in ``numbers`` (-1: a guard)
     layout: np.ndarray
     numbers: dict[str, int]
-    _laid_out: dict[str, int] = field(default_factory=dict)
+    _laid_out: dict[str | None, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, passages: list[list[str]]) -> Passages:
@@ -71,10 +71,10 @@ class Passages:
             word: (np.array(i, dtype=np.intp), np.array(c, dtype=np.int64)) for word, (i, c) in where.items()
         }
         dense = {}
-        for word, (indexes, counts) in postings.items():
-            if len(indexes) >= DENSE_SHARE * len(passages):
+        for word, (held, held_counts) in postings.items():
+            if len(held) >= DENSE_SHARE * len(passages):
                 dense[word] = np.zeros(len(passages), dtype=np.int64)
-                dense[word][indexes] = counts
+                dense[word][held] = held_counts
         numbers = {word: n for n, word in enumerate(where)}
         lengths = np.array([len(passage) for passage in passages], dtype=np.int64)
         starts = np.r_[0, np.cumsum(lengths + 1)[:-1]].astype(np.int64)
