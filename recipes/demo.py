@@ -26,7 +26,6 @@ from recipes import disagreement
 
 DEMO_DATA = Path(__file__).with_name("demo_data.jsonl")
 DEMO_PROJECT = "bertscore-demo"
-LOCAL_JUDGE_MODEL = "gemma-3-270m-q4_k_m"  # bertscore_plugins.judge.local_model.LOCAL_MODEL
 
 
 def _port_is_free(port: int) -> bool:
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     # `with` block below stops the server instead of leaving it running.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     print(
-        "Starting Phoenix on 127.0.0.1 (its first start creates .phoenix-venv and can take minutes) ...",
+        "Starting Phoenix on 127.0.0.1 (the first start installs it into its own environment: minutes) ...",
         flush=True,
     )
     with PhoenixServer(port=port, workdir=out / "phoenix") as server, _local_judge(out) as judge_line:
@@ -69,9 +68,11 @@ def main(argv: list[str] | None = None) -> int:
                 server.base_url,
                 "--project",
                 DEMO_PROJECT,
-                # the local judge ranks the development sets at chance (QUALITY.md section 9): the quadrants
-                # read the offline faithfulness, and the report shows the judge's verdict beside it
-                *(["--disagreement-reads", "offline"] if _local_judge_runs() else []),
+                # the judge sees only the rows the offline signals cannot settle; the local judge ranks the
+                # development sets near chance (QUALITY.md section 9), so it never decides the quadrants: the
+                # offline faithfulness does, the report shows the judge's verdict beside it, and the run says so
+                "--judge-rows",
+                "unsettled",
                 *recipe_args,
             ]
         )
@@ -90,10 +91,6 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("\nStopping Phoenix ...", flush=True)
     return code
-
-
-def _local_judge_runs() -> bool:
-    return os.environ.get("BERTSCORE_JUDGE_MODEL", "") == LOCAL_JUDGE_MODEL
 
 
 @contextlib.contextmanager
