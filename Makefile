@@ -89,4 +89,4 @@ lint: install
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) .phoenix-venv .phoenix-data .judge-server runs build dist *.egg-info
+	rm -rf $(VENV) .phoenix-venv .phoenix-data runs build dist *.egg-info

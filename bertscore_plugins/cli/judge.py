@@ -21,13 +21,21 @@ def register(subparsers) -> None:
     serve = actions.add_parser("serve", help="start the local judge and keep it up until Ctrl-C")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free one)")
     serve.add_argument("--host", default="127.0.0.1", help="a loopback address: 127.0.0.1 (default) or ::1")
-    serve.add_argument("--workdir", default=None, help="pid file and log (default .judge-server)")
+    serve.add_argument(
+        "--workdir",
+        default=None,
+        help="pid file and log (default: judge-server in ~/.cache/bertscore-plugins)",
+    )
     serve.add_argument("--threads", type=int, default=None, help="CPU threads (default: every core)")
     serve.add_argument(
         "--context-tokens", type=int, default=None, help="the model's window in tokens (default 2048)"
     )
     stop = actions.add_parser("stop", help="stop the local judge a pid file names")
-    stop.add_argument("--workdir", default=None, help="where its pid file is (default .judge-server)")
+    stop.add_argument(
+        "--workdir",
+        default=None,
+        help="where its pid file is (default: judge-server in ~/.cache/bertscore-plugins)",
+    )
     parser.set_defaults(func=run)
     serve.set_defaults(func=run)
     stop.set_defaults(func=run)

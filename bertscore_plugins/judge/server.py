@@ -39,7 +39,7 @@ from bertscore_plugins.errors import ArgumentError, JudgeServerError
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
 from bertscore_plugins.tools.phoenix_ports import free_port, is_loopback_host, port_in_use, url_host
-from bertscore_plugins.tools.phoenix_venv import project_root
+from bertscore_plugins.tools.phoenix_venv import user_cache
 from bertscore_plugins.tools.server_process import pid_alive, stop_child
 
 logger = logging.getLogger(__name__)
@@ -51,8 +51,10 @@ _OWNER_ENV = "BERTSCORE_JUDGE_OWNER_PID"
 
 
 def default_workdir() -> Path:
+    """Where the pid file and log go: ``$BERTSCORE_JUDGE_WORKDIR``, else ``judge-server`` in the user's cache
+    (never the package or its checkout), so ``judge stop`` finds the server from any folder."""
     configured = os.environ.get(WORKDIR_ENV, "").strip()
-    return Path(configured).expanduser() if configured else project_root() / ".judge-server"
+    return Path(configured).expanduser() if configured else user_cache() / "judge-server"
 
 
 def process_start(pid: int) -> str | None:
@@ -92,7 +94,7 @@ class JudgeServer:
 
     Args:
         port: None picks a free one. host: a loopback address. workdir: pid file and log
-        (default ``.judge-server`` at the repository root). threads: CPU threads (default: all cores).
+        (default ``judge-server`` in the user's cache). threads: CPU threads (default: all cores).
         context_tokens: the server's context window. startup_timeout: seconds to wait for readiness.
     """
 

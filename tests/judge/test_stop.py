@@ -51,3 +51,18 @@ def test_the_process_the_file_recorded_is_stopped(tmp_path, bystander):
 
 def test_no_pid_file_is_no_server(tmp_path):
     assert stop_recorded(tmp_path) is None
+
+
+def test_the_servers_pid_file_and_log_go_to_the_users_cache_never_the_package(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    import bertscore_plugins
+    from bertscore_plugins.judge.server import WORKDIR_ENV, default_workdir
+
+    monkeypatch.delenv(WORKDIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert default_workdir() == tmp_path / "cache" / "bertscore-plugins" / "judge-server"
+    checkout = Path(bertscore_plugins.__file__).resolve().parents[1]
+    assert not default_workdir().is_relative_to(checkout)
+    monkeypatch.setenv(WORKDIR_ENV, str(tmp_path / "mine"))
+    assert default_workdir() == tmp_path / "mine"
