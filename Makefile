@@ -66,7 +66,7 @@ demo-score: install
 
 # Agreement with human judgments (../shared/eval-data) -> benchmarks/QUALITY.md; GPU recommended.
 quality: install
-	$(PY) benchmarks/quality.py
+	$(PY) benchmarks/quality/quality.py
 
 # The metric card as a Hub Space folder (card files + the package source; requirements.txt is all PyPI):
 # push build/space to a Space named <org>/bert_score_plugins.

@@ -30,7 +30,7 @@ from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 #: the offline faithfulness score at or above which a row whose facts were checked and all carried needs
 #: no judge ("faithful"), and at or below which a row with concrete evidence against it (an unsupported
 #: fact, or a rare word the source never writes) needs none ("unfaithful"). Fitted on the development sets
-#: (benchmarks/triage.py -> results/triage.json, QUALITY.md section 8): the thresholds that settle the most rows
+#: (benchmarks/quality/triage.py -> results/triage.json, QUALITY.md section 8): the thresholds that settle the most rows
 #: at no more than 5% disagreement with people: 35.3% of rows at 5.0%, against 20.5% at 7.3% for the
 #: earlier rule (a fact alone, or groundedness >= 0.9).
 SETTLED_FAITHFUL = 0.877

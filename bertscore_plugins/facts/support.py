@@ -88,7 +88,7 @@ def check_extracted(
 
 
 #: characters (output and context) the fact check reads per second, for the automatic bar: 330,000 on
-#: the words alone and 210,000 on an alignment, measured on a shared 2-core CPU (benchmarks/facts_cost.py
+#: the words alone and 210,000 on an alignment, measured on a shared 2-core CPU (benchmarks/speed/facts_cost.py
 #: --doubling, benchmarks/results/facts_doubling.json); below the slower, so the estimate errs toward a bar
 FACT_CHARACTERS_PER_SECOND = 200_000
 

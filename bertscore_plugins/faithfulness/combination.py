@@ -2,7 +2,7 @@
 
     score = 1 / (1 + exp(-(intercept + sum(weight[name] * part[name]))))
 
-The weights live in ``weights.json`` beside this file, written by ``benchmarks/faithfulness_train.py``
+The weights live in ``weights.json`` beside this file, written by ``benchmarks/training/faithfulness_train.py``
 from the development data only (SummEval and FRANK valid); that file says what it was trained on and
 how well each part and the combination rank faithful summaries there. Every weight is readable: a part
 with a positive weight raises the score; ``unsupported_fact`` (1 when the fact check finds a fact the

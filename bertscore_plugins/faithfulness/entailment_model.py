@@ -1,7 +1,7 @@
 """A small entailment (NLI) cross-encoder shipped with the package: does a source passage entail a sentence?
 
 The encoder is all-MiniLM-L6-v2 (BERT, 6 layers, hidden 384). What ships is only the adapter trained on it
-by ``benchmarks/entailment_train.py``: the replaced top encoder layers and a 3-way head (``entailment.safetensors``),
+by ``benchmarks/training/entailment_train.py``: the replaced top encoder layers and a 3-way head (``entailment.safetensors``),
 described by ``entailment.json`` (the weights' sha256, the encoder's sha256, the architecture, the data, the
 held-back accuracies). Input is ``[CLS] premise [SEP] hypothesis [SEP]`` (premise truncated first), the head
 reads the mean-pooled last layer, and the output is probabilities in the order entailment, neutral, contradiction.

@@ -31,7 +31,7 @@ from bertscore_plugins.faithfulness.sentence_entailment import SentenceEntailmen
 from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_threshold
 
 #: rows scored per core call: each call's alignments (a similarity matrix per row) are read and dropped
-#: before the next, so memory stays flat however many rows there are (benchmarks/facts_cost.py --memory)
+#: before the next, so memory stays flat however many rows there are (benchmarks/speed/facts_cost.py --memory)
 CHUNK_ROWS = 128
 
 

@@ -132,7 +132,7 @@ def quantize_int8(encoder: torch.nn.Module) -> torch.nn.Module:
     """int8 dynamic quantization with per-channel weights, keeping the FFN output projections in fp32.
 
     Those projections see the activations with outliers; quantizing them too shifted F1 down by 0.04 on
-    average, keeping them halves the error (benchmarks/PROFILE_NOTES.md, scenario d).
+    average, keeping them halves the error (benchmarks/speed/PROFILE_NOTES.md, scenario d).
     """
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 

@@ -13,7 +13,7 @@ SHIPPED = "**offline faithfulness (shipped score)**"
 
 
 def test_the_fit_is_the_penalised_optimum_and_deterministic():
-    from benchmarks.faithfulness_train import fit
+    from benchmarks.training.faithfulness_train import fit
 
     rng = np.random.default_rng(0)
     x = rng.random((200, 3))

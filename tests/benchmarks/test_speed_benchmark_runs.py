@@ -14,7 +14,7 @@ import pytest
 from tests.support.fresh_interpreter import FreshPython
 
 REPO = Path(__file__).resolve().parents[2]
-SPEED = REPO / "benchmarks" / "speed.py"
+SPEED = REPO / "benchmarks" / "speed" / "speed.py"
 
 pytest.importorskip(
     "bert_score", reason="bert-score (the parity oracle, in the [test] extra) is not installed"

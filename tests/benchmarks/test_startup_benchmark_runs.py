@@ -1,4 +1,4 @@
-"""The start-up benchmark (benchmarks/startup.py) runs end to end, beside an earlier commit too, so it
+"""The start-up benchmark (benchmarks/speed/startup.py) runs end to end, beside an earlier commit too, so it
 cannot rot. No timing is asserted."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-STARTUP = REPO / "benchmarks" / "startup.py"
+STARTUP = REPO / "benchmarks" / "speed" / "startup.py"
 
 
 def test_both_commands_are_measured_here_and_at_an_earlier_commit(tmp_path: Path) -> None:

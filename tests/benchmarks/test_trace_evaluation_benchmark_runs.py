@@ -22,7 +22,7 @@ def test_trace_benchmark_reports_memory_and_time_shares_per_project_size(
     phoenix_server, fresh_python: FreshPython
 ) -> None:
     command = [
-        *fresh_python.argv, str(REPO / "benchmarks" / "trace_evaluation.py"), "--spans", "4",
+        *fresh_python.argv, str(REPO / "benchmarks" / "speed" / "trace_evaluation.py"), "--spans", "4",
         "--page-size", "2", "--layer", "1", "--judge", "--server", phoenix_server.base_url,
     ]  # fmt: skip
     done = subprocess.run(

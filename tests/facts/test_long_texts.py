@@ -1,6 +1,6 @@
 """A long output against a long source that contradicts it everywhere: the same findings as the pair's
 passages checked one by one, and a progress bar over the facts where a person watches (the time per
-doubling is measured in benchmarks/facts_cost.py --doubling, not asserted here)."""
+doubling is measured in benchmarks/speed/facts_cost.py --doubling, not asserted here)."""
 
 from __future__ import annotations
 

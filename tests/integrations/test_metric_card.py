@@ -112,7 +112,7 @@ def test_card_header_and_sections():
     assert positions == sorted(positions), headings
     assert "[-1, 1]" in body and "unbounded below" in body
     assert "@inproceedings{bert-score" in body
-    assert "VALUE_" not in body, "fill the measured values (python benchmarks/metric_card_values.py)"
+    assert "VALUE_" not in body, "fill the measured values (python benchmarks/quality/metric_card_values.py)"
 
 
 @pytest.mark.filterwarnings("ignore:.*empty candidate")

@@ -157,7 +157,7 @@ def test_triage_makes_no_call_when_every_row_is_settled(demo_rows, make_stub_jud
 def test_the_benchmark_statistics_on_hand_computed_values():
     import numpy as np
 
-    from benchmarks.quality_facts import ranks, roc_auc, spearman
+    from benchmarks.quality.quality_facts import ranks, roc_auc, spearman
 
     assert ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [3.5, 1.0, 3.5, 2.0]
     assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0, 30.0])) == pytest.approx(1.0)
@@ -173,7 +173,7 @@ def test_the_cost_benchmark_runs_on_the_demo_rows(fresh_python):
     done = subprocess.run(
         [
             *fresh_python.argv,
-            str(ROOT / "benchmarks" / "facts_cost.py"),
+            str(ROOT / "benchmarks" / "speed" / "facts_cost.py"),
             "--demo",
             "--repeats",
             "1",

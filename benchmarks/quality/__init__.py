@@ -1,0 +1,1 @@
+"""Quality benchmarks: agreement with human judgments (QUALITY.md), layer choices, judge and triage figures."""
