@@ -3,7 +3,7 @@
 all-MiniLM-L6-v2 as a cross-encoder ([CLS] premise [SEP] hypothesis [SEP], premise truncated first); the
 lower encoder layers and embeddings stay frozen (no graph is built through them), the top layers and a
 3-way head on the mean-pooled last layer are trained. Binary pairs (entailment / not_entailment) train
-p(entailment) against p(neutral)+p(contradiction). Data: benchmarks/entailment_data.py.
+p(entailment) against p(neutral)+p(contradiction). Data: benchmarks/training/entailment_data.py.
 
     python benchmarks/training/entailment_train.py --pilot 300          # measure pairs/s, write nothing shipped
     nohup python benchmarks/training/entailment_train.py --epochs 2 > runs/entailment_train.out 2>&1 &

@@ -1,6 +1,6 @@
 """The shipped entailment adapter: its file is verified against entailment.json, a damaged, truncated or
 foreign file (or description) is refused with a ModelLoadError naming the file, and clear pairs get the
-expected label. Trained by benchmarks/entailment_train.py."""
+expected label. Trained by benchmarks/training/entailment_train.py."""
 
 from __future__ import annotations
 
