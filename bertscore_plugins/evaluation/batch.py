@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,9 +125,19 @@ def evaluate_batch(
     )
 
 
+#: the judges already said to be near chance: one run (its batches, chunks and pages) uses one judge object
+_SAID_NEAR_CHANCE: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
 def _say_the_judge_is_near_chance(judge: Any) -> None:
-    """Once per run (Python shows a warning once per place and text): the judge's verdicts are kept, but
-    a judge measured near chance does not decide the disagreement."""
+    """Once per run, that is per judge object (Python's own once-per-place rule does not hold: the core's
+    warning handling resets it): the judge's verdicts are kept, but it does not decide the disagreement."""
+    try:
+        if judge in _SAID_NEAR_CHANCE:
+            return
+        _SAID_NEAR_CHANCE.add(judge)
+    except TypeError:  # a judge that cannot be weakly referenced or hashed: said each batch
+        pass
     auc = getattr(judge, "measured_auc", None)
     measured = f" (development ROC-AUC {auc:.2f}, benchmarks/QUALITY.md section 9)" if auc is not None else ""
     warnings.warn(

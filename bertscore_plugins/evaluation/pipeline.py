@@ -189,6 +189,7 @@ class _Pass:
         retry = any(config.judge.name in self.run.failures[str(row.label)] for row in todo)
         self.say(
             f"Asking the judge about {len(todo)} rows"
+            + (" (fewer: the offline signals settle some)" if config.judge_rows == "unsettled" else "")
             + (" (those without a verdict; nothing else is computed again)" if retry else "")
             + " ..."
         )

@@ -167,11 +167,14 @@ class Handler(BaseHTTPRequestHandler):
         if raw_length is None:
             self._send(411, _error("a Content-Length header is required", "length_required"), close=True)
             return None
-        try:
-            length = int(raw_length)
-            if length < 0:
-                raise ValueError
-        except ValueError:
+        text = raw_length.strip()
+        # ASCII digits only (no sign, no "²"); thousands of digits are too large, not int()'s ValueError
+        length = (
+            (int(text) if len(text) <= 18 else MAX_BODY_BYTES + 1)
+            if text.isascii() and text.isdigit()
+            else -1
+        )
+        if length < 0:
             self._send(
                 400,
                 _error(f"Content-Length {raw_length[:40]!r} is not a size", "invalid_length"),

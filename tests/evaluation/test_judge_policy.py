@@ -57,9 +57,11 @@ def disagreement(frame: pd.DataFrame) -> dict:
 
 
 def test_a_judge_near_chance_keeps_its_verdict_but_the_offline_signal_decides_and_says_so_once():
+    judge = SaysFaithful(near_chance=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        frame = evaluate_rows(THURSDAY, judge=SaysFaithful(near_chance=True))
+        frame = evaluate_rows(THURSDAY, judge=judge)
+        evaluate_rows(THURSDAY, judge=judge)  # the same run's next batch: not said again
     assert frame["faithfulness_score"].iloc[0]["label"] == "faithful"  # the judge's verdict, kept
     cell = disagreement(frame)
     assert cell["label"] == "high_sim_unfaithful"

@@ -99,10 +99,15 @@ ROWS = [
         "context": "The lost property office is on the ground floor of the central station.",
         "output": "It is on the ground floor of the central station.",
         "reference": "The lost property office is on the ground floor of the central station.",
-        "expected": None,  # the judge answers HTTP 500: no faithfulness, no disagreement
+        # the judge answers HTTP 500: no faithfulness verdict, so the offline faithfulness decides the
+        # disagreement (supported, worded unlike its longer reference), the reason in its explanation
+        "expected": "low_sim_faithful",
     },
 ]
 DISAGREEING = {"wrong_day", "wrong_number", "bad_reference"}
+#: what the engine (span annotations, stored results) finds: the judge's failed row read offline too; an
+#: experiment's own evaluators have no offline signal, so there that row has no disagreement
+DISAGREEING_WITH_FALLBACK = DISAGREEING | {"judge_fails"}
 
 COMPARE_QUERY = """
 query ($base: ID!, $filter: String) {
@@ -204,9 +209,14 @@ def test_results_and_judge_paths(logged):
     assert "rejected_response_format" in modes  # json_schema refused with HTTP 400 ...
     assert modes.count("tool_calling") == len(ROWS) - 1  # ... so every answered row came by tool calling
     assert modes.count("failed") >= 1 and "json_schema" not in modes
+    fallback = logged.results["sim_faith_disagreement_score"][
+        next(s for s, k in key_of.items() if k == "judge_fails")
+    ]
+    assert fallback["metadata"]["faithfulness_signal"] == "offline_faithfulness"
+    assert "the judge gave no verdict (" in fallback["explanation"]
     # 6 similarity + 6 groundedness + 6 offline faithfulness (groundedness, lexical and fact check, computed for
-    # every row even with a judge) + 5 faithfulness + 5 disagreement (the failed row has none)
-    assert logged.written == 28
+    # every row even with a judge) + 5 faithfulness (the failed row has none) + 6 disagreement
+    assert logged.written == 29
 
 
 def test_annotations_read_back_with_kinds(logged):
@@ -241,9 +251,9 @@ def test_span_filter_returns_exactly_the_disagreeing_rows(logged):
         )
         return {logged.span_keys.get(span_id, span_id) for span_id in found.index}
 
-    assert keys(filters["disagreements"]) == DISAGREEING
+    assert keys(filters["disagreements"]) == DISAGREEING_WITH_FALLBACK
     assert keys(filters["high_sim_unfaithful"]) == {"wrong_day", "wrong_number"}
-    assert keys(filters["low_sim_faithful"]) == {"bad_reference"}
+    assert keys(filters["low_sim_faithful"]) == {"bad_reference", "judge_fails"}
     assert keys(filters["similar_but_unfaithful"]) == {"wrong_day", "wrong_number"}
     url = project_url(gateway.base_url_of(logged.client), project_id(logged.client, logged.project))
     assert re.fullmatch(r"http://127\.0\.0\.1:\d+/projects/[A-Za-z0-9=]+", url)
@@ -316,9 +326,9 @@ def test_stored_experiment_replays_scores_without_rescoring(logged):
         key_of_example[i]
         for i in _compare(gateway.base_url_of(logged.client), experiment["experiment_id"], condition)
     }
-    assert found == DISAGREEING
+    assert found == DISAGREEING_WITH_FALLBACK
     errors = sorted(run.name for run in experiment["evaluation_runs"] if run.error)
-    assert errors == ["faithfulness", "sim_faith_disagreement"]  # the row whose judge failed, only
+    assert errors == ["faithfulness"]  # the row whose judge failed, only: its disagreement was read offline
 
 
 def _listening(pids: set[int]) -> list[tuple[int, str]]:
