@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -48,7 +47,7 @@ from tests.support.door_rows import (
     empty_rows,
     outcome_rows,
 )
-from tests.support.projects import unique_project
+from tests.support.projects import unique_project, wait_for_roots
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -257,23 +256,6 @@ def log_rows(endpoint: str, project: str, rows: Sequence[DoorRow]) -> dict[str, 
         provider.force_flush()
         provider.shutdown()
     return spans
-
-
-def wait_for_roots(client: Any, project: str, count: int) -> None:
-    import httpx
-
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            found = client.spans.get_spans(project_identifier=project, parent_id="null", limit=count)
-        except httpx.HTTPStatusError as error:  # 404 until the server has made the project
-            if error.response.status_code != 404:
-                raise
-            found = []
-        if len(found) >= count:
-            return
-        assert time.monotonic() < deadline, f"{project!r}: fewer than {count} root spans after 90 s"
-        time.sleep(0.5)
 
 
 def recipe(doors: Doors) -> DoorAnswer:

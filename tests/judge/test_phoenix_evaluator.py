@@ -149,8 +149,7 @@ def test_the_local_judge_configured_never_decides_the_thursday_row_in_trace_eval
     from phoenix.otel import register
 
     from bertscore_plugins.cli.main import main
-    from tests.integrations.test_one_answer_on_every_door import wait_for_roots
-    from tests.support.projects import unique_project
+    from tests.support.projects import unique_project, wait_for_roots
 
     server = request.getfixturevalue("phoenix_server")
     project = unique_project("thursday")

@@ -124,7 +124,8 @@ def test_phoenix_evaluate_annotates_the_page_around_a_deep_span(phoenix_server, 
 
     from bertscore_plugins.evaluation.names import SIMILARITY
     from bertscore_plugins.integrations.phoenix import evaluate_project
-    from tests.integrations.phoenix.test_trace_evaluation import annotations_of, wait_for_roots
+    from tests.integrations.phoenix.test_trace_evaluation import annotations_of
+    from tests.support.projects import wait_for_roots
 
     project = f"deep-spans-{os.getpid()}"
     provider = register(

@@ -26,6 +26,7 @@ from bertscore_plugins.evaluation.names import (
     SIMILARITY,
 )
 from tests.support.clinic import WRONG, clinic_requests
+from tests.support.projects import wait_for_roots
 from tests.support.rag_app import RagStub, send
 
 pytestmark = pytest.mark.slow
@@ -44,7 +45,7 @@ def clinic(phoenix_server, tmp_path_factory):
             requests = clinic_requests(tag)
             sent = send(phoenix_server.otlp_http_endpoint, project, stub, requests)
             client = Client(base_url=phoenix_server.base_url)
-            _wait_for_roots(client, project, len(requests))
+            wait_for_roots(client, project, len(requests))
             by_key = {r.key: r for r in requests}
             return project, {span: by_key[key] for span, key in sent.items()}
 
@@ -54,23 +55,6 @@ def clinic(phoenix_server, tmp_path_factory):
             base_url=phoenix_server.base_url,
             folder=tmp_path_factory.mktemp("clinic"),
         )
-
-
-def _wait_for_roots(client: Client, project: str, expected: int) -> None:
-    import time
-
-    import httpx
-
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            roots = client.spans.get_spans(project_identifier=project, parent_id="null", limit=expected)
-        except httpx.HTTPStatusError:  # 404 until the server has made the project
-            roots = []
-        if len(roots) >= expected:
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"{project}: fewer than {expected} root spans after 90 s")
 
 
 def _annotations(client: Client, project: str, spans) -> list[dict]:

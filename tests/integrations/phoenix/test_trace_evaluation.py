@@ -35,7 +35,7 @@ from bertscore_plugins.evaluation.names import (
 )
 from bertscore_plugins.integrations.phoenix import disagreement_filters
 from tests.support.browser import rendered_dom
-from tests.support.projects import unique_project
+from tests.support.projects import unique_project, wait_for_roots
 from tests.support.rag_app import RagStub, Request, send
 
 pytestmark = pytest.mark.slow
@@ -114,22 +114,6 @@ def requests(batch: str, rounds: int, *, no_reference: int = 0, no_retrieval: in
             Request(f"{batch}-nodocs-{i}", f"{question} ({batch} nodocs {i})", (), answer, reference, None)
         )
     return out
-
-
-def wait_for_roots(client: Client, project: str, count: int) -> None:
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            found = client.spans.get_spans(project_identifier=project, parent_id="null", limit=count)
-        except httpx.HTTPStatusError as error:  # 404 until the server has made the project
-            if error.response.status_code != 404:
-                raise
-            found = []
-        if len(found) >= count:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{project!r}: fewer than {count} root spans after 90 s")
-        time.sleep(0.5)
 
 
 def annotations_of(client: Client, project: str, span_ids) -> list[dict]:
