@@ -340,6 +340,20 @@ def _check_writable(flag: str, path: str) -> None:
     os.unlink(probe)
 
 
+def make_output_folder(folder: Path, flag: str, when_a_file: str) -> None:
+    """``folder`` (with its parents) made if missing, before any work: ``UnwritableOutputError`` naming
+    ``flag`` when a file stands there (``when_a_file``: the message, saying what to do) or the folder cannot
+    be made (the system's reason)."""
+    if folder.exists() and not folder.is_dir():
+        raise UnwritableOutputError(when_a_file)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UnwritableOutputError(
+            f"{flag}: cannot make folder {folder} ({error.strerror or error})"
+        ) from None
+
+
 def write_output(path: str | Path, data: str | bytes) -> None:
     """Write a user-named output without destroying what the path points at.
 

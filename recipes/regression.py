@@ -39,9 +39,9 @@ from bertscore_plugins.cli.common import (
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.errors import BertScorePluginsError
 from bertscore_plugins.files import (
-    UnwritableOutputError,
     check_outputs,
     json_too_deep,
+    make_output_folder,
     read_text,
     write_output,
 )
@@ -120,14 +120,9 @@ def _report_paths(out: str) -> dict[str, Path]:
 def _check_out(args: argparse.Namespace) -> None:
     """Before any scoring: --out is (or becomes) a folder that takes both reports, neither an input."""
     folder = Path(args.out)
-    if folder.exists() and not folder.is_dir():
-        raise UnwritableOutputError(f"--out {folder} is a file; give a folder for regression.json and .md")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UnwritableOutputError(
-            f"--out: cannot make folder {folder} ({error.strerror or error})"
-        ) from None
+    make_output_folder(
+        folder, "--out", f"--out {folder} is a file; give a folder for regression.json and .md"
+    )
     check_outputs(
         _report_paths(args.out),
         {"--baseline": args.baseline, "--candidate": args.candidate, "--references": args.references},

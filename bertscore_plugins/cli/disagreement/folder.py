@@ -32,6 +32,7 @@ from bertscore_plugins.files import (
     MAX_JSON_DEPTH,
     check_outputs,
     json_too_deep,
+    make_output_folder,
     read_text,
     write_atomically,
 )
@@ -145,14 +146,7 @@ class OutputFolder:
         """Before any work: the folder (made if missing) takes every file, and none of them is one of
         ``inputs`` ({what: path}). Raises UnwritableOutputError or OutputPathError naming the file."""
         for folder in (self.path, self.report_dir):
-            if folder.exists() and not folder.is_dir():
-                raise UnwritableOutputError(f"--out: {folder} is a file, not a folder; {MOVE_IT}")
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise UnwritableOutputError(
-                    f"--out: cannot make folder {folder} ({error.strerror or error})"
-                ) from None
+            make_output_folder(folder, "--out", f"--out: {folder} is a file, not a folder; {MOVE_IT}")
         outputs = {
             "state file": self.state_path,
             "result store": self.store_path,
