@@ -63,6 +63,9 @@ class BatchRow:
     input: Any = None
     wants: frozenset[str] | None = None
     known: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: how warnings and errors name the row when ``label`` is an identity, not the user's count
+    #: (the recipe's store key "2#7963d1877101" is "data row 3" to the user)
+    named: str | None = None
 
 
 @dataclass
@@ -177,7 +180,8 @@ class _Batch:
         return self.cells[name][position] or self.rows[position].known.get(name)
 
     def label(self, position: int) -> str:
-        return row_number(self.rows[position].label, position)
+        row = self.rows[position]
+        return row.named or row_number(row.label, position)
 
     def similarity(self) -> None:
         config = self.config

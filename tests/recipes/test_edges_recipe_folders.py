@@ -387,3 +387,18 @@ def test_the_recipe_command_on_a_full_disk_exits_2_without_a_traceback(tmp_path,
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "results.sqlite" in done.stderr.strip().splitlines()[-1]
+
+
+def test_the_cores_warnings_name_the_data_row_as_the_user_counts_it_not_the_store_key(tmp_path, capsys):
+    from bertscore_plugins.cli.main import main
+
+    context = "The clinic opens at 8 am on weekdays."
+    rows = [
+        {"question": "When?", "context": context, "output": "It opens at 8 am.", "reference": context},
+        {"question": "When?", "context": context, "output": "", "reference": context},
+    ]
+    table = tmp_path / "answers.jsonl"
+    table.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert main(["disagreement", str(table), "--out", str(tmp_path / "run"), "--no-phoenix"]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "empty candidate" in line]
+    assert warned and all("candidate rows data row 2;" in line and "#" not in line for line in warned)

@@ -23,7 +23,13 @@ import pandas as pd
 from bertscore_plugins.cli.disagreement import printed
 from bertscore_plugins.cli.disagreement.exits import EXIT_JUDGE, EXIT_OK, EXIT_PHOENIX, HTML_NAME, PNG_NAME
 from bertscore_plugins.cli.disagreement.folder import OutputFolder, RunState, now
-from bertscore_plugins.cli.disagreement.rows import TEXT_COLUMNS, ColumnNames, normalise_rows, read_table
+from bertscore_plugins.cli.disagreement.rows import (
+    TEXT_COLUMNS,
+    ColumnNames,
+    normalise_rows,
+    read_table,
+    row_name,
+)
 from bertscore_plugins.evaluation.batch import BatchRow
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import score_column
@@ -137,11 +143,17 @@ def row_key(row: dict[str, Any]) -> str:
 
 
 def batch_rows(rows: pd.DataFrame, keys: list[str]) -> list[BatchRow]:
+    """The engine's rows: keyed by their store identity, named in warnings as the user counts them."""
     return [
         BatchRow(
-            key, output=row["output"], context=row["context"], reference=row["reference"], input=row["input"]
+            key,
+            output=row["output"],
+            context=row["context"],
+            reference=row["reference"],
+            input=row["input"],
+            named=row_name(position, None if row["row_id"] == str(position + 1) else row["row_id"]),
         )
-        for key, row in zip(keys, rows.to_dict(orient="records"), strict=True)
+        for position, key, row in zip(rows.index, keys, rows.to_dict(orient="records"), strict=True)
     ]
 
 
