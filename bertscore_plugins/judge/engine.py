@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-#: Gemma's turn markers (the GGUF is the base model and carries no chat template of its own)
-TURN = "<start_of_turn>{role}\n{content}<end_of_turn>\n"
-REPLY = "<start_of_turn>model\n"
-END_OF_TURN = "<end_of_turn>"
+#: Gemma's turn markers (the GGUF is the base model and carries no chat template of its own): control tokens
+#: of the template alone, never read out of a message's text (see GemmaEngine.tokens)
+START_OF_TURN, END_OF_TURN = "<start_of_turn>", "<end_of_turn>"
+TURN = START_OF_TURN + "{role}\n{content}" + END_OF_TURN + "\n"
+REPLY = START_OF_TURN + "model\n"
 #: the prompt is read in blocks of this many tokens at fixed positions (see GemmaEngine.next_logprobs)
 BLOCK = 128
 
@@ -37,13 +38,47 @@ def dequantised_dir(gguf_path: Path, sha256: str) -> Path:
     return gguf_path.parent / f"dequantised-{sha256[:16]}-transformers-{transformers.__version__}"
 
 
+def turn_role(role: str) -> str:
+    """Gemma's name for a chat role: ``model`` for the assistant, ``user`` for every other."""
+    return "model" if role == "assistant" else "user"
+
+
 def prompt_text(messages: Sequence[dict[str, str]]) -> str:
-    """The chat messages in Gemma's turn format, ending where the model's reply starts."""
-    turns = "".join(
-        TURN.format(role="model" if m["role"] == "assistant" else "user", content=m["content"])
-        for m in messages
-    )
+    """The chat messages in Gemma's turn format, ending where the model's reply starts: for reading and
+    logs; the engine builds the token ids turn by turn (:meth:`GemmaEngine.tokens`), not from this string."""
+    turns = "".join(TURN.format(role=turn_role(m["role"]), content=m["content"]) for m in messages)
     return turns + REPLY
+
+
+class Turns:
+    """Gemma's turn format as token ids, over a tokenizer: the template's markers are control tokens, every
+    message's text is text.
+
+    The prompt was once one string tokenised with special tokens parsed, so an answer that carried
+    ``<end_of_turn>`` and ``<start_of_turn>model`` closed the user's turn and wrote the model's verdict
+    itself (p(yes) of a wrong answer 0.646 -> 1.000). Here each message (its role line and content) is
+    tokenised with special tokens split, and the markers are added as ids. A message without markers gets
+    the same ids as the one string did: the tokenizer splits a string at its control tokens and reads each
+    piece on its own, as here."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.start_of_turn = _control_token(tokenizer, START_OF_TURN)
+        self.end_of_turn = _control_token(tokenizer, END_OF_TURN)
+        bos = tokenizer.bos_token_id
+        self.begin = [int(bos)] if isinstance(bos, int) and bos >= 0 else []
+
+    def tokens(self, messages: Sequence[dict[str, str]]) -> list[int]:
+        """The prompt's token ids (with the beginning-of-text token), ending where the model's reply starts."""
+        ids = list(self.begin)
+        for message in messages:
+            ids += [self.start_of_turn, *self.text(f"{turn_role(message['role'])}\n{message['content']}")]
+            ids += [self.end_of_turn, *self.text("\n")]
+        return [*ids, self.start_of_turn, *self.text("model\n")]
+
+    def text(self, text: str) -> list[int]:
+        """The token ids of ``text`` read as text: a control token's spelling inside it is its characters."""
+        return list(self.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"])
 
 
 class GemmaEngine:
@@ -63,31 +98,27 @@ class GemmaEngine:
         self.lock = threading.Lock()
         self.model, self.tokenizer = _load(Path(gguf_path), sha256)
         self.vocab_size = int(self.model.get_output_embeddings().weight.shape[0])
-        self.end_ids = {
-            int(i)
-            for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids(END_OF_TURN))
-            if isinstance(i, int) and i >= 0
-        }
+        self.turns = Turns(self.tokenizer)
+        self.end_ids = {self.turns.end_of_turn} | (
+            {int(self.tokenizer.eos_token_id)} if isinstance(self.tokenizer.eos_token_id, int) else set()
+        )
         self._tokens: list[int] = []
         self._cache: Any = None
 
     def tokens(self, messages: Sequence[dict[str, str]]) -> list[int]:
-        """The prompt's token ids (with the beginning-of-text token); no lock needed."""
-        return self.prompt_tokens(prompt_text(messages))
-
-    def prompt_tokens(self, text: str) -> list[int]:
-        """The token ids of a prompt already in the turn format (with the beginning-of-text token)."""
-        return list(self.tokenizer(text, add_special_tokens=True)["input_ids"])
+        """The prompt's token ids (:class:`Turns`); no lock needed."""
+        return self.turns.tokens(messages)
 
     def count(self, text: str) -> int:
-        """How many tokens ``text`` is (without special tokens)."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        """How many tokens ``text`` is, read as text."""
+        return len(self.turns.text(text))
 
     def piece(self, token: int) -> str:
         return str(self.tokenizer.decode([int(token)]))
 
     def encode_piece(self, text: str) -> list[int]:
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        """A label's or a stop string's token ids, read as text (a label spelt like a marker is that text)."""
+        return self.turns.text(text)
 
     def next_logprobs(self, tokens: Sequence[int]) -> Any:
         """log p(next token | ``tokens``) over the vocabulary (a float64 tensor); call under :attr:`lock`.
@@ -123,6 +154,14 @@ class GemmaEngine:
                 )
                 self._cache, self._tokens = out.past_key_values, tokens[: start + len(block)]
         return torch.log_softmax(out.logits[0, -1].double(), dim=-1)
+
+
+def _control_token(tokenizer: Any, spelling: str) -> int:
+    """The id of one of the template's control tokens; a tokenizer without it cannot serve the template."""
+    token = tokenizer.convert_tokens_to_ids(spelling)
+    if not isinstance(token, int) or token < 0 or token == tokenizer.unk_token_id:
+        raise ValueError(f"the judge's tokenizer has no {spelling} token: it cannot read Gemma's turn format")
+    return token
 
 
 def _load(gguf_path: Path, sha256: str) -> tuple[Any, Any]:
