@@ -382,8 +382,8 @@ def _delimited_table(text: str, shown: str, delimiter: str) -> Table:
         raise FileFormatError(shown, "has a quote that is never closed (EOF inside a quoted cell)", lines[-1])
     if header is None:
         return Table(shown, kind, (), (), ())
-    columns = tuple([row[k] for row in rows] for k in range(len(header)))
-    return Table(shown, kind, tuple(header), columns, tuple(lines))
+    columns: list[list[object]] = [[row[k] for row in rows] for k in range(len(header))]
+    return Table(shown, kind, tuple(header), tuple(columns), tuple(lines))
 
 
 def _unclosed_quote(text: str, delimiter: str) -> bool:

@@ -187,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     status = status_of(comparison.test.difference, comparison.test.p_value, args.alpha, args.tolerance)
     text = format_comparison(comparison, args.baseline, args.candidate, alpha=args.alpha, ids=ids)
     moved = comparison.to_dict()
-    for row in moved["moved"] if ids is not None else []:
-        row["id"] = ids[row["row"]]
+    if ids is not None:
+        for row in moved["moved"]:
+            row["id"] = ids[row["row"]]
     report = {
         "status": status,
         "verdict": comparison.verdict(args.alpha),

@@ -132,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
         options=ComparisonOptions(args.metric, args.method, args.resamples, confidence, args.seed, args.top),
     )
     report = comparison.to_dict()
-    for moved in report["moved"] if ids is not None else []:
-        moved["id"] = ids[moved["row"]]
+    if ids is not None:
+        for moved in report["moved"]:
+            moved["id"] = ids[moved["row"]]
     result = json.dumps(report, indent=2) + "\n"
     if args.format == "text":
         result = format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha, ids=ids) + "\n"

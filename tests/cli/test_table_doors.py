@@ -63,16 +63,16 @@ def _records(nested: bool = False, lists: bool = False) -> list[dict]:
     return records
 
 
-def write_case(folder: Path, case: str) -> tuple[Path, list[str], str, list, str]:
-    """(file, flags naming the columns, the candidates and references pandas reads from it, the references'
-    column): each case's file written as a user's tool writes it."""
+def write_case(folder: Path, case: str) -> tuple[Path, list[str], list, str]:
+    """(file, the candidates and references pandas reads from it, the references' column): each case's file
+    written as a user's tool writes it."""
     if case in ("csv", "csv.gz", "tsv"):
         path = folder / f"rows.{case}"
         text = ("\ufeff" if case != "tsv" else "") + _csv_text("\t" if case == "tsv" else ",")
         data = text.encode("utf-8")
         path.write_bytes(gzip.compress(data) if case.endswith(".gz") else data)
         frame = pd.read_csv(path, sep="\t" if case == "tsv" else ",", dtype=str, keep_default_na=False)
-        return path, [], list(frame["answer"]), list(frame["reference"]), "reference"
+        return path, list(frame["answer"]), list(frame["reference"]), "reference"
     if case in ("json", "jsonl", "jsonl.gz"):
         path = folder / f"rows.{case}"
         records = _records(nested=case == "json", lists=case.startswith("jsonl"))
@@ -80,13 +80,13 @@ def write_case(folder: Path, case: str) -> tuple[Path, list[str], str, list, str
         path.write_bytes(gzip.compress(text.encode()) if case.endswith(".gz") else text.encode())
         frame = pd.json_normalize(records)  # pandas' own meaning of a dotted name
         column = "meta.reference" if case == "json" else "reference"
-        return path, [], list(frame["answer"]), list(frame[column]), column
+        return path, list(frame["answer"]), list(frame[column]), column
     if case == "parquet":  # a pandas categorical column: dictionary-encoded in parquet
         path = folder / "rows.parquet"
         frame = pd.DataFrame({"id": IDS, "answer": pd.Categorical(ANSWERS), "reference": REFERENCES})
         frame.to_parquet(path)
         read = pd.read_parquet(path)
-        return path, [], [str(a) for a in read["answer"]], list(read["reference"]), "reference"
+        return path, [str(a) for a in read["answer"]], list(read["reference"]), "reference"
     raise AssertionError(case)
 
 
@@ -95,7 +95,7 @@ CASES = ["csv", "csv.gz", "tsv", "json", "jsonl", "jsonl.gz", "parquet"]
 
 @pytest.mark.parametrize("case", CASES)
 def test_score_gives_the_api_numbers_on_the_texts_pandas_reads_with_the_ids(tmp_path, capsys, case):
-    path, _, candidates, references, column = write_case(tmp_path, case)
+    path, candidates, references, column = write_case(tmp_path, case)
     flags = ["--candidates-column", "answer", "--references-column", column, "--format", "jsonl"]
     assert main(["score", "-c", str(path), "-r", str(path), *flags, "--summary", "/dev/null"]) == 0
     rows = rows_of(capsys.readouterr().out)
@@ -109,7 +109,7 @@ def test_score_gives_the_api_numbers_on_the_texts_pandas_reads_with_the_ids(tmp_
 def test_standard_input_is_read_by_the_format_flag_and_a_column_flag_without_it_is_refused(
     tmp_path, capsys, monkeypatch
 ):
-    path, _, candidates, references, _ = write_case(tmp_path, "csv")
+    path, candidates, references, _ = write_case(tmp_path, "csv")
     refs = tmp_path / "refs.txt"
     refs.write_text("".join(r.replace("\n", " ") + "\n" for r in references), encoding="utf-8")
 
@@ -158,7 +158,12 @@ def test_standard_input_is_read_by_the_format_flag_and_a_column_flag_without_it_
         # an id column that is not there
         ("answer\na\nb\n", "rows.csv", ["--id-column", "key"], "has no column 'key' (columns: answer)"),
         # a nested path that is not there
-        ('[{"answer": "a", "meta": {}}]', "rows.json", ["--column", "meta.gold"], "has no field 'meta.gold' in data row 1"),
+        (
+            '[{"answer": "a", "meta": {}}]',
+            "rows.json",
+            ["--column", "meta.gold"],
+            "has no field 'meta.gold' in data row 1",
+        ),
     ],
 )
 def test_a_column_flag_that_cannot_apply_is_refused_naming_it(tmp_path, capsys, content, name, flags, wanted):
@@ -174,7 +179,7 @@ def test_a_column_flag_that_cannot_apply_is_refused_naming_it(tmp_path, capsys, 
 def test_a_named_pipe_is_read_once_and_scores(tmp_path):
     """The file is opened once: a parquet table given through a named pipe scores (it hung when the path
     was read once to check it and opened again)."""
-    path, _, candidates, references, _ = write_case(tmp_path, "parquet")
+    path, candidates, references, _ = write_case(tmp_path, "parquet")
     pipe = tmp_path / "rows-pipe.parquet"
     os.mkfifo(pipe)
     data = path.read_bytes()
@@ -200,7 +205,7 @@ def test_a_named_pipe_is_read_once_and_scores(tmp_path):
 
 
 def test_score_to_a_csv_file_carries_the_ids_and_pandas_reads_the_api_float32_values_exactly(tmp_path):
-    path, _, candidates, references, _ = write_case(tmp_path, "csv")
+    path, candidates, references, _ = write_case(tmp_path, "csv")
     out = tmp_path / "out.csv"
     flags = ["--candidates-column", "answer", "--references-column", "reference", "--summary", "/dev/null"]
     assert main(["score", "-c", str(path), "-r", str(path), "--id-column", "id", "-o", str(out), *flags]) == 0
@@ -215,7 +220,7 @@ def test_score_to_a_csv_file_carries_the_ids_and_pandas_reads_the_api_float32_va
 
 
 def test_explain_reads_a_json_array_with_a_dotted_reference(tmp_path, capsys):
-    path, _, candidates, references, column = write_case(tmp_path, "json")
+    path, candidates, references, column = write_case(tmp_path, "json")
     flags = ["--candidates-column", "answer", "--references-column", column, "--format", "jsonl", "--explain"]
     assert main(["score", "-c", str(path), "-r", str(path), *flags, "--summary", "/dev/null"]) == 0
     rows = rows_of(capsys.readouterr().out)
@@ -227,7 +232,7 @@ def test_explain_reads_a_json_array_with_a_dotted_reference(tmp_path, capsys):
 def test_faithfulness_gives_the_api_numbers_with_the_ids(tmp_path, capsys, case):
     from bertscore_plugins.faithfulness import offline_faithfulness
 
-    path, _, candidates, _, _ = write_case(tmp_path, case)
+    path, candidates, _, _ = write_case(tmp_path, case)
     sources = tmp_path / "sources.jsonl"
     # a list of passages per row, as the API takes them
     sources.write_text(
@@ -245,7 +250,7 @@ def test_faithfulness_gives_the_api_numbers_with_the_ids(tmp_path, capsys, case)
 
 @pytest.mark.parametrize("case", ["csv", "json", "parquet"])
 def test_compare_reads_both_systems_from_tables_and_names_moved_rows_by_id(tmp_path, capsys, case):
-    path, _, candidates, references, column = write_case(tmp_path, case)
+    path, candidates, references, column = write_case(tmp_path, case)
     other = tmp_path / "other.jsonl"
     other.write_text("".join(json.dumps({"answer": r}) + "\n" for r in REFERENCES), encoding="utf-8")
     flags = ["--column", "answer", "--references-column", column, "--format", "json", "--top", "3"]
@@ -262,7 +267,7 @@ def test_compare_reads_both_systems_from_tables_and_names_moved_rows_by_id(tmp_p
 def test_the_regression_recipe_reads_a_table_column(tmp_path, capsys):
     from recipes import regression
 
-    path, _, candidates, references, _ = write_case(tmp_path, "tsv")
+    path = write_case(tmp_path, "tsv")[0]
     common = [
         "--references",
         str(path),
@@ -280,7 +285,7 @@ def test_the_regression_recipe_reads_a_table_column(tmp_path, capsys):
 def test_the_disagreement_recipe_reads_each_case_as_pandas_does(tmp_path, case):
     from bertscore_plugins.cli.disagreement.rows import read_table
 
-    path, _, candidates, references, column = write_case(tmp_path, case)
+    path, candidates, references, column = write_case(tmp_path, case)
     table = read_table(path, wanted={"answer": "--output-column", column: "--reference-column"})
     assert list(table["answer"]) == candidates
     assert [list(r) if isinstance(r, (list, np.ndarray)) else r for r in table[column]] == references
