@@ -377,7 +377,7 @@ def _delimited_table(text: str, shown: str, delimiter: str) -> Table:
             start = reader.line_num + 1
     except csv.Error as error:
         raise FileFormatError(shown, f"is not valid {kind.upper()} ({error})", reader.line_num) from None
-    if rows and _unclosed_quote(text, delimiter):
+    if rows and '"' in text and _unclosed_quote(text, delimiter):
         # the csv module takes an unclosed quote to the end of the file as one cell; pandas refuses it
         raise FileFormatError(shown, "has a quote that is never closed (EOF inside a quoted cell)", lines[-1])
     if header is None:
