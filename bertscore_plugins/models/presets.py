@@ -29,7 +29,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from bertscore_plugins.cache_home import cached  # the setting that moves the models, too
+from bertscore_plugins.cache_home import cached
 from bertscore_plugins.errors import ModelLoadError, PresetNotInstalledError
 from bertscore_plugins.models.preset_archive import (
     PinnedFile,
