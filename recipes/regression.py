@@ -32,10 +32,12 @@ from pathlib import Path
 from bertscore_plugins.analysis.stats import DEFAULT_SEED
 from bertscore_plugins.cli.common import (
     add_model_arguments,
+    column_of,
     config_from_args,
     read_aligned,
     references_by_row,
 )
+from bertscore_plugins.cli.conventions import add_columns
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.errors import BertScorePluginsError
 from bertscore_plugins.files import (
@@ -56,6 +58,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--references", required=True, action="append", help="references, one per line; repeat for several"
     )
+    add_columns(parser, ("references",))  # a column of a table, as every door reads one (tables.py)
     parser.add_argument("--cache-dir", default=".bertscore-cache", help="reference-embedding cache folder")
     parser.add_argument("--out", default=None, help="folder for regression.json and regression.md")
     parser.add_argument("--metric", choices=["f1", "precision", "recall"], default="f1")
@@ -138,9 +141,17 @@ def main(argv: list[str] | None = None) -> int:
     try:  # the CLI's reader: rows split on "\n" only, invalid UTF-8 named by file and line
         if args.out:
             _check_out(args)
-        baseline, (candidate, *columns) = read_aligned(
+        baseline, (candidate, *columns), ids = read_aligned(
             ("--baseline", args.baseline),
             [("--candidate", args.candidate), *(("--references", path) for path in args.references)],
+            {
+                "--baseline": column_of(args, "systems"),
+                "--candidate": column_of(args, "systems"),
+                "--references": column_of(args, "references"),
+            },
+            input_format=args.input_format,
+            id_column=args.id_column,
+            lists={"--references"},
         )
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -174,7 +185,11 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
     status = status_of(comparison.test.difference, comparison.test.p_value, args.alpha, args.tolerance)
-    text = format_comparison(comparison, args.baseline, args.candidate, alpha=args.alpha)
+    text = format_comparison(comparison, args.baseline, args.candidate, alpha=args.alpha, ids=ids)
+    moved = comparison.to_dict()
+    if ids is not None:
+        for row in moved["moved"]:
+            row["id"] = ids[row["row"]]
     report = {
         "status": status,
         "verdict": comparison.verdict(args.alpha),
@@ -186,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows": len(baseline),
         "reference_cache": {"folder": str(args.cache_dir), "hits": cache.hits, "misses": cache.misses},
         "signature": comparison.signature,
-        "comparison": comparison.to_dict(),
+        "comparison": moved,
     }
     print(f"{status.upper()}: {text}")
     if args.out:

@@ -250,9 +250,15 @@ def _moved_rows(
 
 
 def format_comparison(
-    comparison: SystemComparison, name_a: str = "A", name_b: str = "B", alpha: float = 0.05, width: int = 70
+    comparison: SystemComparison,
+    name_a: str = "A",
+    name_b: str = "B",
+    alpha: float = 0.05,
+    width: int = 70,
+    ids: Sequence[Any] | None = None,
 ) -> str:
-    """A plain-text report: per-system scores with intervals, the verdict, the rows that moved most."""
+    """A plain-text report: per-system scores with intervals, the verdict, the rows that moved most (each
+    with its id from `ids`, the rows' ids in order, when given)."""
     metric, d = comparison.metric, DECIMALS
     lines = []
     for label, name, intervals in (
@@ -272,7 +278,8 @@ def format_comparison(
         lines.append(f"rows that moved most ({metric}, B - A):")
         for row in comparison.moved:
             lines.append(
-                f"  row {row.row}: {row.change:+.{d}f}  (A {row.score_a:.{d}f} -> B {row.score_b:.{d}f})"
+                f"  row {row.row}{'' if ids is None else f' (id {ids[row.row]!r})'}: {row.change:+.{d}f}  "
+                f"(A {row.score_a:.{d}f} -> B {row.score_b:.{d}f})"
             )
             lines.append(f"    A:   {_clip(row.candidate_a, width)}")
             lines.append(f"    B:   {_clip(row.candidate_b, width)}")

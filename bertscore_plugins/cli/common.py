@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
+from typing import Any, NamedTuple
 
+from bertscore_plugins.cli.conventions import ID_FLAG
 from bertscore_plugins.core.score_config import UPSTREAM_NO_EFFECT, UPSTREAM_RENAMES, ScoreConfig
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.settings import add_flags, values_from_args
+from bertscore_plugins.tables import DEFAULT_ID_COLUMN, Table, plain_text_refusal
 
 #: the file name that means standard input (as in bert-score and most Unix tools)
 STDIN = "-"
@@ -73,23 +75,29 @@ def config_from_args(args: argparse.Namespace) -> ScoreConfig:
     return ScoreConfig(**values_from_args(args, ScoreConfig))
 
 
+def read_table(path: str, what: str = "input file", input_format: str | None = None) -> Table:
+    """The table in an input file (tables.read_table), read once; ``-`` is standard input, whose kind is
+    `input_format` (``--input-format``), else one text per line."""
+    from bertscore_plugins.tables import read_table as read
+
+    if path == STDIN:
+        return read(path, what, input_format=input_format, data=sys.stdin.buffer.read(), shown="<stdin>")
+    return read(path, what, input_format=input_format)
+
+
 def read_lines(
     path: str, what: str = "input file", column: str | None = None, option: str = "--column NAME"
 ) -> list[str]:
-    """One text per row of an input file (table_files.read_texts): one per line of a plain text file,
-    split on "\\n" (and "\\r\\n") only, the last newline optional, or one per row of a CSV, TSV, JSON
-    lines or parquet file's `column` (named by `option`; a multi-line cell stays in its row).
+    """One text per row of an input file: one per line of a plain text file, split on "\\n" (and
+    "\\r\\n") only, the last newline optional, or one per row of a table's `column` (tables.py).
 
     A form feed, \\x85 or U+2028 inside a line stays in that line's row: the row count is the line count
     whatever the text holds. Raises FileNotFoundError / IsADirectoryError / FileFormatError (invalid
     UTF-8, a row that cannot be read, naming the file and line), UsageError for a table (or JSON lines)
     whose column is not named.
     """
-    from bertscore_plugins.table_files import read_texts
-
-    if path == STDIN:  # "-": standard input, with the same rules as a plain text file
-        return read_texts(path, what, column, option=option, data=sys.stdin.buffer.read(), shown="<stdin>")
-    return read_texts(path, what, column, option=option)
+    table = read_table(path, what)
+    return table.texts(None if table.kind == "text" else column, what, option)
 
 
 def _shown(path: str) -> str:
@@ -97,8 +105,8 @@ def _shown(path: str) -> str:
 
 
 def column_of(args: argparse.Namespace, kind: str) -> tuple[str | None, str]:
-    """(column, the option that names it, as a refusal shows it) for one input kind (candidates, references, sources): its own
-    ``--KIND-column``, else the shared ``--column`` (conventions.add_columns)."""
+    """(column, the option that names it, as a refusal shows it) for one input kind (candidates, references,
+    sources): its own ``--KIND-column``, else the shared ``--column`` (conventions.add_columns)."""
     if not hasattr(args, f"{kind}_column"):  # a command with one column option for this input
         return getattr(args, "column", None), "--column NAME"
     own = getattr(args, f"{kind}_column")
@@ -107,9 +115,19 @@ def column_of(args: argparse.Namespace, kind: str) -> tuple[str | None, str]:
     return getattr(args, "column", None), f"--column NAME (or --{kind}-column NAME)"
 
 
-def read_inputs(args: argparse.Namespace, kinds: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+class Aligned(NamedTuple):
+    """Rows read from aligned input files: the first file's texts, each other file's cells (a text, or
+    a list of texts where the flag takes several), and the first file's row ids (None: no id column)."""
+
+    first: list[str]
+    others: list[list[Any]]
+    ids: list[Any] | None
+
+
+def read_inputs(args: argparse.Namespace, kinds: Sequence[str], lists: Sequence[str] = ()) -> Aligned:
     """`read_aligned` over the input flags of `kinds` (conventions.INPUTS: candidates, references,
-    sources), their paths in ``args`` (a list for several -r files), each with its column (`column_of`)."""
+    sources), their paths in ``args`` (a list for several -r files), each with its column (`column_of`);
+    a cell of the kinds in `lists` may be a list of texts (a row's references or passages)."""
     from bertscore_plugins.cli.conventions import INPUTS
 
     inputs = []
@@ -118,27 +136,51 @@ def read_inputs(args: argparse.Namespace, kinds: Sequence[str]) -> tuple[list[st
         paths = getattr(args, kind)
         inputs += [(f"{short}/{long}", path) for path in ([paths] if isinstance(paths, str) else paths)]
     columns = {f"{INPUTS[kind][0]}/{INPUTS[kind][1]}": column_of(args, kind) for kind in kinds}
-    return read_aligned(inputs[0], inputs[1:], columns)
+    return read_aligned(
+        inputs[0],
+        inputs[1:],
+        columns,
+        input_format=getattr(args, "input_format", None),
+        id_column=getattr(args, "id_column", None),
+        lists={f"{INPUTS[kind][0]}/{INPUTS[kind][1]}" for kind in lists},
+    )
 
 
 def read_aligned(
     first: tuple[str, str],
     others: list[tuple[str, str]],
     columns: dict[str, tuple[str | None, str]] | None = None,
-) -> tuple[list[str], list[list[str]]]:
-    """Rows of `first` (flag, path) and of each of `others`, which must have as many rows.
+    *,
+    input_format: str | None = None,
+    id_column: str | None = None,
+    lists: Collection[str] = (),
+) -> Aligned:
+    """Rows of `first` (flag, path) and of each of `others`, which must have as many rows. Each file is
+    read once, however many flags name it (a pipe can be read only once).
 
-    ``columns``: per flag, (column, option) as `column_of` gives them, for tables.
-    Raises InputError naming both files and their row counts when they differ, InputError naming
-    `first` when it has no rows.
+    ``columns``: per flag, (column, option) as `column_of` gives them, for tables. ``id_column``: the
+    first file's column of row ids (``--id-column``); by default its ``id`` column when it has one.
+    Raises UsageError for a column flag that cannot apply (a file read as plain text; the message names
+    the flag and ``--input-format``), InputError naming both files and their row counts when they differ,
+    InputError naming `first` when it has no rows.
     """
-    from bertscore_plugins.table_files import table_kind
-
     columns = columns or {}
+    tables: dict[str, Table] = {}
+    for flag, path in [first, *others]:
+        if path not in tables:
+            tables[path] = read_table(path, f"{flag} file", input_format)
+    named = [flag for flag, path in [first, *others] if tables[path].kind != "text"]
 
-    def read(flag: str, path: str) -> list[str]:
+    def read(flag: str, path: str) -> list[Any]:
+        table, what = tables[path], f"{flag} file"
         column, option = columns.get(flag, (None, "--column NAME"))
-        return read_lines(path, f"{flag} file", column, option)
+        # a column flag of this input alone, or the shared --column where no input is a table, cannot apply
+        if table.kind == "text" and column is not None and (not option.startswith("--column") or not named):
+            raise plain_text_refusal(table, what, option)
+        column = None if table.kind == "text" else column
+        return (
+            table.texts_or_lists(column, what, option) if flag in lists else table.texts(column, what, option)
+        )
 
     rows = read(*first)
     if not rows:  # the core would refuse "no rows" without knowing which file was empty
@@ -146,12 +188,37 @@ def read_aligned(
     texts = [read(flag, path) for flag, path in others]
     for (_, path), column in zip(others, texts, strict=True):
         if len(column) != len(rows):
-            tables = table_kind(path) != "text" or table_kind(first[1]) != "text"
-            unit = "rows" if tables else "lines"
-            raise InputError(f"{path} has {len(column)} {unit} but {first[1]} has {len(rows)}")
-    return rows, texts
+            tables_given = tables[path].kind != "text" or tables[first[1]].kind != "text"
+            unit = "rows" if tables_given else "lines"
+            raise InputError(
+                f"{_shown(path)} has {len(column)} {unit} but {_shown(first[1])} has {len(rows)}"
+            )
+    return Aligned(rows, texts, row_ids(tables[first[1]], f"{first[0]} file", id_column))
 
 
-def references_by_row(columns: list[list[str]]) -> list[str] | list[list[str]]:
-    """One reference file: its lines; several (-r a b): each row's references as a list, in file order."""
-    return [list(group) for group in zip(*columns, strict=True)] if len(columns) > 1 else columns[0]
+def row_ids(table: Table, what: str, id_column: str | None) -> list[Any] | None:
+    """The ids of `table`'s rows: its `id_column` (``--id-column``, refused naming the flag where it cannot
+    apply), else its ``id`` column when it has exactly one, else None (rows are known by number)."""
+    from bertscore_plugins.tables import MISSING
+
+    option = f"{ID_FLAG} NAME"
+    if table.kind == "text":
+        if id_column is not None:
+            raise plain_text_refusal(table, what, option)
+        return None
+    if id_column is None:
+        if table.names.count(DEFAULT_ID_COLUMN) != 1:
+            return None
+        id_column = DEFAULT_ID_COLUMN
+    return [None if value is MISSING else value for value in table.column(id_column, what, option)]
+
+
+def references_by_row(columns: list[list[Any]]) -> list[str] | list[list[str]]:
+    """One reference file of texts: its rows; several (-r a b), or a column of lists: each row's
+    references as a list, in file order (a list cell adds all of its texts)."""
+    if len(columns) == 1 and all(isinstance(cell, str) for cell in columns[0]):
+        return columns[0]
+    return [
+        [text for cell in group for text in ([cell] if isinstance(cell, str) else cell)]
+        for group in zip(*columns, strict=True)
+    ]

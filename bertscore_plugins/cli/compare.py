@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         {"-a/--system-a": args.system_a, "-b/--system-b": args.system_b, "-r/--references": args.references},
     )
     confidence = 1.0 - args.alpha if args.confidence is None else args.confidence
-    system_a, (system_b, *columns) = read_aligned(
+    system_a, (system_b, *columns), ids = read_aligned(
         ("-a/--system-a", args.system_a),
         [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
         {
@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
             "-b/--system-b": column_of(args, "systems"),
             "-r/--references": column_of(args, "references"),
         },
+        input_format=args.input_format,
+        id_column=args.id_column,
+        lists={"-r/--references"},
     )
     references = references_by_row(columns)
     # a scorer of its own (the loaded model is still shared), so the cache does not outlive this command;
@@ -128,8 +131,12 @@ def run(args: argparse.Namespace) -> int:
         scorer=scorer,
         options=ComparisonOptions(args.metric, args.method, args.resamples, confidence, args.seed, args.top),
     )
-    result = json.dumps(comparison.to_dict(), indent=2) + "\n"
+    report = comparison.to_dict()
+    if ids is not None:
+        for moved in report["moved"]:
+            moved["id"] = ids[moved["row"]]
+    result = json.dumps(report, indent=2) + "\n"
     if args.format == "text":
-        result = format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha) + "\n"
+        result = format_comparison(comparison, args.system_a, args.system_b, alpha=args.alpha, ids=ids) + "\n"
     write_result(result, args.output, None, None)
     return 0

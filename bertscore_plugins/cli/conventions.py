@@ -2,9 +2,12 @@
 
 - ``-o/--output FILE`` is always where the command's result goes; ``-`` (the default) is stdout.
 - Inputs are ``-c/--candidates``, ``-r/--references``, ``-s/--sources``; ``-`` is stdin. Each is one text
-  per line, or one column of a CSV, TSV, JSON lines or parquet file (by its suffix), named with
-  ``--column NAME`` (every table input) or ``--candidates-column`` / ``--references-column`` /
-  ``--sources-column`` (one input); a table of one column needs no name (table_files.py).
+  per line, or one column of a CSV, TSV, JSON lines, JSON or parquet file (by its suffix, ``.gz`` looked
+  through; ``--input-format`` for stdin or a name that says nothing), named with ``--column NAME`` (every
+  table input) or ``--candidates-column`` / ``--references-column`` / ``--sources-column`` (one input); a
+  table of one column needs no name; ``meta.reference`` reaches into nested records (tables.py).
+- ``--id-column NAME`` (default: the first input's ``id`` column, when it has one) is carried into every
+  per-row result as ``id``.
 - ``--format`` picks the result's form: ``tsv`` (a header line, then one row a line), ``csv``, ``jsonl``
   (one JSON object a row) or ``json`` (one JSON object holding the summary and the rows).
 - ``--summary FILE`` writes the JSON summary there; ``--summary -`` to stdout; by default it goes to stderr
@@ -27,11 +30,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bertscore_plugins.errors import UsageError
+from bertscore_plugins.tables import DEFAULT_ID_COLUMN, FORMAT_FLAG, FORMATS
 
 #: the name that means standard input or output
 STREAM = "-"
 #: the forms of a per-row result
 ROW_FORMATS = ("tsv", "csv", "jsonl", "json")
+#: the flag naming the column of row ids, carried into the per-row result as ``id``
+ID_FLAG = "--id-column"
 #: spellings of the input flags, and what each holds
 INPUTS = {
     "candidates": ("-c", "--candidates", "one text to score per line"),
@@ -109,8 +115,25 @@ def add_columns(parser: argparse.ArgumentParser, kinds: Sequence[str]) -> None:
         default=None,
         action=StoreOnce,
         metavar="NAME",
-        help="the column holding the texts in CSV, TSV, JSON lines and parquet inputs (by the file's "
-        "suffix: .csv .tsv .jsonl .parquet); plain text files stay one text per line",
+        help="the column holding the texts in CSV, TSV, JSON lines, JSON and parquet inputs (by the file's "
+        "suffix: .csv .tsv .jsonl .json .parquet, also .gz; a.b reaches into nested records); plain text "
+        "files stay one text per line",
+    )
+    parser.add_argument(
+        FORMAT_FLAG,
+        choices=FORMATS,
+        default=None,
+        action=StoreOnce,
+        help="what standard input (or a file whose name has none of those suffixes) holds "
+        "(default: text, one per line)",
+    )
+    parser.add_argument(
+        ID_FLAG,
+        default=None,
+        action=StoreOnce,
+        metavar="NAME",
+        help=f"the column of the first input that names its rows, carried into the result as id "
+        f"(default: {DEFAULT_ID_COLUMN!r} when that column exists)",
     )
     for kind in kinds:
         parser.add_argument(
@@ -138,10 +161,12 @@ def add_output(
     parser.add_argument(
         "--format",
         choices=tuple(formats),
-        default=default_format,
+        default=None,
         action=StoreOnce,
-        help=f"form of the {what} (default {default_format})",
+        help=f"form of the {what} (default: the -o file's suffix when it is one of these, else "
+        f"{default_format})",
     )
+    parser.set_defaults(_output_format=(default_format, tuple(formats)))
     if summary:
         parser.add_argument(
             "--summary",
@@ -151,12 +176,35 @@ def add_output(
         )
 
 
+def with_ids(records: list[dict[str, Any]], columns: Sequence[str], ids: Sequence[Any] | None) -> list[str]:
+    """Each record given its row's id (``--id-column``) as ``id``, after ``row``; the columns to write.
+    No ids (no id column): the records and columns as they are."""
+    if ids is None:
+        return list(columns)
+    for record, row_id in zip(records, ids, strict=True):
+        record["id"] = row_id
+    at = list(columns).index("row") + 1 if "row" in columns else 0
+    return [*columns[:at], "id", *columns[at:]]
+
+
+def settle_output_format(args: argparse.Namespace) -> None:
+    """``--format`` when given, else the ``-o`` file's suffix when it names a form (``-o out.csv`` writes
+    CSV: a TSV under a .csv name would read back as one column), else the command's default."""
+    spec = getattr(args, "_output_format", None)
+    if spec is None or getattr(args, "format", None) is not None:
+        return
+    default, formats = spec
+    output = getattr(args, "output", STREAM) or STREAM
+    suffix = "" if output == STREAM else output.rsplit(".", 1)[-1].lower() if "." in output else ""
+    args.format = suffix if suffix in formats else default
+
+
 def render_rows(
     records: list[dict[str, Any]], columns: Sequence[str], form: str, summary: dict[str, Any] | None = None
 ) -> str:
     """`records` (dicts with at least `columns`) as text in `form` (one of ROW_FORMATS).
 
-    tsv and csv have a header line and floats with 6 decimals, lists joined by "; " (tabs and line breaks
+    tsv and csv have a header line and floats that read back exactly (`exact_float`), lists joined by "; " (tabs and line breaks
     inside a cell become spaces in tsv, csv quotes them); jsonl is one object a line with every key;
     json is one object: the summary's fields and "rows" (the summary's row count is their length).
     """
@@ -179,10 +227,23 @@ def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.6f}"
+        return exact_float(value)
     if isinstance(value, (list, tuple)):
         return "; ".join(str(item) for item in value)
     return str(value)
+
+
+def exact_float(value: float) -> str:
+    """`value` as the shortest text that reads back as the same number: a score computed in float32 as
+    its float32's shortest form (9 significant digits at most: 0.91234565, where repr of the float64 is
+    0.9123456478118896), anything else as ``repr``. ``pd.read_csv(...).astype("float32")`` gives the
+    API's float32 values exactly (6 decimals were up to 5e-7 off)."""
+    import numpy as np
+
+    single = np.float32(value)
+    if np.isfinite(single) and float(single) == value:
+        return np.format_float_positional(single, unique=True, trim="0")
+    return repr(value)
 
 
 def write_result(text: str, output: str, summary: dict[str, Any] | None, summary_to: str | None) -> None:

@@ -21,6 +21,7 @@ from bertscore_plugins.cli.conventions import (
     add_input,
     add_output,
     render_rows,
+    with_ids,
     write_result,
 )
 from bertscore_plugins.files import check_outputs
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-s/--sources": args.sources},
     )
-    outputs, (sources,) = read_inputs(args, ("candidates", "sources"))
+    outputs, (sources,), ids = read_inputs(args, ("candidates", "sources"), lists=("sources",))
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)
@@ -122,5 +123,6 @@ def run(args: argparse.Namespace) -> int:
         "threshold": threshold,
         "signature": f"{scorer.signature} {offline_signature()}",
     }
-    write_result(render_rows(records, COLUMNS, args.format, summary), args.output, summary, args.summary)
+    columns = with_ids(records, COLUMNS, ids)
+    write_result(render_rows(records, columns, args.format, summary), args.output, summary, args.summary)
     return 0

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
     serve.add_argument(
         "--workdir",
         default=None,
-        help="pid file and log (default: judge-server in ~/.cache/bertscore-plugins)",
+        help="pid file and log (default: judge-server in the cache home, ~/.cache/bertscore-plugins)",
     )
     serve.add_argument("--threads", type=int, default=None, help="CPU threads (default: every core)")
     serve.add_argument(
@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     stop.add_argument(
         "--workdir",
         default=None,
-        help="where its pid file is (default: judge-server in ~/.cache/bertscore-plugins)",
+        help="where its pid file is (default: judge-server in the cache home, ~/.cache/bertscore-plugins)",
     )
     parser.set_defaults(func=run)
     serve.set_defaults(func=run)

@@ -43,10 +43,13 @@ class _Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def parse_args(self, args=None, namespace=None):
+        from bertscore_plugins.cli.conventions import settle_output_format
+
         parsed, unknown = self.parse_known_args(args, namespace)
         if unknown:
             command = _chosen_command(self, parsed)
             command.error(_unrecognized(command, unknown))
+        settle_output_format(parsed)
         return parsed
 
     def error(self, message: str) -> NoReturn:

@@ -16,6 +16,7 @@ from bertscore_plugins.cli.conventions import (
     add_input,
     add_output,
     render_rows,
+    with_ids,
     write_result,
 )
 from bertscore_plugins.errors import UsageError
@@ -65,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
         {"-o/--output": args.output, "--summary": args.summary},
         {"-c/--candidates": args.candidates, "-r/--references": args.references},
     )
-    candidates, reference_columns = read_inputs(args, ("candidates", "references"))
+    candidates, reference_columns, ids = read_inputs(
+        args, ("candidates", "references"), lists=("references",)
+    )
     references = references_by_row(reference_columns)
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
@@ -84,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         }
         for row in range(len(scores))
     ]
+    columns = with_ids(records, columns, ids)
     summary = {
         "rows": len(scores),
         **scores.means(),

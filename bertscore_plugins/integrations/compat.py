@@ -44,6 +44,19 @@ class UpstreamModelWarning(BertScorePluginsWarning):
 Triple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
 
+def warn_packaged_model(where: str, stacklevel: int = 2) -> None:
+    """`UpstreamModelWarning` from `where` (a drop-in for upstream's API: this module, the evaluate metric),
+    for a call that asked for English by `lang` and named no model. `stacklevel`: as warnings.warn's, from
+    the caller of this function."""
+    warnings.warn(
+        f"{where}: lang='en' scores with the packaged all-MiniLM-L6-v2 (layer 4), not "
+        "bert_score's roberta-large (layer 17): numbers differ from upstream's. Pass "
+        "model_type='roberta-large' (or a local folder of it) for upstream's numbers",
+        UpstreamModelWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def _config(
     model_type: str | None,
     num_layers: int | None,
@@ -56,13 +69,7 @@ def _config(
 ) -> ScoreConfig:
     settings: dict[str, Any] = {"rescale": bool(rescale_with_baseline), "idf": idf_from_upstream(idf)}
     if model_type is None and (lang or "en").lower() == "en":
-        warnings.warn(
-            "bertscore_plugins.integrations.compat: lang='en' scores with the packaged all-MiniLM-L6-v2 (layer 4), not "
-            "bert_score's roberta-large (layer 17): numbers differ from upstream's. Pass "
-            "model_type='roberta-large' (or a local folder of it) for upstream's numbers",
-            UpstreamModelWarning,
-            stacklevel=3,
-        )
+        warn_packaged_model("bertscore_plugins.integrations.compat", stacklevel=4)
     if model_type is not None:
         settings["model"] = model_type
     if num_layers is not None:

@@ -32,6 +32,7 @@ from bertscore_plugins.core.score_config import ScoreConfig, split_call_options
 from bertscore_plugins.core.scorer import get_scorer
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.inputs import check_pairs
+from bertscore_plugins.integrations.compat import warn_packaged_model
 
 # Constructor arguments that `evaluate.load` / `EvaluationModule.__init__` own (not scoring settings).
 EVALUATE_ARGUMENTS = (
@@ -141,6 +142,7 @@ class BERTScorePlugins(evaluate.Metric):
         settings = {name: kwargs.pop(name) for name in list(kwargs) if name not in EVALUATE_ARGUMENTS}
         self.per_row = bool(settings.pop("per_row", True))
         settings, self.options = split_call_options(settings, CALL_OPTIONS)
+        self.given = dict(settings)  # what the user named at load time (lang=, model_type=, ...)
         self.config = ScoreConfig().with_arguments(settings, "evaluate.load / BERTScorePlugins")
         super().__init__(config_name=config_name, **kwargs)
 
@@ -179,6 +181,14 @@ class BERTScorePlugins(evaluate.Metric):
         overrides, options = split_call_options(overrides, CALL_OPTIONS)
         options = {**self.options, **options}
         config = self.config.with_arguments(overrides, "compute()")
+        given = {**self.given, **overrides}
+        if (
+            "lang" in given
+            and not {"model", "model_type"} & given.keys()
+            and (given["lang"] or "en").lower() == "en"
+        ):
+            # upstream's evaluate module scores lang="en" with roberta-large: say so, as the drop-in does
+            warn_packaged_model("bertscore_plugins.integrations.hf_evaluate", stacklevel=4)
         progress = options.get("progress")
         if progress is None and options.get("verbose"):
             progress = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from bertscore_plugins.cache_home import cached
 from bertscore_plugins.errors import JudgeServerError
 
 #: what the local server calls its model (the name BERTSCORE_JUDGE_MODEL carries)
@@ -32,13 +33,9 @@ def near_chance(measured_auc: float | None) -> bool:
 
 
 def model_dir() -> Path:
-    """``$BERTSCORE_JUDGE_MODEL_DIR``, else ``~/.cache/bertscore_plugins/judge``."""
+    """``$BERTSCORE_JUDGE_MODEL_DIR``, else ``judge`` in the cache home (cache_home.py)."""
     configured = os.environ.get(MODEL_DIR_ENV, "").strip()
-    return (
-        Path(configured).expanduser()
-        if configured
-        else Path.home() / ".cache" / "bertscore_plugins" / "judge"
-    )
+    return Path(configured).expanduser() if configured else cached("judge")
 
 
 def local_model() -> tuple[Path, str]:

@@ -35,11 +35,11 @@ from typing import TextIO
 
 from typing_extensions import Self
 
+from bertscore_plugins.cache_home import cache_home
 from bertscore_plugins.errors import ArgumentError, JudgeServerError
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
 from bertscore_plugins.tools.phoenix_ports import free_port, is_loopback_host, port_in_use, url_host
-from bertscore_plugins.tools.phoenix_venv import user_cache
 from bertscore_plugins.tools.server_process import pid_alive, stop_child
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def default_workdir() -> Path:
     """Where the pid file and log go: ``$BERTSCORE_JUDGE_WORKDIR``, else ``judge-server`` in the user's cache
     (never the package or its checkout), so ``judge stop`` finds the server from any folder."""
     configured = os.environ.get(WORKDIR_ENV, "").strip()
-    return Path(configured).expanduser() if configured else user_cache() / "judge-server"
+    return Path(configured).expanduser() if configured else cache_home() / "judge-server"
 
 
 def process_start(pid: int) -> str | None:

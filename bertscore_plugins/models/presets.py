@@ -29,6 +29,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from bertscore_plugins.cache_home import cached
 from bertscore_plugins.errors import ModelLoadError, PresetNotInstalledError
 from bertscore_plugins.models.preset_archive import (
     PinnedFile,
@@ -62,8 +63,6 @@ _PRESET_FILES = {"quality": "mpnet", "mpnet": "mpnet"}
 #: the names `ScoreConfig(model=...)` accepts for presets
 PRESET_NAMES: tuple[str, ...] = tuple(_PRESET_FILES)
 
-#: where the cache lives: $BERTSCORE_PLUGINS_CACHE/models, else ~/.cache/bertscore_plugins/models
-CACHE_ENV = "BERTSCORE_PLUGINS_CACHE"
 #: a folder holding the part files (by their file names) instead of the installed packages; for tests
 PARTS_DIR_ENV = "BERTSCORE_PLUGINS_PARTS_DIR"
 
@@ -102,11 +101,8 @@ def load_spec(name: str) -> PresetSpec:
 
 
 def models_cache_dir() -> Path:
-    """The folder that holds assembled preset models."""
-    root = os.environ.get(CACHE_ENV)
-    if root:
-        return Path(root).expanduser() / "models"
-    return Path("~/.cache/bertscore_plugins/models").expanduser()
+    """The folder that holds assembled preset models: ``models`` in the cache home (cache_home.py)."""
+    return cached("models")
 
 
 def find_parts(spec: PresetSpec, parts_dir: Path | None = None) -> list[Path]:

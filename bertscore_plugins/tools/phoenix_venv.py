@@ -3,7 +3,7 @@
 The server (``arize-phoenix``, ELv2) is not a library dependency: importing it takes 13-21 s and writes
 to ``$HOME``. So it lives in its own virtual environment, created on first use with a pinned version;
 :mod:`.phoenix_server` runs it from there as a child process. Where: ``$BERTSCORE_PHOENIX_VENV``, else
-``phoenix-venv`` in this package's folder of the user's cache (``$XDG_CACHE_HOME/bertscore-plugins``,
+``phoenix-venv`` in this package's cache home (cache_home.py: ``$XDG_CACHE_HOME/bertscore-plugins``,
 by default ``~/.cache/bertscore-plugins``): never inside the installed package or the checkout it was
 installed from, whatever folder the command runs in. A relative path is the caller's folder's.
 (``make`` points ``$BERTSCORE_PHOENIX_VENV`` at the checkout's ``.phoenix-venv``, as the test suite does.)
@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from bertscore_plugins.cache_home import cache_home
 from bertscore_plugins.errors import PhoenixServerError
 
 logger = logging.getLogger(__name__)
@@ -27,23 +28,10 @@ PHOENIX_VERSION = "20.26.1"
 VENV_ENV_VAR = "BERTSCORE_PHOENIX_VENV"
 
 
-#: this package's folder in the user's cache
-CACHE_NAME = "bertscore-plugins"
-
-
 def project_root() -> Path:
     # In a source checkout the repository root holds pyproject.toml; an installed package uses the cwd.
     candidate = Path(__file__).resolve().parents[2]
     return candidate if (candidate / "pyproject.toml").exists() else Path.cwd()
-
-
-def user_cache() -> Path:
-    """This package's folder in the user's cache: ``$XDG_CACHE_HOME/bertscore-plugins``, else
-    ``~/.cache/bertscore-plugins`` (an absolute path; a relative ``$XDG_CACHE_HOME`` is ignored, as the
-    XDG specification says)."""
-    configured = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(configured) if configured and Path(configured).is_absolute() else Path.home() / ".cache"
-    return base / CACHE_NAME
 
 
 def absolute(path: str | Path) -> Path:
@@ -53,9 +41,9 @@ def absolute(path: str | Path) -> Path:
 
 
 def default_venv() -> Path:
-    """``$BERTSCORE_PHOENIX_VENV``, else ``phoenix-venv`` in the user's cache (:func:`user_cache`)."""
+    """``$BERTSCORE_PHOENIX_VENV``, else ``phoenix-venv`` in the cache home (cache_home.py)."""
     configured = os.environ.get(VENV_ENV_VAR, "").strip()
-    return absolute(configured) if configured else user_cache() / "phoenix-venv"
+    return absolute(configured) if configured else cache_home() / "phoenix-venv"
 
 
 def venv_python(venv: Path) -> Path:

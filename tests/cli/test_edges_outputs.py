@@ -61,7 +61,9 @@ def test_a_fifo_gets_the_rows_in_place(files, tmp_path, capsys):
     reader.join(timeout=60)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     rows = _rows(received[0].decode())
-    assert [row[0] for row in rows] == ["0", "1"] and rows[0][3] == "1.000000"
+    assert [row[0] for row in rows] == ["0", "1"] and float(rows[0][3]) == pytest.approx(
+        1.0, abs=1e-6
+    )  # the float32 exactly
 
 
 def test_a_symlink_is_written_through_to_its_target(files, tmp_path, capsys):

@@ -14,7 +14,7 @@ import pytest
 
 from bertscore_plugins.cli.main import main
 from bertscore_plugins.errors import FileFormatError
-from bertscore_plugins.table_files import read_texts
+from bertscore_plugins.tables import read_texts
 
 ANSWERS = ["The cat sat on the mat.", "Paris is the capital of France.", "He left on Thursday."]
 REFERENCES = [
@@ -127,7 +127,7 @@ def test_a_bad_row_is_refused_naming_the_file_and_line(tmp_path, name, content, 
 def test_a_missing_parquet_cell_names_the_row(tmp_path):
     path = tmp_path / "rows.parquet"
     pq.write_table(pa.table({"output": ["a", None]}), path)
-    with pytest.raises(FileFormatError, match=r"rows.parquet: output is missing \(null\) in row 1 \(counted"):
+    with pytest.raises(FileFormatError, match=r"rows.parquet: output is missing \(null\) in data row 2$"):
         read_texts(path, "-c/--candidates file", "output")
 
 

@@ -56,3 +56,10 @@ def test_every_link_resolves_and_every_documentation_page_is_linked():
     assert [t for t in local if not (REPO / t).exists()] == []
     pages = {f"docs/{p.name}" for p in (REPO / "docs").glob("*.md") if p.name != "index.md"}
     assert pages <= set(local), sorted(pages - set(local))
+
+
+def test_the_readme_installs_the_torch_the_makefile_installs():
+    """One install story: the README's torch line is the Makefile's (the version the tests run on)."""
+    makefile = re.findall(r"pip install -q (torch\S*)", (REPO / "Makefile").read_text(encoding="utf-8"))
+    readme = re.findall(r"^pip install (torch\S*)", README.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    assert makefile == ["torch==2.13.0"] and readme == makefile

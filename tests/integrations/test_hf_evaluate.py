@@ -268,3 +268,26 @@ def test_output_types():
     assert all(isinstance(value, float) for value in result["f1"])
     assert isinstance(result["f1_mean"], float)
     assert all(-1.0 <= value <= 1.0 for value in result["precision"] + result["recall"] + result["f1"])
+
+
+def test_lang_en_says_it_is_not_roberta_large_as_the_drop_in_does():
+    """compute(lang="en") (or load(..., lang="en")) without a model scores with the packaged MiniLM, where
+    upstream's evaluate module would use roberta-large: the same warning as the bert_score drop-in."""
+    from evaluate import load
+
+    from bertscore_plugins.integrations.compat import UpstreamModelWarning
+
+    module = load(str(CHECKOUT_CARD))
+    with pytest.warns(
+        UpstreamModelWarning, match=r"hf_evaluate: lang='en' scores with the packaged all-MiniLM"
+    ):
+        warned = module.compute(predictions=["The cat sat."], references=["A cat sat."], lang="en")
+    with pytest.warns(UpstreamModelWarning):
+        load(str(CHECKOUT_CARD), lang="en").compute(predictions=["The cat sat."], references=["A cat sat."])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UpstreamModelWarning)  # a model named, or no lang: nothing to say
+        quiet = module.compute(predictions=["The cat sat."], references=["A cat sat."], model_type="default")
+        module.compute(predictions=["The cat sat."], references=["A cat sat."])
+    assert warned["f1"] == quiet["f1"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from bertscore_plugins.cache_home import CACHE_ENV
 from bertscore_plugins.errors import PresetIntegrityError, PresetNotInstalledError
 from bertscore_plugins.models import presets
 from bertscore_plugins.models.identity import file_sha256
@@ -253,7 +254,7 @@ def quality_cache(real_parts, tmp_path_factory) -> Path:
     """A private cache root with the quality preset assembled once; the core sees it via the env var."""
     root = tmp_path_factory.mktemp("bertscore_cache")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(presets.CACHE_ENV, str(root))
+        patch.setenv(CACHE_ENV, str(root))
         presets.resolve_preset("quality")
         yield root
 

@@ -219,9 +219,9 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
         (
             "in.jsonl",
             b'{"output": "a"}\n{"output": "b"\n',
-            "{path}:2: not valid JSON (Expecting ',' delimiter)",
+            "{path}:2: is not JSON (Expecting ',' delimiter)",
         ),
-        ("in.jsonl", b'{"output": "a"}\n[1]\n', "{path}:2: expected a JSON object per line, got list"),
+        ("in.jsonl", b'{"output": "a"}\n[1]\n', "{path}:2: holds a JSON list, not an object"),
         (
             "in.jsonl",
             b'{"output": "a"}\n{"output": "\xff"}\n',
@@ -232,8 +232,8 @@ def test_a_rerun_after_an_interrupted_experiment_step_leaves_exactly_one_experim
             b"output,reference\nok,fine\n\xfe,x\n",
             "{path}:3: is not valid UTF-8 (byte 0xfe at offset 25)",
         ),
-        ("in.json", b'[{"output": "a"},\n {"output": }]', "{path}:2: not valid JSON (Expecting value)"),
-        ("in.parquet", b"PAR1 not really", "{path}: not a readable parquet file ("),
+        ("in.json", b'[{"output": "a"},\n {"output": }]', "{path}:2: is not JSON (Expecting value)"),
+        ("in.parquet", b"PAR1 not really", "{path}: is not a readable parquet file ("),
     ],
 )
 def test_a_damaged_input_table_is_named_by_file_and_line(tmp_path, capsys, name, data, message):

@@ -57,9 +57,18 @@ def register(subparsers) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
     from bertscore_plugins.settings import add_flags
+    from bertscore_plugins.tables import FORMAT_FLAG, FORMATS
 
     parser.add_argument(
-        "input", help="CSV/TSV/JSONL/JSON/parquet file, or a folder from datasets' save_to_disk"
+        "input",
+        help="CSV/TSV/JSONL/JSON/parquet file (also .gz; '-' = standard input), or a folder from datasets' "
+        "save_to_disk",
+    )
+    parser.add_argument(
+        FORMAT_FLAG,
+        choices=FORMATS[1:],
+        default=None,
+        help="what standard input (or a file whose name has none of those suffixes) holds",
     )
     parser.add_argument("--out", default=None, help="output folder (default: runs/<input name>)")
     parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
@@ -108,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and value < 1:  # head(-1) would silently drop the last row
             raise UsageError(f"{flag} must be at least 1, got {value}")
     if args.out is None:
-        args.out = str(Path("runs") / Path(args.input.rstrip("/")).stem)
+        args.out = str(Path("runs") / ("stdin" if args.input == "-" else Path(args.input.rstrip("/")).stem))
     args.phoenix_url = args.phoenix_url.rstrip("/")
     from bertscore_plugins.cli.disagreement.recipe import run_recipe
 

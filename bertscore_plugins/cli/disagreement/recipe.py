@@ -40,12 +40,16 @@ from bertscore_plugins.evaluation.store import ResultStore
 
 def run_recipe(args: argparse.Namespace) -> int:
     """One run over one input and one output folder; returns the exit code."""
-    table = read_table(args.input, args.split)
-    if args.limit is not None:
-        table = table.head(args.limit).reset_index(drop=True)
     columns = ColumnNames(
         args.question_column, args.context_column, args.output_column, args.reference_column, args.id_column
     )
+    wanted = {
+        user: f"--{ {'input': 'question'}.get(ours, ours) }-column"
+        for ours, user in columns.mapping().items()
+    }
+    table = read_table(args.input, args.split, args.input_format, {args.id_column: "--id-column", **wanted})
+    if args.limit is not None:
+        table = table.head(args.limit).reset_index(drop=True)
     rows = normalise_rows(table, columns)
     folder = OutputFolder(args.out)
     folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))

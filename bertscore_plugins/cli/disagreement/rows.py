@@ -1,4 +1,5 @@
-"""Reading the recipe's input table: CSV, JSONL, JSON, parquet, or a Hugging Face dataset saved to disk.
+"""Reading the recipe's input table: CSV, TSV, JSONL, JSON, parquet (read by :mod:`bertscore_plugins.tables`,
+as every door reads a table), or a Hugging Face dataset saved to disk.
 
 Whatever the user's column names, :func:`normalise_rows` gives the rows the names the engine reads
 (``input``, ``context``, ``output``, ``reference``) plus ``row_id``; the scores table is written with the
@@ -9,16 +10,17 @@ has an id column, else its data row counted from 1 (the header is not a row).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeGuard
 
 import pandas as pd
 
-from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.errors import BertScorePluginsError, ColumnNotFoundError, FileFormatError, UsageError
 from bertscore_plugins.faithfulness.reading import context_problem
-from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
+from bertscore_plugins.tables import Table
 
 TEXT_COLUMNS = ("input", "context", "output", "reference")
 
@@ -47,82 +49,82 @@ class InputTableError(BertScorePluginsError, ValueError):
     """The input file cannot be read, or a row is unusable; the message names the row and the problem."""
 
 
-def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
-    """Read ``path`` as a DataFrame, choosing the reader from the suffix (a folder = ``datasets`` on disk)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputTableError(f"input not found: {path}")
-    table = _read_saved_dataset(path, split) if path.is_dir() else _read_checked_file(path)
+def read_table(
+    path: str | Path,
+    split: str | None = None,
+    input_format: str | None = None,
+    wanted: Mapping[str, str] = MappingProxyType({}),
+) -> pd.DataFrame:
+    """Read ``path`` as a DataFrame: a file through the package's one reader (:mod:`bertscore_plugins.tables`,
+    its kind by the suffix or `input_format`; ``-`` is standard input), a folder as a ``datasets`` dataset.
+
+    ``wanted``: the columns the recipe reads (name -> its flag); one the file holds twice is refused as ambiguous, a dotted
+    one that is no column (``meta.reference``) is added from the nested records it names."""
+    import sys
+
+    from bertscore_plugins.tables import read_table as read_file
+
+    if str(path) == "-":
+        data = sys.stdin.buffer.read()
+        table = _frame(
+            read_file("-", "input table", input_format=input_format, data=data, shown="<stdin>"), wanted
+        )
+    else:
+        path = Path(path)
+        if not path.exists():
+            raise InputTableError(f"input not found: {path}")
+        if path.is_dir():
+            table = _read_saved_dataset(path, split)
+        else:
+            table = _frame(_read_file(path, input_format), wanted)
     if len(table) == 0:  # named here, with the file: later steps only know the rows
         raise InputTableError(f"{path}: the table has no rows")
     return table
 
 
-def _read_checked_file(path: Path) -> pd.DataFrame:
-    suffix = path.suffix.lower()
+def _read_file(path: Path, input_format: str | None) -> Table:
+    from bertscore_plugins.tables import read_table as read_file
+
     try:
-        return _read_file(path, suffix)
-    except InputTableError:
-        raise
-    except (
-        ValueError,
-        OSError,
-    ) as error:  # FileFormatError names file:line; pandas/Arrow errors get the path
-        message = str(error)
-        raise InputTableError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+        return read_file(path, "input table", input_format=input_format)
+    except (FileFormatError, UsageError) as error:
+        raise InputTableError(str(error)) from None
+    except OSError as error:  # a folder, no permission: named by files.read_bytes
+        raise InputTableError(str(error)) from None
 
 
-def _read_file(path: Path, suffix: str) -> pd.DataFrame:
-    """Text formats go through the project's reader (UTF-8 errors and bad JSON lines name file:line)."""
-    import io
-    import json
+def _frame(table: Table, wanted: Mapping[str, str]) -> pd.DataFrame:
+    """The table's columns as a DataFrame: an empty CSV/TSV cell is a missing value (a CSV cannot hold a
+    present empty text), as is a field a JSON record lacks; a second column of the same name gets pandas'
+    ``name.1`` (refused when the recipe reads that name)."""
+    from bertscore_plugins.tables import MISSING
 
-    from bertscore_plugins.files import read_text, split_lines
-
-    if suffix in (".csv", ".tsv"):
-        return pd.read_csv(
-            io.StringIO(read_text(path, "input table")),
-            sep="," if suffix == ".csv" else "\t",
-            dtype=str,
-            keep_default_na=False,  # "NA", "null" are texts; only an empty cell is a missing value
-            na_values=[""],  # (a CSV cannot hold a present empty text: an empty cell is a missing one)
+    if table.kind == "text":
+        raise InputTableError(
+            f"{table.name}: unknown file type {Path(table.name).suffix!r}; use .csv, .tsv, .jsonl, .json, "
+            ".parquet (or --input-format), or a folder written by datasets.Dataset.save_to_disk"
         )
-    if suffix in (".jsonl", ".ndjson"):
-        records = []
-        for number, line in enumerate(split_lines(read_text(path, "input table")), start=1):
-            if not line.strip():
-                continue
-            if json_too_deep(line):
-                raise InputTableError(f"{path}:{number}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputTableError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-            if not isinstance(record, dict):
-                raise InputTableError(
-                    f"{path}:{number}: expected a JSON object per line, got {type(record).__name__}"
-                )
-            records.append(record)
-        return pd.DataFrame(records)
-    if suffix == ".json":
-        text = read_text(path, "input table")
-        if json_too_deep(text):
-            raise InputTableError(f"{path}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
-        try:
-            return pd.DataFrame(json.loads(text))
-        except json.JSONDecodeError as error:
-            raise InputTableError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
-    if suffix in (".parquet", ".pq"):
-        import pyarrow as pa
+    delimited = table.kind in ("csv", "tsv")
 
-        try:
-            return pd.read_parquet(path)
-        except pa.ArrowException as error:
-            raise InputTableError(f"{path}: not a readable parquet file ({error})") from None
-    raise InputTableError(
-        f"{path}: unknown file type {suffix!r}; use .csv, .tsv, .jsonl, .json, .parquet "
-        "or a folder written by datasets.Dataset.save_to_disk"
-    )
+    def cells(values: list[object]) -> list[object]:
+        return [None if value is MISSING or (delimited and value == "") else value for value in values]
+
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for name in table.names:
+        names.append(f"{name}.{seen[name]}" if name in seen else name)
+        seen[name] = seen.get(name, 0) + 1
+    frame = pd.DataFrame({name: cells(values) for name, values in zip(names, table.cells, strict=True)})
+    for name, flag in wanted.items():
+        if table.names.count(name) > 1 or (name not in table.names and "." in name):
+            try:
+                values = table.column(name, "input table", f"{flag} {name}")
+            except (UsageError, ColumnNotFoundError) as error:
+                if isinstance(error, ColumnNotFoundError):
+                    continue  # named by normalise_rows, with the flags
+                raise InputTableError(str(error)) from None
+            frame[name] = cells(values)
+    return frame
 
 
 def _read_saved_dataset(path: Path, split: str | None) -> pd.DataFrame:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bertscore_plugins.cache_home import cached
 from bertscore_plugins.core.score_config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError, SettingError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
@@ -41,12 +42,11 @@ STORE_ENV_VAR = "BERTSCORE_PHOENIX_STORE"
 
 
 def default_store_path() -> Path:
-    """``$BERTSCORE_PHOENIX_STORE``, else ``<cache>/bertscore_plugins/phoenix_results.sqlite``."""
+    """``$BERTSCORE_PHOENIX_STORE``, else ``phoenix_results.sqlite`` in the cache home (cache_home.py)."""
     configured = os.environ.get(STORE_ENV_VAR, "").strip()
     if configured:
         return Path(configured).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(cache) / "bertscore_plugins" / "phoenix_results.sqlite"
+    return cached("phoenix_results.sqlite")
 
 
 def configuration_signature(description: Mapping[str, Any]) -> str:
