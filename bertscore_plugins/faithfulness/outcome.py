@@ -69,7 +69,7 @@ def fold(text: str) -> str:
 # What the answerer was given to read: "the provided context", "these documents", "the text".
 _SOURCE = (
     r"(?:the |this |these |those |your |my |any of the |none of the )?(?:provided |given |available |supplied |"
-    r"retrieved |above |following |attached |shared |relevant )?"
+    r"retrieved |above |following |attached |shared |relevant )?(?:source |reference |background )?"
     r"(?:context|contexts|documents?|sources?|passages?|texts?|articles?|excerpts?|information|materials?|"
     r"knowledge base|search results)(?:\s+(?:provided|given|above|available|"
     r"i (?:have|was given)|you (?:provided|gave|shared)))?"
@@ -108,10 +108,12 @@ _REFUSALS = [
     r"(?:nothing|none)\s+(?:of\s+the\s+\w+\s+|in\s+" + _SOURCE + r"\s+)?(?:says?|mentions?|specif(?:y|ies)|states?|"
     r"indicates?|answers?|addresses|covers?)\b",
     # "There is no information about ...", "Not enough information", "No answer is given", "No mention of it"
-    r"(?:there\s+(?:is|are|was|were|'s)\s+|i\s+(?:see|found|find|have)\s+)?(?:no|not\s+enough|insufficient)\s+"
+    r"(?:there(?:'s|\s+(?:is|are|was|were))\s+|i\s+(?:see|found|find|have)\s+)?(?:no|not\s+enough|insufficient)\s+"
     r"(?:relevant\s+|specific\s+|such\s+|additional\s+|further\s+|clear\s+|explicit\s+)?"
     r"(?:information|mention|answer|details?|indication|reference|context|info)\b",
     r"(?:not\s+enough|insufficient)\s+(?:data|evidence)\b",
+    r"no\s+(?:information|details?|data|mention|answer)\s+(?:is|was|are|were|has\s+been|have\s+been)\s+(?:provided|given|"
+    r"available|found|included|mentioned|listed|made)\b",
     # "This cannot be determined from the context", "The question is not answerable"
     r"(?:this|that|it|the\s+answer|the\s+question|this\s+question|that\s+question|the\s+information)\s+"
     r"(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+be\s+(?:answered|determined|known|found|confirmed|"
@@ -134,11 +136,14 @@ _NOT_THERE = [
     + _SOURCE + r")?|(?:in|within|part\s+of|anywhere\s+in|included\s+in|found\s+in|contained\s+in|present\s+in|"
     r"available\s+in)\s+" + _SOURCE + r")$",
     # a refusal in a word or two: "Unknown.", "N/A", "Not mentioned in the context.", "Unanswerable."
+    r"(?:it|that|this)\s*(?:'s|\s+is|\s+was)\s+(?:unclear|not\s+clear|unknown|not\s+known)(?:\s+(?:from|in|based\s+on)\s+"
+    + _SOURCE
+    + r")?$",
     r"(?:unknown|n/?a|no\s+answer|unanswerable|not\s+answerable|unclear|cannot\s+say|can't\s+say|not\s+sure|"
     r"no\s+information(?:\s+(?:available|provided|given|found))?|not\s+" + _PARTICIPLE + r")"
     r"(?:\s+(?:in|from|by|within)\s+" + _SOURCE + r")?$",
 ]
-_ENGLISH = re.compile(r"(?:" + "|".join(_REFUSALS) + r")")
+_ENGLISH = [re.compile(refusal) for refusal in _REFUSALS]
 _ENGLISH_WHOLE = re.compile(r"(?:" + "|".join(_NOT_THERE) + r")")
 # Words around a refusal that are not an answer: "I'm sorry", "Unfortunately", "Based on the context".
 _LEAD_IN = re.compile(
@@ -152,7 +157,7 @@ _LEAD_IN = re.compile(
 # never one that instructs ("Please take 500 mg").
 _COURTESY = re.compile(
     r"^(?:(?:i\s*(?:'m|am)\s+)?(?:really\s+|very\s+|so\s+|truly\s+)?(?:sorry|afraid)(?:\s+about\s+that)?|apologies|"
-    r"my\s+apologies|unfortunately|regrettably|sadly|honestly|thank\s+you|thanks|i\s+hope\s+this\s+helps|"
+    r"my\s+apologies|unfortunately|regrettably|sadly|honestly|hmm+|h?m+|well|ok(?:ay)?|thank\s+you|thanks|i\s+hope\s+this\s+helps|"
     r"(?:please\s+)?(?:consult|check\s+with|ask|contact|refer\s+to|see)\s+(?:a|an|your|the)\s+\w+(?:\s+\w+)?|"
     r"please\s+(?:rephrase|clarify|provide\s+more\s+(?:context|details|information)|try\s+again|let\s+me\s+know)\b.*|"
     r"(?:you\s+)?(?:may|might|could|should|can)\s+(?:want\s+to\s+)?(?:consult|check\s+with|ask|contact|refer\s+to|"
@@ -165,8 +170,9 @@ _COURTESY = re.compile(
 # thing itself stays a refusal: "I cannot answer that from the documents").
 _CLAIM = re.compile(
     r"\d|[\"\u201c\u201d\u00ab\u00bb]|\b(?:said|says|told|added|asked)\b|"
-    r"\bthat\b(?!\s*(?:$|[.,!?]|from\b|in\b|on\b|with\b|based\b|for\b|question\b|one\b|part\b|information\b|"
-    r"detail\b|yet\b|for\s+sure\b))"
+    r"(?<=\s)that(?!\s+(?:from|in|on|with|based|for|question|one|part|information|detail|topic|yet|according|here|"
+    r"now|either|as|at\s+all)\b)\s+(?:\S+\s+){0,3}?(?:i|i'm|you|he|she|it|it's|we|they|there|is|was|are|were|has|had|have|will|would|"
+    r"can|could|should|must|did|does|\w+ed)\b"
 )
 #: the most words a refusal's object may have ("I don't know when the clinic opens on Sundays"): a longer
 #: one is a sentence about something else ("I am not sure if you can open a bank account in France if ...")
@@ -246,8 +252,9 @@ def _refuses_in_english(clause: str) -> bool:
         clause = _LEAD_IN.sub("", clause, count=1).strip(_EDGES)
     if _ENGLISH_WHOLE.fullmatch(clause):
         return True
-    found = _ENGLISH.match(clause)
-    return found is not None and not _object_claims(clause[found.end() :].strip())
+    return any(
+        (found := refusal.match(clause)) and not _object_claims(clause[found.end() :].strip()) for refusal in _ENGLISH
+    )
 
 
 def _object_claims(words: str) -> bool:
@@ -262,10 +269,13 @@ def _object_claims(words: str) -> bool:
 
 
 def _refuses_in_other_languages(clause: str) -> bool:
-    found = _CORES.search(clause)
-    if found is None or any(char.isdigit() for char in clause):
+    if any(char.isdigit() for char in clause):
         return False
-    rest = _COURTESIES.sub(" ", clause[: found.start()] + " " + clause[found.end() :]).strip(_EDGES)
+    clause = _COURTESIES.sub(" ", clause).strip(_EDGES)  # "抱歉，不知道", "Désolé je ne sais pas"
+    found = _CORES.search(clause)
+    if found is None:
+        return False
+    rest = (clause[: found.start()] + " " + clause[found.end() :]).strip(_EDGES)
     if _UNSPACED.search(rest) and " " not in rest:
         return len(rest) <= MOST_UNSPACED_CHARACTERS
     return len(rest.split()) <= MOST_OBJECT_WORDS

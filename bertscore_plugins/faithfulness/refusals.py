@@ -18,13 +18,14 @@ from __future__ import annotations
 LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "zh": (
         (
-            r"我(?:也|真的|并|实在)?不(?:知道|清楚|确定|太清楚|太确定)", r"不知道", r"不清楚", r"不确定",
-            r"(?:我)?(?:无法|不能|没法|没办法)(?:回答|确定|判断|提供|找到|得知|告诉你)", r"无从(?:得知|判断|回答)",
+            r"我(?:也|真的|并|实在)?不(?:知道|清楚|确定|太清楚|太确定)", r"^不知道", r"^不清楚", r"^不确定",
+            r"^(?:我)?(?:无法|無法|不能|没法|没办法)(?:回答|确定|確定|判断|判斷|提供|找到|得知|告诉你)", r"无从(?:得知|判断|回答)",
             r"不得而知", r"(?:上下文|文中|文本|文档|文件|资料|材料|原文|文章|内容|来源|段落|提供的信息)(?:中|里|里面)?(?:并|都)?"
             r"(?:没有|沒有|未|并未|並未)(?:提到|提及|说明|說明|給出|给出|包含|涉及|明确)",
-            r"(?:没有|沒有|没|無|无|暂无|缺乏)(?:相关|足够|足夠|这方面的|這方面的|关于这|關於這)?(?:的)?(?:信息|資訊|资料|資料|答案)",
-            r"(?:并|並)?(?:未|没有|沒有)(?:被)?(?:提及|提到|说明|說明)", r"找不到", r"(?:没有|沒有)找到", r"不曉得", r"不晓得",
-            r"我不知道", r"無法(?:回答|確定|判斷|提供)", r"不確定",
+            r"^(?:没有|沒有|没|無|无|暂无|缺乏)(?:相关|足够|足夠|这方面的|這方面的|关于这|關於這)?(?:的)?(?:信息|資訊|资料|資料|答案)",
+            r"(?:上下文|文中|文本|文档|文件|资料|材料|原文|文章|内容|来源|段落)(?:中|里|里面)?(?:并|都)?(?:没有|沒有|无|無)(?:相关|足够)?(?:的)?(?:信息|資訊|资料|資料|答案|记载|記載)",
+            r"^(?:并|並)?(?:未|没有|沒有)(?:被)?(?:提及|提到|说明|說明)", r"^找不到", r"^(?:没有|沒有)找到", r"^不曉得", r"^不晓得",
+            r"我不知道", r"^不確定",
         ),
         (r"(?:很|非常)?抱歉", r"对不起", r"對不起", r"不好意思", r"遗憾的是", r"遺憾的是", r"请咨询\w*", r"根据(?:上下文|文档|资料|提供的信息)"),
         (r"但是", r"但", r"不过", r"不過", r"可是", r"然而", r"所以", r"因此"),
@@ -45,7 +46,7 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     ),
     "hi": (
         (
-            r"मुझे (?:इसके बारे में |इस बारे में )?(?:नहीं पता|पता नहीं|जानकारी नहीं|मालूम नहीं|नहीं मालूम)", r"पता नहीं", r"मैं नहीं जानत[ाी]",
+            r"मुझे (?:इसके बारे में |इस बारे में )?(?:नहीं पता|पता नहीं|जानकारी नहीं|मालूम नहीं|नहीं मालूम)", r"^पता नहीं", r"मैं नहीं जानत[ाी]",
             r"(?:कोई |पर्याप्त )?जानकारी (?:नहीं|उपलब्ध नहीं) (?:है|मिली|दी गई)", r"(?:उल्लेख|जिक्र|ज़िक्र) नहीं (?:है|किया गया)",
             r"(?:नहीं बता|बता नहीं) सकत[ाी]", r"(?:जवाब|उत्तर) नहीं दे सकत[ाी]", r"निश्चित नहीं (?:हूँ|हूं)", r"(?:यकीन|यक़ीन) नहीं",
         ),
@@ -100,12 +101,12 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     ),
     "ru": (
         (
-            r"\b(?:я )?(?:этого |точно )?не знаю\b", r"\bпонятия не имею\b", r"\bя не уверен[аы]?\b", r"\bне уверен[аы]?\b",
+            r"\b(?:я )?(?:этого |точно )?не знаю\b", r"\bпонятия не имею\b", r"\bя не уверен[аы]?\b", r"^не уверен[аы]?\b",
             r"\b(?:я )?не (?:могу|смогу|удалось|получается) (?:на это |на этот вопрос )?(?:ответить|сказать|определить|найти|подтвердить)",
             r"\b(?:в )?(?:контексте|тексте|документе|документах|статье|источнике|источниках|материалах) (?:об этом |это |этого )?(?:ничего )?не (?:указано|упоминается|упомянуто|сказано|говорится|приводится|содержится)",
             r"\bне (?:указано|упоминается|сказано|известно)\b", r"\bнет (?:никакой |такой |достаточно |достаточной )?(?:информации|данных|сведений)\b",
             r"\bинформаци[яи] (?:об этом |на этот счет )?(?:нет|отсутствует)\b", r"^неизвестно$",
-            r"\bнемає (?:інформації|даних)\b", r"\bне (?:вказано|згадується)\b", r"\bне впевнен(?:ий|а)\b", r"\bне можу (?:відповісти|сказати)",
+            r"\bнемає (?:інформації|даних)\b", r"\bне (?:вказано|згадується)\b", r"^(?:я )?не впевнен(?:ий|а)\b", r"\bне можу (?:відповісти|сказати)",
         ),
         (r"извините", r"простите", r"к сожалению", r"увы", r"вибачте", r"на жаль", r"прошу прощения"),
         (r"но", r"однако", r"зато", r"поэтому", r"хотя", r"але", r"проте"),
@@ -122,11 +123,11 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     ),
     "de": (
         (
-            r"\bich weiß (?:es|das)? ?(?:leider )?nicht\b", r"\bweiß (?:ich|nicht)\b", r"\bkeine ahnung\b", r"\bich bin (?:mir )?(?:da )?nicht sicher\b",
+            r"\bich weiß (?:es|das)? ?(?:leider )?nicht\b", r"^weiß (?:ich )?nicht\b", r"\bkeine ahnung\b", r"\bich bin (?:mir )?(?:da )?nicht sicher\b",
             r"\bich kann (?:das |diese frage |es |dazu )?(?:leider )?nicht (?:beantworten|sagen|feststellen|bestimmen|finden|bestätigen)\b",
             r"\b(?:der kontext|der text|das dokument|die dokumente|die quelle|die quellen|der artikel|die unterlagen) (?:erwähnt|erwähnen|nennt|nennen|sagt|sagen|enthält|enthalten|gibt|geben) (?:das |dies |es |dazu |darüber |hierzu )?(?:leider )?(?:nicht|nichts|keine)",
             r"\b(?:das |es |dies )?(?:steht|wird) (?:leider )?(?:nicht|nirgends) (?:im|in den|in dem) (?:kontext|text|dokument|dokumenten|quellen|artikel)",
-            r"\bnicht (?:erwähnt|angegeben|genannt)\b", r"\bkeine (?:informationen|angaben|antwort)\b", r"\bdazu liegen keine\b", r"^unbekannt$",
+            r"\bnicht (?:erwähnt|angegeben|genannt)\b", r"\b(?:dazu |darüber |hierzu )?kann ich (?:dazu |darüber |leider )?(?:nichts|keine angaben) sagen\b", r"\bkeine (?:informationen|angaben|antwort)\b", r"\bdazu liegen keine\b", r"^unbekannt$",
             r"\bik weet het niet\b", r"\bweet ik niet\b", r"\bgeen idee\b", r"\bgeen informatie\b", r"\bniet vermeld\b",
         ),
         (r"tut mir leid", r"es tut mir leid", r"leider", r"entschuldigung", r"bedauerlicherweise", r"sorry", r"helaas", r"het spijt me"),
@@ -134,8 +135,8 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     ),
     "id": (
         (
-            r"\b(?:saya|aku|kami) tidak (?:tahu|yakin)\b", r"\btidak tahu\b", r"\bentahlah\b", r"\btidak ada informasi\b", r"\btiada maklumat\b",
-            r"\btidak (?:disebutkan|dijelaskan|diketahui)\b", r"\b(?:saya )?tidak (?:dapat|bisa) (?:menjawab|menemukan|memastikan|menentukan)",
+            r"\b(?:saya|aku|kami) tidak (?:tahu|yakin)\b", r"^tidak tahu\b", r"\bentahlah\b", r"\btidak ada informasi\b", r"\btiada maklumat\b",
+            r"^tidak (?:disebutkan|dijelaskan)\b", r"^tidak diketahui$", r"\b(?:saya )?tidak (?:dapat|bisa) (?:menjawab|menemukan|memastikan|menentukan)",
             r"\bkonteks(?:nya)? tidak (?:menyebutkan|menjelaskan)\b", r"\bsaya tak tahu\b",
         ),
         (r"maaf", r"mohon maaf", r"sayangnya", r"minta maaf"),
@@ -166,19 +167,19 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
         (
             r"\bbilmiyorum\b", r"\bbilemiyorum\b", r"\bemin değilim\b", r"\bfikrim yok\b", r"\bbilgi(?:m)? yok\b",
             r"\bbilgi bulunmamaktadır\b", r"\bbelirtilmemiş(?:tir)?\b", r"\bbahsedilmemiş(?:tir)?\b", r"\bsöz edilmemiş\b",
-            r"\b(?:cevaplayamam|yanıtlayamam|cevap veremem|yanıt veremem)\b", r"\bbulamadım\b", r"\bbilinmiyor\b",
+            r"\b(?:cevaplayamam|yanıtlayamam|cevap veremem|yanıt veremem)\b", r"\bbulamadım\b", r"^bilinmiyor$",
         ),
         (r"üzgünüm", r"maalesef", r"kusura bakmayın", r"özür dilerim"),
         (r"ama", r"fakat", r"ancak", r"lakin"),
     ),
     "vi": (
-        (r"\b(?:tôi )?không (?:biết|chắc)\b", r"\bkhông có thông tin\b", r"\bkhông được đề cập\b", r"\bkhông thể trả lời\b", r"\bkhông rõ\b"),
+        (r"^(?:tôi )?không (?:biết|chắc)\b", r"\bkhông có thông tin\b", r"\bkhông được đề cập\b", r"\bkhông thể trả lời\b", r"^không rõ$"),
         (r"xin lỗi", r"rất tiếc", r"tiếc là"),
         (r"nhưng", r"tuy nhiên"),
     ),
     "pl": (
         (
-            r"\bnie wiem\b", r"\bnie jestem pewn(?:y|a|ien|ie)\b", r"\bnie mam pojęcia\b", r"\bbrak informacji\b", r"\bnie ma informacji\b",
+            r"\bnie wiem\b", r"\bnie jestem (?:pewien|pewna|pewny)\b", r"\bnie mam pojęcia\b", r"\bbrak informacji\b", r"\bnie ma informacji\b",
             r"\bnie (?:wspomniano|podano)\b", r"\bnie (?:mogę|potrafię) odpowiedzieć\b",
         ),
         (r"przepraszam", r"niestety"),
@@ -196,12 +197,12 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     ),
     "sw": ((r"\bsijui\b", r"\bsina uhakika\b", r"\bsina taarifa\b", r"\bhakuna taarifa\b"), (r"samahani", r"kwa bahati mbaya"), (r"lakini",)),
     "he": (
-        (r"(?:אני )?לא (?:יודע|יודעת)", r"אינני יודע", r"אין לי (?:מושג|מידע)", r"אין מידע", r"לא (?:מוזכר|צוין|מצוין)", r"(?:אני )?לא (?:בטוח|בטוחה)"),
+        (r"^(?:אני )?לא (?:יודע|יודעת)", r"אינני יודע", r"אין לי (?:מושג|מידע)", r"אין מידע", r"לא (?:מוזכר|צוין|מצוין)", r"^(?:אני )?לא (?:בטוח|בטוחה)"),
         (r"מצטער", r"מצטערת", r"סליחה", r"לצערי"),
         (r"אבל", r"אך"),
     ),
     "th": (
-        (r"(?:ฉัน|ผม|ดิฉัน)?ไม่(?:รู้|ทราบ|แน่ใจ)", r"ไม่มีข้อมูล", r"ไม่ได้(?:ระบุ|กล่าวถึง)", r"ไม่สามารถตอบได้"),
+        (r"^(?:ฉัน|ผม|ดิฉัน)?ไม่(?:รู้|ทราบ|แน่ใจ)", r"ไม่มีข้อมูล", r"ไม่ได้(?:ระบุ|กล่าวถึง)", r"ไม่สามารถตอบได้"),
         (r"ขอโทษ(?:ครับ|ค่ะ)?", r"ขออภัย(?:ครับ|ค่ะ)?", r"เสียใจ(?:ด้วย)?"),
         (r"แต่", r"ดังนั้น"),
     ),
