@@ -18,7 +18,7 @@ The text is read folded (:func:`fold`): markup, invisible and formatting charact
 zero-width characters, soft hyphens) taken away, spaces and quotes made plain, lower case. English is read
 by a small grammar (a refusal's core at the start of its clause, then at most a short object); the other
 languages by the phrases of ``refusals.py`` (a core anywhere in the clause, little else beside it).
-Chosen and measured on a labelled set of 600+ answers in 20 languages, against an encoder with exemplars:
+Chosen and measured on a labelled set of 1,019 answers in 25 languages, against an encoder with exemplars:
 ``benchmarks/quality/answer_outcomes.py``, table in benchmarks/QUALITY.md.
 
 :func:`answer_outcome` is the one check; every door (the offline signal, the judge's triage, the
@@ -47,6 +47,8 @@ OUTCOMES = (EMPTY, ABSTAINED)
 
 _ARABIC = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ة": "ه", "ى": "ي", "\u0640": None})
 _ARABIC_MARKS = re.compile(r"[\u064b-\u065f\u0670]")
+_UNSPACED_SCRIPT = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
+_SPACE_BETWEEN_UNSPACED = re.compile(f"(?<=[{_UNSPACED_SCRIPT}])[ \t]+(?=[{_UNSPACED_SCRIPT}])")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
 
 
@@ -61,6 +63,7 @@ def fold(text: str) -> str:
         if unicodedata.category(char) != "Cf"
     )
     text = _ARABIC_MARKS.sub("", text.translate(_ARABIC).translate(_QUOTES))
+    text = _SPACE_BETWEEN_UNSPACED.sub("", text)  # "我\u3000不知道": a space Chinese does not write
     return re.sub(r"[ \t]+", " ", text).casefold().strip()
 
 
@@ -93,7 +96,10 @@ _PARTICIPLE = (
 _BE_NOT = r"(?:is|are|was|were|'s|'re)(?:n't|\s+not)"
 _REFUSALS = [
     # the answerer: "I don't know", "I do not have enough information", "I cannot answer", "I can't help"
-    r"i\s+(?:really\s+|simply\s+|honestly\s+|just\s+|unfortunately\s+)?" + _CANT + r"\s+(?:really\s+)?" + _I_REFUSE,
+    r"i\s+(?:really\s+|simply\s+|honestly\s+|just\s+|unfortunately\s+)?"
+    + _CANT
+    + r"\s+(?:really\s+)?"
+    + _I_REFUSE,
     r"i\s*(?:'m|am|was)\s+(?:not\s+(?:sure|certain|able\s+to|in\s+a\s+position\s+to)|unsure|uncertain|unable\s+to)"
     r"(?:\s+(?:know|find|locate|tell|say|answer|determine|confirm|verify|provide|help|assist|comment|give|"
     r"identify|respond|see))?\b",
@@ -102,15 +108,20 @@ _REFUSALS = [
     r"i\s+(?:did\s+not|didn't|could\s+not|couldn't)\s+find\b",
     # what it read: "The context does not say", "These documents don't mention the date"
     _SOURCE + r"\s+" + _NOT + r"\s+(?:\w+ly\s+)?" + _SAY + r"\b",
-    _SOURCE + r"\s+(?:makes?|contains?|provides?|gives?|has|have|says?|offers?|includes?|holds?)\s+(?:no|nothing)\s*"
+    _SOURCE
+    + r"\s+(?:makes?|contains?|provides?|gives?|has|have|says?|offers?|includes?|holds?)\s+(?:no|nothing)\s*"
     r"(?:mention|information|details?|answer|indication|reference|data|about|on|regarding)?\b",
     _SOURCE + r"\s+(?:is|are)\s+silent\b",
-    r"(?:nothing|none)\s+(?:of\s+the\s+\w+\s+|in\s+" + _SOURCE + r"\s+)?(?:says?|mentions?|specif(?:y|ies)|states?|"
+    r"(?:nothing|none)\s+(?:of\s+the\s+\w+\s+|in\s+"
+    + _SOURCE
+    + r"\s+)?(?:says?|mentions?|specif(?:y|ies)|states?|"
     r"indicates?|answers?|addresses|covers?)\b",
     # "There is no information about ...", "Not enough information", "No answer is given", "No mention of it"
     r"(?:there(?:'s|\s+(?:is|are|was|were))\s+|i\s+(?:see|found|find|have)\s+)?(?:no|not\s+enough|insufficient)\s+"
     r"(?:relevant\s+|specific\s+|such\s+|additional\s+|further\s+|clear\s+|explicit\s+)?"
-    r"(?:information|mention|answer|details?|indication|reference|context|info)\b",
+    r"(?:information|mention|answer|details?|indication|reference|context|info)\b"
+    r"(?=\s*$|\s+(?:about|on|regarding|concerning|as\s+to|of|for|in|from|to|available|provided|given|here|there|"
+    r"yet|at\s+all|whatsoever|that|this|it|which|whether|when|where|who|why|how|what))",  # not "an information desk"
     r"(?:not\s+enough|insufficient)\s+(?:data|evidence)\b",
     r"no\s+(?:information|details?|data|mention|answer)\s+(?:is|was|are|were|has\s+been|have\s+been)\s+(?:provided|given|"
     r"available|found|included|mentioned|listed|made)\b",
@@ -118,23 +129,30 @@ _REFUSALS = [
     r"(?:this|that|it|the\s+answer|the\s+question|this\s+question|that\s+question|the\s+information)\s+"
     r"(?:cannot|can't|can\s+not|could\s+not|couldn't)\s+be\s+(?:answered|determined|known|found|confirmed|"
     r"verified|established|said|told)\b",
-    r"(?:this|that|the\s+answer|the\s+question|this\s+question)\s+" + _BE_NOT + r"\s+(?:answerable|known|clear|"
+    r"(?:this|that|the\s+answer|the\s+question|this\s+question)\s+"
+    + _BE_NOT
+    + r"\s+(?:answerable|known|clear|"
     r"something\s+i\s+(?:can|could)\s+(?:answer|help\s+with|say))\b",
-    r"(?:it|that|this)\s*(?:'s|is|was)\s+(?:not\s+possible|impossible|unclear|not\s+clear|hard|difficult)\s+to\s+"
-    r"(?:say|tell|determine|know|answer|confirm|find|establish)\b",
     r"(?:cannot|can't|unable\s+to)\s+(?:be\s+)?(?:answer|answered|determine|determined|tell|say|confirm|find|help)\b",
     r"that(?:'s|\s+is)\s+(?:beyond|outside)\s+(?:my\s+knowledge|the\s+scope|what\s+" + _SOURCE + r")\b",
     r"(?:no|not\s+an?)\s+(?:idea|clue|answer\s+available)\b",
-    r"(?:hard|impossible|difficult)\s+to\s+(?:say|tell)\b",
 ]
 # "It is not mentioned.", "The answer is not in the context.", "That information isn't in the documents.":
 # the clause ends there (or names the source), so "The dose is not given to children" stays a claim.
 _NOT_THERE = [
     r"(?:it|this|that|the\s+answer|the\s+information|that\s+information|this\s+information|such\s+information|"
     r"this\s+detail|that\s+detail|the\s+(?:\w+\s+){0,3}?\w+|its\s+\w+|their\s+\w+)\s+" + _BE_NOT + r"\s+"
-    r"(?:(?:explicitly\s+|specifically\s+|clearly\s+)?" + _PARTICIPLE + r"(?:\s+(?:in|by|within|from|anywhere\s+in)\s+"
-    + _SOURCE + r")?|(?:in|within|part\s+of|anywhere\s+in|included\s+in|found\s+in|contained\s+in|present\s+in|"
+    r"(?:(?:explicitly\s+|specifically\s+|clearly\s+)?"
+    + _PARTICIPLE
+    + r"(?:\s+(?:in|by|within|from|anywhere\s+in)\s+"
+    + _SOURCE
+    + r")?|(?:in|within|part\s+of|anywhere\s+in|included\s+in|found\s+in|contained\s+in|present\s+in|"
     r"available\s+in)\s+" + _SOURCE + r")$",
+    # "It's not possible to say from the context", "Hard to say": with nothing after it but the source (a
+    # general "It is hard to determine if public procedure is contrary to public interest" is a claim)
+    r"(?:(?:it|that|this)\s*(?:'s|\s+is|\s+was)\s+)?(?:not\s+possible|impossible|unclear|not\s+clear|hard|difficult)"
+    r"\s+to\s+(?:say|tell|determine|know|answer|confirm|find|establish)(?:\s+(?:that|this|it|for\s+sure|exactly|"
+    r"with\s+certainty))?(?:\s+(?:from|in|with|based\s+on|given)\s+" + _SOURCE + r")?$",
     # a refusal in a word or two: "Unknown.", "N/A", "Not mentioned in the context.", "Unanswerable."
     r"(?:it|that|this)\s*(?:'s|\s+is|\s+was)\s+(?:unclear|not\s+clear|unknown|not\s+known)(?:\s+(?:from|in|based\s+on)\s+"
     + _SOURCE
@@ -188,10 +206,24 @@ def _alternation(patterns: list[str]) -> str:
 _CORES = re.compile(_alternation([p for cores, _, _ in LEXICON.values() for p in cores]))
 _COURTESIES = re.compile(_alternation([p for _, courtesies, _ in LEXICON.values() for p in courtesies]))
 _TURN_WORDS = [p for _, _, turns in LEXICON.values() for p in turns] + [
-    r"but", r"however", r"although", r"though", r"yet", r"except", r"instead", r"because", r"since",
-    r"therefore", r"thus", r"whereas", r"while", r"which", r"meaning", r"hence",
+    r"but",
+    r"however",
+    r"although",
+    r"though",
+    r"yet",
+    r"except",
+    r"instead",
+    r"because",
+    r"since",
+    r"therefore",
+    r"thus",
+    r"whereas",
+    r"while",
+    r"which",
+    r"meaning",
+    r"hence",
 ]
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_UNSPACED = re.compile(f"[{_UNSPACED_SCRIPT}]")
 # Clauses: split at clause punctuation and at a word that turns to something else ("..., but it was
 # Tuesday", "mais", "但是"); a script written without spaces has its turn words anywhere. Splitting only
 # ever makes a refusal harder to read (each piece must be one), never easier.
@@ -204,10 +236,14 @@ _CLAUSE_END = re.compile(
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?\u2026])\s+|(?<=[\u3002\uff01\uff1f\u061f\u0964\u0965])|\n+")
 _EDGES = " \t\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u300c\u300d()[]*_#>~-\u2014\u2013.!?\u2026\u3002\uff01\uff1f\u061f\u0964\u0965\u00bf\u00a1"
-_WH = re.compile(r"^(?:what|when|where|who|whom|whose|which|why|how|whether|if|about|regarding|on|for|anything)\b")
+_WH = re.compile(
+    r"^(?:what|when|where|who|whom|whose|which|why|how|whether|if|about|regarding|on|for|anything)\b"
+)
 _VERB_LIKE = re.compile(
     r"\b(?:is|was|were|are|am|be|been|being|has|had|will|would|shall|should|must|did|does|can|could|may|might)\b"
 )
+_STATEMENT = re.compile(r"\b(?:i|he|she|we|they)\b|'(?:re|ve|ll|d)\b|n't\b")
+_ELSEWHERE = re.compile(r"\b(?:in|within)\s+(?!" + _SOURCE + r"\b)")
 _AND = re.compile(r"\b(?:and|or|nor)\b")
 _SUBJECT = re.compile(r"\b(?:i|you|he|she|it|we|they|there|this|that|these|those)\b|\w+ed\b")
 
@@ -253,7 +289,8 @@ def _refuses_in_english(clause: str) -> bool:
     if _ENGLISH_WHOLE.fullmatch(clause):
         return True
     return any(
-        (found := refusal.match(clause)) and not _object_claims(clause[found.end() :].strip()) for refusal in _ENGLISH
+        (found := refusal.match(clause)) and not _object_claims(clause[found.end() :].strip())
+        for refusal in _ENGLISH
     )
 
 
@@ -265,13 +302,19 @@ def _object_claims(words: str) -> bool:
     first, *joined = _AND.split(words)
     if any(len(part.split()) > 3 or _SUBJECT.search(part) or _VERB_LIKE.search(part) for part in joined):
         return True
-    return not _WH.match(first) and bool(_VERB_LIKE.search(first))
+    if _WH.match(first):
+        return False
+    # a thing, not a statement: no verb, no subject ("I'm not sure they're old enough"), and no place other
+    # than the source ("There is no reference to religion in the Left Behind series")
+    return bool(_VERB_LIKE.search(first) or _STATEMENT.search(first) or _ELSEWHERE.search(first))
 
 
 def _refuses_in_other_languages(clause: str) -> bool:
     if any(char.isdigit() for char in clause):
         return False
-    clause = _COURTESIES.sub(" ", clause).strip(_EDGES)  # "抱歉，不知道", "Désolé je ne sais pas"
+    clause = re.sub(r"\s+", " ", _COURTESIES.sub(" ", clause)).strip(
+        _EDGES
+    )  # "抱歉不知道", "Désolé je ne sais pas"
     found = _CORES.search(clause)
     if found is None:
         return False
