@@ -764,7 +764,8 @@ def main() -> int:
     written = rows()
     OUT.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in written), encoding="utf-8")
     english = sum(row["lang"] == "en" for row in written)
-    print(f"{len(written)} rows, {english} English, {len(written) - english} in {len(OTHER)} other languages")
+    others = len({row["lang"] for row in written}) - 1
+    print(f"{len(written)} rows, {english} English, {len(written) - english} in {others} other languages")
     return 0
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from bertscore_plugins.faithfulness.reading import plain_text
 from bertscore_plugins.faithfulness.refusals import LEXICON
@@ -56,15 +57,16 @@ def fold(text: str) -> str:
     """``text`` as the rules read it: compatibility forms (NFKC), no format characters (Unicode category
     Cf: bidi marks, BOM, zero-width characters, soft hyphens), every space a plain one, plain apostrophes,
     Arabic without its optional marks, lower case."""
-    text = unicodedata.normalize("NFKC", text)
-    text = "".join(
-        " " if char.isspace() and char != "\n" else char
-        for char in text
-        if unicodedata.category(char) != "Cf"
-    )
-    text = _ARABIC_MARKS.sub("", text.translate(_ARABIC).translate(_QUOTES))
-    text = _SPACE_BETWEEN_UNSPACED.sub("", text)  # "我\u3000不知道": a space Chinese does not write
-    return re.sub(r"[ \t]+", " ", text).casefold().strip()
+    if not text.isascii():  # ASCII holds no format character and nothing NFKC changes
+        text = unicodedata.normalize("NFKC", text)
+        text = "".join(
+            " " if char.isspace() and char != "\n" else char
+            for char in text
+            if unicodedata.category(char) != "Cf"
+        )
+        text = _ARABIC_MARKS.sub("", text.translate(_ARABIC).translate(_QUOTES))
+        text = _SPACE_BETWEEN_UNSPACED.sub("", text)  # "我\u3000不知道": a space Chinese does not write
+    return re.sub(r"[ \t\r\f\v]+", " ", text.replace("`", "'")).casefold().strip()
 
 
 # -- English, by grammar ------------------------------------------------------------------------------
@@ -205,6 +207,20 @@ def _alternation(patterns: list[str]) -> str:
 
 _CORES = re.compile(_alternation([p for cores, _, _ in LEXICON.values() for p in cores]))
 _COURTESIES = re.compile(_alternation([p for _, courtesies, _ in LEXICON.values() for p in courtesies]))
+
+
+def _latin(pattern: str) -> bool:
+    """The pattern has a Latin letter of its own (not an escape's): it may match a clause in plain ASCII."""
+    return bool(re.search("[a-z]", re.sub(r"\\.", "", fold(pattern))))
+
+
+_ASCII_CORES = re.compile(_alternation([p for cores, _, _ in LEXICON.values() for p in cores if _latin(p)]))
+_ASCII_COURTESIES = re.compile(
+    _alternation([p for _, courtesies, _ in LEXICON.values() for p in courtesies if _latin(p)])
+)
+_DIGIT = re.compile(r"\d")
+#: the longest clause a refusal makes (its core, a courtesy and a refused object of MOST_OBJECT_WORDS)
+MOST_REFUSAL_WORDS, MOST_REFUSAL_CHARACTERS = 24, 160
 _TURN_WORDS = [p for _, _, turns in LEXICON.values() for p in turns] + [
     r"but",
     r"however",
@@ -227,8 +243,8 @@ _UNSPACED = re.compile(f"[{_UNSPACED_SCRIPT}]")
 # Clauses: split at clause punctuation and at a word that turns to something else ("..., but it was
 # Tuesday", "mais", "但是"); a script written without spaces has its turn words anywhere. Splitting only
 # ever makes a refusal harder to read (each piece must be one), never easier.
-_CLAUSE_END = re.compile(
-    r"[,;:\uff0c\u3001\uff1b\uff1a\u060c()\[\]]|\s[-\u2013\u2014]+\s|\u2014|"
+_CLAUSE_PUNCTUATION = re.compile(r"[,;:\uff0c\u3001\uff1b\uff1a\u060c()\[\]]|\s[-\u2013\u2014]+\s|\u2014")
+_TURN = re.compile(
     r"(?<![\w'])(?:"
     + _alternation([t for t in _TURN_WORDS if not _UNSPACED.search(t)])
     + r")(?![\w'])|"
@@ -259,16 +275,23 @@ def answer_outcome(output: str) -> str | None:
     text = fold(plain_text(fold(output)))
     if not any(char.isalnum() for char in text):
         return EMPTY
-    clauses = [
-        clause.strip(_EDGES)
-        for sentence in _SENTENCE_END.split(text)
-        for clause in _CLAUSE_END.split(sentence.strip(_EDGES))
-    ]
-    clauses = [clause for clause in clauses if any(char.isalnum() for char in clause)]
-    refusals = [_refuses(clause) for clause in clauses]
-    if any(refusals) and all(r or _courteous(c) for r, c in zip(refusals, clauses, strict=True)):
-        return ABSTAINED
-    return None
+    refused = False
+    for clause in _clauses(text):  # the first clause that claims something settles it: most answers' first
+        if _refuses(clause):
+            refused = True
+        elif not _courteous(clause):
+            return None
+    return ABSTAINED if refused else None
+
+
+def _clauses(text: str) -> Iterator[str]:
+    """The folded text's clauses, one at a time: split at sentence ends, clause punctuation and turn words."""
+    for sentence in _SENTENCE_END.split(text):
+        for piece in _CLAUSE_PUNCTUATION.split(sentence.strip(_EDGES)):
+            for clause in _TURN.split(piece):
+                clause = clause.strip(_EDGES)
+                if any(char.isalnum() for char in clause):
+                    yield clause
 
 
 def _courteous(clause: str) -> bool:
@@ -310,12 +333,21 @@ def _object_claims(words: str) -> bool:
 
 
 def _refuses_in_other_languages(clause: str) -> bool:
-    if any(char.isdigit() for char in clause):
+    # a clause longer than a core, its courtesy and a refused object together is no refusal: the phrase
+    # search (hundreds of phrases) is only run on short clauses, and on plain ASCII only with the ASCII phrases
+    # (a SummEval summary went from 17 ms to well under 1)
+    if (
+        len(clause.split()) > MOST_REFUSAL_WORDS
+        or len(clause) > MOST_REFUSAL_CHARACTERS
+        or _DIGIT.search(clause)
+    ):
         return False
-    clause = re.sub(r"\s+", " ", _COURTESIES.sub(" ", clause)).strip(
+    ascii_only = clause.isascii()
+    courtesies, cores = (_ASCII_COURTESIES, _ASCII_CORES) if ascii_only else (_COURTESIES, _CORES)
+    clause = re.sub(r"\s+", " ", courtesies.sub(" ", clause)).strip(
         _EDGES
     )  # "抱歉不知道", "Désolé je ne sais pas"
-    found = _CORES.search(clause)
+    found = cores.search(clause)
     if found is None:
         return False
     rest = (clause[: found.start()] + " " + clause[found.end() :]).strip(_EDGES)
