@@ -143,7 +143,7 @@ _REFUSALS = [
 # the clause ends there (or names the source), so "The dose is not given to children" stays a claim.
 _NOT_THERE = [
     r"(?:it|this|that|the\s+answer|the\s+information|that\s+information|this\s+information|such\s+information|"
-    r"this\s+detail|that\s+detail|the\s+(?:\w+\s+){0,3}?\w+|its\s+\w+|their\s+\w+)\s+" + _BE_NOT + r"\s+"
+    r"this\s+detail|that\s+detail|the\s+(?:\w+\s+){0,3}?\w+|its\s+\w+|their\s+\w+)\s*" + _BE_NOT + r"\s+"
     r"(?:(?:explicitly\s+|specifically\s+|clearly\s+)?"
     + _PARTICIPLE
     + r"(?:\s+(?:in|by|within|from|anywhere\s+in)\s+"

@@ -81,7 +81,7 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     ),
     "hi": (
         (
-            r"मुझे (?:इसके बारे में |इस बारे में )?(?:नहीं पता|पता नहीं|जानकारी नहीं|मालूम नहीं|नहीं मालूम)",
+            r"मुझे (?:[^ ]+ ){0,3}?(?:नहीं पता|पता नहीं|जानकारी नहीं|मालूम नहीं|नहीं मालूम)",
             r"^पता नहीं",
             r"मैं नहीं जानत[ाी]",
             r"(?:कोई |पर्याप्त )?जानकारी (?:नहीं|उपलब्ध नहीं) (?:है|मिली|दी गई)",
@@ -112,6 +112,7 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
         (
             r"\bje ne (?:le )?sais pas\b",
             r"\bje n'en sais rien\b",
+            r"\bje ne connais pas la réponse\b",
             r"\bje l'ignore\b",
             r"\bj'ignore\b",
             r"\baucune idée\b",
@@ -229,6 +230,7 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
             r"^weiß (?:ich )?nicht\b",
             r"\b(?:das|es) weiß ich (?:leider |auch )?nicht\b",
             r"\bkeine ahnung\b",
+            r"\bich kenne die antwort (?:leider )?nicht\b",
             r"\bich bin (?:mir )?(?:da )?nicht sicher\b",
             r"\bich kann (?:das |diese frage |es |dazu )?(?:leider )?nicht (?:beantworten|sagen|feststellen|bestimmen|finden|bestätigen)\b",
             r"\b(?:der kontext|der text|das dokument|die dokumente|die quelle|die quellen|der artikel|die unterlagen) (?:erwähnt|erwähnen|nennt|nennen|sagt|sagen|enthält|enthalten|gibt|geben) (?:das |dies |es |dazu |darüber |hierzu )?(?:leider )?(?:nicht|nichts|keine)",
@@ -294,6 +296,7 @@ LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
             r"\bnon (?:lo )?so\b",
             r"\bnon ne ho idea\b",
             r"\bnessuna idea\b",
+            r"\bnon conosco la risposta\b",
             r"\bnon sono sicur[oa]\b",
             r"\bnon (?:posso|riesco a) (?:rispondere|dirlo|dire|determinare|trovare|confermare|aiutar)",
             r"\b(?:il|i) (?:contesto|testo|documento|documenti|articolo) non (?:lo )?(?:menziona|menzionano|dice|dicono|specifica|specificano|indica|contiene)",

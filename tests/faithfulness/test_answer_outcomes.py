@@ -73,14 +73,17 @@ ORDINARY_REFUSALS = [
     "Apologies, but I'm not able to answer that.",
     "I don't have that information. Please check with your pharmacist.",
     "The answer cannot be found in the context.",
+    "That's not covered in the documents.",
+    "I am not able to answer this question based on the context provided.",
+    "Not specified in the documents.",
 ]
 #: "I don't know" (and its kin) in the most used languages, and some more
 DONT_KNOW = {
     "zh": ["我不知道。", "上下文中没有提到。", "抱歉，我无法回答这个问题。"],
     "es": ["No lo sé.", "No sé.", "Lo siento, el contexto no lo menciona."],
-    "hi": ["मुझे नहीं पता।", "मैं नहीं जानता।"],
+    "hi": ["मुझे नहीं पता।", "मैं नहीं जानता।", "मुझे इसका उत्तर नहीं पता।"],
     "ar": ["لا أعرف.", "لا أَعْرِف", "عذراً، لا توجد معلومات في السياق."],
-    "fr": ["Je ne sais pas.", "Désolé, je n\u2019ai pas cette information."],
+    "fr": ["Je ne sais pas.", "Je ne connais pas la réponse.", "Désolé, je n\u2019ai pas cette information."],
     "bn": ["আমি জানি না।"],
     "pt": ["Não sei.", "Eu não sei.", "O contexto não menciona isso."],
     "ru": ["Я не знаю.", "Не знаю.", "В контексте это не указано."],
