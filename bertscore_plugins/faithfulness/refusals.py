@@ -7,9 +7,11 @@ Each language lists its *cores* (a phrase that on its own declines to answer: "j
 expressions written in lower case, folded like the text they are matched against (``outcome.fold``).
 
 A core is deliberately narrow: a phrase that also opens ordinary claims ("no se registraron", "他没有提到价格",
-"non è") is written with what makes it a refusal (the source as its subject, "información" as its object).
-Measured on ``benchmarks/quality/answer_outcomes_dev.jsonl`` (per language, in QUALITY.md) and on every
-output of ../shared/eval-data, where no text is read as a refusal (``benchmarks/quality/answer_outcomes.py``).
+"er weiß nicht, wo") is written with what makes it a refusal (the source as its subject, "información" as
+its object, the first person, the start of the clause: ``^``). Measured on
+``benchmarks/quality/answer_outcomes_dev.jsonl`` (per language, in QUALITY.md) and on every generated text
+of ../shared/eval-data, where no summary or translation (the Russian ones among them) is read as a refusal
+(``benchmarks/quality/answer_outcomes.py``).
 """
 
 from __future__ import annotations
