@@ -17,9 +17,12 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
 
 from bertscore_plugins.errors import ArgumentError, ModelLoadError
 
@@ -50,7 +53,9 @@ def read_meta(meta_path: Path = META) -> dict[str, Any]:
     return meta
 
 
-def read_weights(weights_path: Path = WEIGHTS, meta_path: Path = META) -> tuple[dict, dict]:
+def read_weights(
+    weights_path: Path = WEIGHTS, meta_path: Path = META
+) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
     """The adapter tensors, after their file's sha256 matched entailment.json (ModelLoadError otherwise)."""
     from safetensors import SafetensorError
     from safetensors.torch import load_file
@@ -155,7 +160,9 @@ class EntailmentModel:
         return out
 
 
-def collate(encoded: Sequence[tuple[list[int], list[int]]], batch: list[int], pad: int) -> tuple:
+def collate(
+    encoded: Sequence[tuple[list[int], list[int]]], batch: list[int], pad: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(ids, attention mask, token types) of the batch's pairs, padded to its longest (training and
     inference share it)."""
     import torch

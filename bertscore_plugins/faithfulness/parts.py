@@ -106,7 +106,7 @@ def lexical_support(out: TextFacts, ctx: TextFacts, carried: frozenset[int] = fr
 
 def _stems(facts: TextFacts) -> list[tuple[int, int, str]]:
     """(word index, sentence, stem) of each word (placeholders left out)."""
-    return facts.derived(
+    stems: list[tuple[int, int, str]] = facts.derived(
         "stems",
         lambda f: [
             (k, w.sentence, stem(w.lower))
@@ -114,11 +114,15 @@ def _stems(facts: TextFacts) -> list[tuple[int, int, str]]:
             if w.text[:1].isalnum() and w.lower not in lx.PLACEHOLDERS
         ],
     )
+    return stems
 
 
 def _masks(facts: TextFacts) -> tuple[dict[str, int], int]:
     """The whole source's bit masks."""
-    return facts.derived("lcs_masks", lambda f: bit_masks([token for _, _, token in _stems(f)]))
+    masks: tuple[dict[str, int], int] = facts.derived(
+        "lcs_masks", lambda f: bit_masks([token for _, _, token in _stems(f)])
+    )
+    return masks
 
 
 def _passages(facts: TextFacts) -> Passages:
@@ -137,7 +141,8 @@ def _passages(facts: TextFacts) -> Passages:
             ]
         )
 
-    return facts.derived("lexical_passages", build)
+    passages: Passages = facts.derived("lexical_passages", build)
+    return passages
 
 
 def lexical_sequence_parts(

@@ -113,4 +113,5 @@ def identity() -> str:
     """The shipped adapter's identity (its weights' sha256, short), for signatures; reads no weights."""
     from bertscore_plugins.faithfulness.entailment_model import read_meta
 
-    return read_meta()["weights_sha256"][:12]
+    digest: str = read_meta()["weights_sha256"]
+    return digest[:12]

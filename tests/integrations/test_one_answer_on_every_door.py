@@ -45,6 +45,7 @@ from tests.support.door_rows import (
     DoorRow,
     door_rows,
     empty_rows,
+    hedged_rows,
     outcome_rows,
 )
 from tests.support.projects import unique_project, wait_for_roots
@@ -56,7 +57,9 @@ JUDGE_VARIABLES = ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCO
 CROSSED = door_rows()
 #: empty, content-free and refusing answers: their own label (empty, abstained) on every door
 OUTCOMES = outcome_rows()
-ROWS = CROSSED + OUTCOMES
+#: answers that hedge, then claim: fact-checked like any answer on every door
+HEDGED = hedged_rows()
+ROWS = CROSSED + OUTCOMES + HEDGED
 EMPTY = empty_rows()
 
 
@@ -372,7 +375,7 @@ def doors(request, tmp_path_factory) -> Doors:
 
 
 def test_the_rows_cross_every_size_position_form_and_shape(doors):
-    assert len(CROSSED) == 54 and len({row.row_id for row in ROWS}) == 54 + len(OUTCOMES)
+    assert len(CROSSED) == 54 and len({row.row_id for row in ROWS}) == 54 + len(OUTCOMES) + len(HEDGED)
     for row in CROSSED:
         text = row.context if isinstance(row.context, str) else " ".join(row.context)
         tokens = len(doors.scorer.tokenizer.content([text])[0][0])
@@ -399,6 +402,15 @@ def test_empty_answers_and_refusals_get_their_own_label_never_faithful_or_unfait
     assert {row_id: label for row_id, (_, label) in found.items()} == expected
     # an empty answer supports nothing: score 0; a refusal keeps the signal's (low) score
     assert all(score == 0.0 for row_id, (score, label) in found.items() if label == "empty")
+
+
+def test_answers_that_hedge_then_claim_are_fact_checked_not_abstained(doors):
+    """A refusal followed by a claim is read for faithfulness (every other door must give the API's label:
+    the test below): the changed fine is unfaithful, never a refusal that escapes the check."""
+    api = doors.answer("python API").scores
+    labels = {row.row_id: api[row.row_id][1] for row in HEDGED}
+    assert set(labels.values()) <= {FAITHFUL, UNFAITHFUL}
+    assert labels["hedge-then-changed-fine"] == UNFAITHFUL
 
 
 @pytest.mark.parametrize("door", [door for door in DOORS if door != "python API"])

@@ -244,6 +244,14 @@ OUTCOME_ANSWERS = {
     "dont-know": ("I don't know.", "abstained"),
     "context-silent": ("The context does not say.", "abstained"),
     "polite-refusal": ("I'm sorry, but I cannot answer that from the provided documents.", "abstained"),
+    "not-in-documents": ("Sorry, that information isn't in the documents.", "abstained"),
+    "french-refusal": ("Je ne sais pas.", "abstained"),
+    "bidi-wrapped-refusal": ("\u200fI don't know.\u200f", "abstained"),
+}
+#: answers that hedge and then claim something: read as answers (faithful or not), never as refusals
+HEDGED_ANSWERS = {
+    "hedge-then-changed-fine": ("I'm not sure, but a late item costs 50 pence a day.", False),
+    "hedge-then-source-fact": ("I can't find the loan limit, but a late item costs 20 pence a day.", True),
 }
 
 
@@ -256,4 +264,16 @@ def outcome_rows() -> list[DoorRow]:
         DoorRow(name, fact.question, " ".join(sentences), text, reference, SIZES[0], "first", "plain",
                 "text", False)
         for name, (text, _) in OUTCOME_ANSWERS.items()
+    ]  # fmt: skip
+
+
+def hedged_rows() -> list[DoorRow]:
+    """A row per answer that hedges and then claims the source's fact or a changed one."""
+    fact = FACTS[1]
+    sentences = source_sentences(fact, SIZES[0], "first")
+    reference = answer(fact, "plain", True)
+    return [
+        DoorRow(name, fact.question, " ".join(sentences), text, reference, SIZES[0], "first", "plain",
+                "text", faithful)
+        for name, (text, faithful) in HEDGED_ANSWERS.items()
     ]  # fmt: skip
