@@ -11,6 +11,7 @@ import bisect
 
 import numpy as np
 
+from bertscore_plugins.facts import binding
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.alignment import Alignment
 from bertscore_plugins.facts.findings import Finding
@@ -105,7 +106,13 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
 
     The context's facts are looked up by value (an index built once per context), never scanned per
     output fact: a long output against a long source stays linear in their length."""
-    if any(_carries(fact, other) for other in _candidates(fact, ctx)):
+    carrying = [other for other in _candidates(fact, ctx) if _carries(fact, other)]
+    if carrying:
+        votes = _votes(fact, out, ctx)
+        wrong = binding.misbound(votes, carrying, _bound(fact, ctx), ctx) if votes else None
+        if wrong is not None:  # carried, but only where it qualifies something else
+            rival, word = wrong
+            return Finding(fact.kind, fact.text, False, binding.stated_with(ctx, rival, word))
         # an optional fact's words ("no bids") are the source's own or not: no credit for the lexical parts
         return Finding(fact.kind, fact.text, True, words=() if fact.optional else _hedged(fact))
     rivals, heads, by_head, _ = _rivals(fact, ctx)
@@ -113,10 +120,49 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
         return None
     if not rivals:
         return Finding(fact.kind, fact.text, False)
+    votes = _votes(fact, out, ctx)
+    named = binding.favoured(votes, rivals) if votes else None
+    if named is not None:  # the rival that qualifies the same thing ("discharged on Tuesday")
+        return Finding(fact.kind, fact.text, False, named.text)
     closest = alignment.closest(fact.head, heads)
     if closest is None:  # no alignment: the rival said in the same words ("closes at 8 pm")
         closest = _same_words_before(out, fact, ctx, rivals)
     return Finding(fact.kind, fact.text, False, by_head.get(closest, rivals[0]).text)
+
+
+def _binding_name(fact: Fact) -> tuple[str, str | None]:
+    """The values a fact's binding is read among: its class, and for a number its unit."""
+    kind = _comparable_class(fact.kind)
+    return kind, fact.unit if kind == "number" else None
+
+
+def _bound(fact: Fact, facts: TextFacts) -> binding.Qualifiers:
+    """The values of ``facts`` of the fact's class (a number: with a unit that measures the same thing,
+    or none for a bare number) and the words that qualify each."""
+    kind, unit = _binding_name(fact)
+
+    def values(f: TextFacts) -> list[Fact]:
+        return [
+            other
+            for other in _comparables(f).get(kind, [])
+            if kind != "number"
+            or (unit is None and other.unit is None)
+            or (unit is not None and other.unit is not None and _measures_like(unit, other.unit))
+        ]
+
+    return binding.qualifiers(facts, (kind, unit), values)
+
+
+def _measures_like(unit: str, other: str) -> bool:
+    return unit == other or _same_people(unit, other) or _conversion(unit, other) is not None
+
+
+def _votes(fact: Fact, out: TextFacts, ctx: TextFacts) -> binding.Votes | None:
+    """What the output's qualifiers of ``fact`` say about the context's values (None: it has none)."""
+    out_found = _bound(fact, out)
+    if id(fact) not in out_found.words_of:
+        return None
+    return binding.votes(out, out_found, fact, ctx, _bound(fact, ctx))
 
 
 def _rivals(fact: Fact, ctx: TextFacts) -> tuple[list[Fact], np.ndarray, dict[int, Fact], set[int]]:
