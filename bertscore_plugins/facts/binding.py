@@ -18,7 +18,8 @@ March" against "admitted on Monday, 3 March, and discharged on Tuesday, 11 March
 qualifiers, "discharged" and "11 March", stand by Tuesday), not the first weekday of the source.
 
 Cost: each text's qualifiers are found once per kind of value (``TextFacts.derived``), by looking
-``REACH`` words either side of each value: linear in the text's length.
+``REACH`` words either side of each value, and an output value's qualifiers look up at most
+``MAX_SHARED`` context places each: linear in the texts' length.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ _BOUNDARIES = {",", ";", ":", "and", "or", "but", "while", "whereas", "(", ")", 
 #: source sentences apart within which a rival may contradict a value's binding: the parallel statements
 #: a binding is read from ("Coffee costs $3. Tea costs $2.") stand together
 NEAR_SENTENCES = 2
+#: a word that qualifies more values than this in the context singles none out ("said", "people" in a
+#: long article); skipping it also keeps each output value's look-up bounded, so a long output against a
+#: long source stays linear (benchmarks/speed/facts_cost.py --doubling)
+MAX_SHARED = 8
 #: a qualifier that is a fact of its own (a day, a month, a name) weighs this much; other words 1
 FACT_WORD_WEIGHT = 2.0
 
@@ -133,7 +138,10 @@ def votes(out: TextFacts, out_found: Qualifiers, fact: Fact, ctx: TextFacts, ctx
     word: dict[int, int] = {}
     heaviest: dict[int, float] = {}
     for k, _ in out_found.words_of.get(id(fact), ()):
-        for value, j, offset in ctx_found.by_stem.get(_key(out, k), ()):
+        occurrences = ctx_found.by_stem.get(_key(out, k), ())
+        if len(occurrences) > MAX_SHARED:
+            continue
+        for value, j, offset in occurrences:
             w = telling(ctx_found, ctx, j, offset)
             if not w:
                 continue
