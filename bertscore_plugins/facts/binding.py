@@ -10,8 +10,11 @@ apart: a day, a month or a name always does; another word only where the context
 content word at the same place around a rival value ("coffee costs $3 and tea costs $2": "coffee" and
 "tea" stand one word before their prices; "costs" stands before both, so it tells nothing, and a verb
 that a coordinated clause leaves out, "opens ... and at 10 am", tells nothing either). A value is
-*misbound* when its qualifiers vote for a rival value and never for one that carries it; the finding
-then names the rival with the qualifier ("9 am: context says 10 am on Saturdays").
+*misbound* when its qualifiers vote for a rival value and never for one that carries it, and the context
+states the two in parallel (the value that carries it has another word where the rival has the
+qualifier: "weekdays" / "Saturdays", "coffee" / "tea"); the finding then names the rival with the
+qualifier ("9 am: context says 10 am on Saturdays"). Paired values ("10-11 year olds", "won 85-80",
+"from 1991 until 1998") are ranges and scores, not values bound to different things: never rivals.
 
 The same votes pick what the context says in place of an unsupported value: "discharged on Thursday, 11
 March" against "admitted on Monday, 3 March, and discharged on Tuesday, 11 March" names Tuesday (its
@@ -24,6 +27,7 @@ Cost: each text's qualifiers are found once per kind of value (``TextFacts.deriv
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -40,7 +44,9 @@ BOUNDARY_COST = 3
 _BOUNDARIES = {",", ";", ":", "and", "or", "but", "while", "whereas", "(", ")", "—", "–"}
 #: source sentences apart within which a rival may contradict a value's binding: the parallel statements
 #: a binding is read from ("Coffee costs $3. Tea costs $2.") stand together
-NEAR_SENTENCES = 2
+NEAR_SENTENCES = 1
+#: two values this many words apart or closer are written together: a range or a score
+PAIR_GAP = 2
 #: a word that qualifies more values than this in the context singles none out ("said", "people" in a
 #: long article); skipping it also keeps each output value's look-up bounded, so a long output against a
 #: long source stays linear (benchmarks/speed/facts_cost.py --doubling)
@@ -78,12 +84,14 @@ def _key(facts: TextFacts, k: int) -> str:
 
 
 def is_fact_word(facts: TextFacts, k: int) -> bool:
-    """A day, a month or a name: a qualifier that always tells values apart."""
-    lower = facts.words[k].lower.strip("'’")
-    return lower in _CALENDAR or lower in facts.proper
+    """A day or a month: a qualifier that always tells values apart. (Names do not: in news text a name
+    stands near every number of its paragraph; counted as one, SummEval's faithful rows were flagged.)"""
+    return facts.words[k].lower.strip("'’") in _CALENDAR
 
 
-def qualifiers(facts: TextFacts, name: tuple, values: Callable[[TextFacts], list[Fact]]) -> Qualifiers:
+def qualifiers(
+    facts: TextFacts, name: tuple[object, ...], values: Callable[[TextFacts], list[Fact]]
+) -> Qualifiers:
     """The qualifiers of ``values(facts)`` (found once per text and ``name``)."""
 
     def build(f: TextFacts) -> Qualifiers:
@@ -105,10 +113,10 @@ def qualifiers(facts: TextFacts, name: tuple, values: Callable[[TextFacts], list
                     if k not in taken and _content(f, k) and (k not in best or total < best[k][0]):
                         best[k] = (total, id(value), step * cost)
                     k += step
-        for k, (_, value, offset) in sorted(best.items()):
-            found.words_of.setdefault(value, []).append((k, offset))
+        for k, (_, qualified, offset) in sorted(best.items()):
+            found.words_of.setdefault(qualified, []).append((k, offset))
             key = _key(f, k)
-            found.by_stem.setdefault(key, []).append((value, k, offset))
+            found.by_stem.setdefault(key, []).append((qualified, k, offset))
             found.at_offset.setdefault(offset, set()).add(key)
         return found
 
@@ -130,12 +138,18 @@ class Votes:
     weight: dict[int, float]
     #: id(context value) -> the context word of its heaviest qualifier
     word: dict[int, int]
+    #: id(context value) -> that word's offset from the value
+    offset: dict[int, int]
+    #: id(context value) -> how many of the output's qualifiers stand by it there (each counted once)
+    count: dict[int, int]
 
 
 def votes(out: TextFacts, out_found: Qualifiers, fact: Fact, ctx: TextFacts, ctx_found: Qualifiers) -> Votes:
     """For each context value: how strongly the output's qualifiers of ``fact`` say it is the same thing."""
     weight: dict[int, float] = {}
     word: dict[int, int] = {}
+    offsets: dict[int, int] = {}
+    count: dict[int, int] = {}
     heaviest: dict[int, float] = {}
     for k, _ in out_found.words_of.get(id(fact), ()):
         occurrences = ctx_found.by_stem.get(_key(out, k), ())
@@ -146,9 +160,10 @@ def votes(out: TextFacts, out_found: Qualifiers, fact: Fact, ctx: TextFacts, ctx
             if not w:
                 continue
             weight[value] = weight.get(value, 0.0) + w
+            count[value] = count.get(value, 0) + 1
             if w > heaviest.get(value, 0.0):
-                heaviest[value], word[value] = w, j
-    return Votes(weight, word)
+                heaviest[value], word[value], offsets[value] = w, j, offset
+    return Votes(weight, word, offsets, count)
 
 
 def misbound(
@@ -157,12 +172,15 @@ def misbound(
     """The rival value (and its qualifier's word) the output's qualifiers stand by instead of any value
     that carries the fact, or None when the binding agrees (or says nothing)."""
     carried = max((votes_.weight.get(id(value), 0.0) for value in carrying), default=0.0)
+    paired = _paired(ctx_found, ctx)
     near = {ctx.words[value.head].sentence for value in carrying}
     by_id = {id(value): value for value in ctx_found.values}
     held = {id(value) for value in carrying}
     best: tuple[float, int] | None = None
     for value, weight in votes_.weight.items():
-        if value in held or weight <= carried:
+        if value in held or weight <= carried or value in paired:
+            continue
+        if not _parallel(ctx_found, ctx, carrying, votes_.word[value], votes_.offset[value]):
             continue
         sentence = ctx.words[by_id[value].head].sentence
         if not any(abs(sentence - s) <= NEAR_SENTENCES for s in near):
@@ -178,14 +196,44 @@ def misbound(
     return by_id[best[1]], votes_.word[best[1]]
 
 
+def paired(found: Qualifiers, facts: TextFacts, fact: Fact) -> bool:
+    """Is ``fact`` one of two values written together ("85-80", "10-11", "1991 until 1998")?"""
+    return id(fact) in _paired(found, facts)
+
+
+def _paired(found: Qualifiers, facts: TextFacts) -> set[int]:
+    def build(f: TextFacts) -> set[int]:
+        heads = sorted((min(value.words), max(value.words), id(value)) for value in found.values)
+        kept: set[int] = set()
+        for (_, last, a), (first, _, b) in itertools.pairwise(heads):
+            if first - last <= PAIR_GAP and f.words[first].sentence == f.words[last].sentence:
+                kept.update((a, b))
+        return kept
+
+    return facts.derived(("paired", id(found)), build)
+
+
+def _parallel(found: Qualifiers, ctx: TextFacts, carrying: Sequence[Fact], word: int, offset: int) -> bool:
+    """Does a value that carries the fact have another content word where the rival has its qualifier
+    (the same offset, a different stem)?"""
+    key = _key(ctx, word)
+    return any(
+        at == offset and _key(ctx, k) != key
+        for value in carrying
+        for k, at in found.words_of.get(id(value), ())
+    )
+
+
 def favoured(votes_: Votes, rivals: Sequence[Fact]) -> Fact | None:
-    """Of ``rivals``, the one the output's qualifiers stand by most (None: they stand by none)."""
-    best: tuple[float, Fact] | None = None
-    for value in rivals:
-        weight = votes_.weight.get(id(value), 0.0)
-        if weight and (best is None or weight > best[0]):
-            best = (weight, value)
-    return best[1] if best else None
+    """Of ``rivals``, the one more of the output's qualifiers stand by than by any other (None: no
+    single one; a day does not outweigh a verb here: "closes at 9 pm on Thursdays" against "On Thursdays
+    the library opens at 9 am and closes at 8 pm" is left to the alignment)."""
+    counted = sorted(
+        ((votes_.count.get(id(value), 0), value.head, value) for value in rivals), key=lambda c: -c[0]
+    )
+    if not counted or not counted[0][0] or (len(counted) > 1 and counted[1][0] == counted[0][0]):
+        return None
+    return counted[0][2]
 
 
 def stated_with(ctx: TextFacts, value: Fact, k: int) -> str:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from bertscore_plugins.facts import binding
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.alignment import Alignment
 from bertscore_plugins.facts.findings import Finding
-from bertscore_plugins.facts.text import Fact, TextFacts, stem
+from bertscore_plugins.facts.text import TextFacts, stem
 
 _CALENDAR = set(lx.WEEKDAYS) | {w + "s" for w in lx.WEEKDAYS} | set(lx.MONTHS)
 
@@ -45,34 +42,6 @@ def entities(out: TextFacts, ctx: TextFacts, taken: set[int]) -> list[tuple[int,
     return [tuple(run) for run in runs]
 
 
-def _as_facts(facts: TextFacts, runs: Sequence[tuple[int, ...]]) -> list[Fact]:
-    return [
-        Fact("entity", " ".join(facts.words[k].text for k in run), facts.words[run[0]].lower, run)
-        for run in runs
-    ]
-
-
-def _misbound(
-    words: tuple[int, ...], out: TextFacts, ctx: TextFacts, names_of_output: Sequence[tuple[int, ...]]
-) -> tuple[Fact, int] | None:
-    """The context name that the output's qualifiers of this name stand by instead (binding.py), if any."""
-    if words not in names_of_output:
-        return None
-    runs = tuple(names_of_output)
-    out_found = binding.qualifiers(out, ("entity", runs), lambda f: _as_facts(f, runs))
-    fact = next(value for value in out_found.values if value.words == words)
-    if id(fact) not in out_found.words_of:
-        return None
-    ctx_found = binding.qualifiers(ctx, ("entity",), lambda f: _as_facts(f, entities(f, f, set())))
-    lowers = {out.words[k].lower.strip("'’") for k in words}
-    carrying = [
-        value for value in ctx_found.values if lowers & {ctx.words[k].lower.strip("'’") for k in value.words}
-    ]
-    if not carrying:
-        return None
-    return binding.misbound(binding.votes(out, out_found, fact, ctx, ctx_found), carrying, ctx_found, ctx)
-
-
 def name_in(lower: str, ctx: TextFacts) -> bool:
     """Is this (lower-cased) name written in ``ctx``, as it is or as a related form?"""
     lower = lower.strip("'’")
@@ -97,20 +66,11 @@ def _one_edit_apart(a: str, b: str) -> bool:
 
 
 def check_entity(
-    words: tuple[int, ...],
-    out: TextFacts,
-    ctx: TextFacts,
-    alignment: Alignment,
-    rivals: list[int],
-    names_of_output: Sequence[tuple[int, ...]] = (),
+    words: tuple[int, ...], out: TextFacts, ctx: TextFacts, alignment: Alignment, rivals: list[int]
 ) -> Finding:
     text = " ".join(out.words[k].text for k in words)
     missing = [k for k in words if not name_in(out.words[k].lower, ctx)]
     if not missing:
-        wrong = _misbound(words, out, ctx, names_of_output)
-        if wrong is not None:  # named in the context, but in another role ("Ode chairs the board")
-            rival, word = wrong
-            return Finding("entity", text, False, binding.stated_with(ctx, rival, word))
         return Finding("entity", text, True)
     named = " ".join(out.words[k].text for k in missing)
     # what the context says in its place: the context name most similar to the missing one

@@ -73,7 +73,7 @@ def check_extracted(
                 findings.append(found)
         rivals: list[int] = []  # the context's names the output does not write, built on first need
         for words in names:
-            findings.append(check_entity(words, out, ctx, alignment, rivals, names))
+            findings.append(check_entity(words, out, ctx, alignment, rivals))
             if bar is not None:
                 bar.update(1)
         findings += check_polarity(out, ctx, alignment)

@@ -160,7 +160,7 @@ def _measures_like(unit: str, other: str) -> bool:
 def _votes(fact: Fact, out: TextFacts, ctx: TextFacts) -> binding.Votes | None:
     """What the output's qualifiers of ``fact`` say about the context's values (None: it has none)."""
     out_found = _bound(fact, out)
-    if id(fact) not in out_found.words_of:
+    if id(fact) not in out_found.words_of or binding.paired(out_found, out, fact):
         return None
     return binding.votes(out, out_found, fact, ctx, _bound(fact, ctx))
 
@@ -244,15 +244,15 @@ def _unit_windows(ctx: TextFacts) -> dict[str, set[int]]:
     return ctx.derived("unit_windows", build)
 
 
-def _values(ctx: TextFacts) -> tuple[list[float], list[Fact], dict[tuple, list[Fact]]]:
+def _values(ctx: TextFacts) -> tuple[list[float], list[Fact], dict[tuple[object, ...], list[Fact]]]:
     """The context's numbers and years sorted by value, and its other facts by what they may match."""
 
-    def build(f: TextFacts) -> tuple[list[float], list[Fact], dict[tuple, list[Fact]]]:
+    def build(f: TextFacts) -> tuple[list[float], list[Fact], dict[tuple[object, ...], list[Fact]]]:
         numeric = sorted(
             ((float(o.value), k) for k, o in enumerate(f.facts) if o.kind in ("number", "year")),
             key=lambda pair: pair[0],
         )
-        keyed: dict[tuple, list[Fact]] = {}
+        keyed: dict[tuple[object, ...], list[Fact]] = {}
         for other in f.facts:
             for key in _keys(other):
                 keyed.setdefault(key, []).append(other)
@@ -261,7 +261,7 @@ def _values(ctx: TextFacts) -> tuple[list[float], list[Fact], dict[tuple, list[F
     return ctx.derived("fact_values", build)
 
 
-def _keys(fact: Fact) -> list[tuple]:
+def _keys(fact: Fact) -> list[tuple[object, ...]]:
     """What a context fact is looked up by (numbers and years: by value, in ``_values``'s sorted list)."""
     if fact.kind == "date":
         return [("date month", reading[0]) for reading in fact.value] + [
@@ -347,11 +347,11 @@ def _subsets(pairs: list[tuple[int, str]]) -> list[tuple[tuple[int, str], ...]]:
     return subsets
 
 
-def _leads(ctx: TextFacts) -> dict[frozenset, list[int]]:
+def _leads(ctx: TextFacts) -> dict[frozenset[tuple[int, str]], list[int]]:
     """Per set of (distance, content stem) a context fact's lead has, those facts (``id``), in text order."""
 
-    def build(f: TextFacts) -> dict[frozenset, list[int]]:
-        index: dict[frozenset, list[int]] = {}
+    def build(f: TextFacts) -> dict[frozenset[tuple[int, str]], list[int]]:
+        index: dict[frozenset[tuple[int, str]], list[int]] = {}
         for other in f.facts:
             content = [(d, x) for d, x in enumerate(_lead(f, other)) if x not in lx.STOPWORDS]
             for subset in _subsets(content):
