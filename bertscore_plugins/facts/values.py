@@ -8,6 +8,7 @@ When it does not, the alignment picks what the context says in its place.
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
 import numpy as np
 
@@ -165,13 +166,16 @@ def _votes(fact: Fact, out: TextFacts, ctx: TextFacts) -> binding.Votes | None:
     return binding.votes(out, out_found, fact, ctx, _bound(fact, ctx))
 
 
-def _rivals(fact: Fact, ctx: TextFacts) -> tuple[list[Fact], np.ndarray, dict[int, Fact], set[int]]:
+_Rivals = tuple[list[Fact], "np.ndarray[Any, Any]", dict[int, Fact], set[int]]
+
+
+def _rivals(fact: Fact, ctx: TextFacts) -> _Rivals:
     """The context facts worth naming in place of an unsupported ``fact`` (numbers for a number, any
     calendar fact for a date, month or year, the same kind otherwise; a unit that agrees or converts),
     their heads, the first of them at each head and their ``id``s: kept per kind of fact, unit and unit window, so
     facts alike share one list."""
     key = (_comparable_class(fact.kind), fact.unit, fact.unit_window, fact.optional)
-    found = ctx.derived("rivals", lambda f: {})
+    found: dict[tuple[object, ...], _Rivals] = ctx.derived("rivals", lambda f: {})
     if key not in found:
         rivals = _comparables(ctx).get(key[0], [])
         if fact.kind == "number" and fact.unit is not None:
