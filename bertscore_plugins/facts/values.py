@@ -109,7 +109,9 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
     output fact: a long output against a long source stays linear in their length."""
     carrying = [other for other in _candidates(fact, ctx) if _carries(fact, other)]
     if carrying:
-        votes = _votes(fact, out, ctx)
+        # a value the context writes more than MAX_SHARED times is everywhere: no binding to read (and
+        # each fact's look-up stays bounded: linear)
+        votes = _votes(fact, out, ctx) if len(carrying) <= binding.MAX_SHARED else None
         wrong = binding.misbound(votes, carrying, _bound(fact, ctx), ctx) if votes else None
         if wrong is not None:  # carried, but only where it qualifies something else
             rival, word = wrong
@@ -122,13 +124,22 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
     if not rivals:
         return Finding(fact.kind, fact.text, False)
     votes = _votes(fact, out, ctx)
-    named = binding.favoured(votes, rivals) if votes else None
+    named = binding.favoured(votes, _rivals_by_id(fact, ctx)) if votes else None
     if named is not None:  # the rival that qualifies the same thing ("discharged on Tuesday")
         return Finding(fact.kind, fact.text, False, named.text)
     closest = alignment.closest(fact.head, heads)
     if closest is None:  # no alignment: the rival said in the same words ("closes at 8 pm")
         closest = _same_words_before(out, fact, ctx, rivals)
     return Finding(fact.kind, fact.text, False, by_head.get(closest, rivals[0]).text)
+
+
+def _rivals_by_id(fact: Fact, ctx: TextFacts) -> dict[int, Fact]:
+    """``_rivals`` by ``id`` (built once per kind of fact and context)."""
+    key = (_comparable_class(fact.kind), fact.unit, fact.unit_window, fact.optional)
+    found: dict[tuple[object, ...], dict[int, Fact]] = ctx.derived("rivals_by_id", lambda f: {})
+    if key not in found:
+        found[key] = {id(other): other for other in _rivals(fact, ctx)[0]}
+    return found[key]
 
 
 def _binding_name(fact: Fact) -> tuple[str, str | None]:
