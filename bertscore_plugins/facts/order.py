@@ -7,12 +7,12 @@ import itertools
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.entities import name_in
 from bertscore_plugins.facts.findings import Finding
-from bertscore_plugins.facts.text import TextFacts, stem
+from bertscore_plugins.facts.text import TextFacts, Word, stem
 
 _BE = {"is", "was", "were", "are", "be", "been", "being", "'s", "'re"}
 
 
-def _passive(words: list, relation: int, second: int) -> bool:
+def _passive(words: list[Word], relation: int, second: int) -> bool:
     """ "X was defeated by Y": a form of "be" before the relation and "by" after it."""
     before = words[relation - 1].lower if relation > 0 else ""
     return before in _BE and any(w.lower == "by" for w in words[relation + 1 : second])

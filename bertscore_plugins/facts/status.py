@@ -75,10 +75,12 @@ def check_status(out: TextFacts, ctx: TextFacts) -> list[Finding]:
     return findings
 
 
-def _contrary(ctx: TextFacts, group: str, state: str) -> list[tuple]:
+def _contrary(ctx: TextFacts, group: str, state: str) -> list[tuple[int, int, str, str]]:
     """The context's states that contradict ``state`` of ``group``, in text order (listed once per
     context and state: a long output says the same states many times)."""
-    found = ctx.derived("contrary_states", lambda f: {})
+    found: dict[tuple[str, str], list[tuple[int, int, str, str]]] = ctx.derived(
+        "contrary_states", lambda f: {}
+    )
     if (group, state) not in found:
         excluded = lx.EXCLUDED_ACROSS_GROUPS.get((group, state), ())
         found[group, state] = [

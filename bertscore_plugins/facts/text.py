@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
+
+T = TypeVar("T")
 
 # "didn't" (also "didn ’ t" in tokenised text) -> "did" + "n't" (as "did not"); "team's" -> "team" + "'s";
 # numbers keep their separators, and a unit written onto a number is its own word ("1,640ft", "6.15pm",
@@ -92,13 +95,14 @@ class TextFacts:
         """The indexes of the words of one sentence (an index built once, as for clauses)."""
         return self._grouped("sentence").get(sentence, [])
 
-    def derived(self, name: str, make: Any) -> Any:
+    def derived(self, name: Hashable, make: Callable[[TextFacts], T]) -> T:
         """``make(self)``, computed once per text: a source shared by many rows (one article, many
         summaries) is read into words once by ``extract``'s cache, and so are its stems and indexes."""
         cache = self.__dict__.setdefault("_derived", {})
         if name not in cache:
             cache[name] = make(self)
-        return cache[name]
+        found: T = cache[name]
+        return found
 
     def _grouped(self, attribute: str) -> dict[int, list[int]]:
         def build(facts: TextFacts) -> dict[int, list[int]]:

@@ -8,9 +8,11 @@ When it does not, the alignment picks what the context says in its place.
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
 import numpy as np
 
+from bertscore_plugins.facts import binding
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.alignment import Alignment
 from bertscore_plugins.facts.findings import Finding
@@ -105,7 +107,15 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
 
     The context's facts are looked up by value (an index built once per context), never scanned per
     output fact: a long output against a long source stays linear in their length."""
-    if any(_carries(fact, other) for other in _candidates(fact, ctx)):
+    carrying = [other for other in _candidates(fact, ctx) if _carries(fact, other)]
+    if carrying:
+        # a value the context writes more than MAX_SHARED times is everywhere: no binding to read (and
+        # each fact's look-up stays bounded: linear)
+        votes = _votes(fact, out, ctx) if len(carrying) <= binding.MAX_SHARED else None
+        wrong = binding.misbound(votes, carrying, _bound(fact, ctx), ctx) if votes else None
+        if wrong is not None:  # carried, but only where it qualifies something else
+            rival, word = wrong
+            return Finding(fact.kind, fact.text, False, binding.stated_with(ctx, rival, word))
         # an optional fact's words ("no bids") are the source's own or not: no credit for the lexical parts
         return Finding(fact.kind, fact.text, True, words=() if fact.optional else _hedged(fact))
     rivals, heads, by_head, _ = _rivals(fact, ctx)
@@ -113,19 +123,70 @@ def check_value(fact: Fact, out: TextFacts, ctx: TextFacts, alignment: Alignment
         return None
     if not rivals:
         return Finding(fact.kind, fact.text, False)
+    votes = _votes(fact, out, ctx)
+    named = binding.favoured(votes, _rivals_by_id(fact, ctx)) if votes else None
+    if named is not None:  # the rival that qualifies the same thing ("discharged on Tuesday")
+        return Finding(fact.kind, fact.text, False, named.text)
     closest = alignment.closest(fact.head, heads)
     if closest is None:  # no alignment: the rival said in the same words ("closes at 8 pm")
         closest = _same_words_before(out, fact, ctx, rivals)
     return Finding(fact.kind, fact.text, False, by_head.get(closest, rivals[0]).text)
 
 
-def _rivals(fact: Fact, ctx: TextFacts) -> tuple[list[Fact], np.ndarray, dict[int, Fact], set[int]]:
+def _rivals_by_id(fact: Fact, ctx: TextFacts) -> dict[int, Fact]:
+    """``_rivals`` by ``id`` (built once per kind of fact and context)."""
+    key = (_comparable_class(fact.kind), fact.unit, fact.unit_window, fact.optional)
+    found: dict[tuple[object, ...], dict[int, Fact]] = ctx.derived("rivals_by_id", lambda f: {})
+    if key not in found:
+        found[key] = {id(other): other for other in _rivals(fact, ctx)[0]}
+    return found[key]
+
+
+def _binding_name(fact: Fact) -> tuple[str, str | None]:
+    """The values a fact's binding is read among: its class, and for a number its unit."""
+    kind = _comparable_class(fact.kind)
+    return kind, fact.unit if kind == "number" else None
+
+
+def _bound(fact: Fact, facts: TextFacts) -> binding.Qualifiers:
+    """The values of ``facts`` of the fact's class (a number: with a unit that measures the same thing,
+    or none for a bare number) and the words that qualify each."""
+    kind, unit = _binding_name(fact)
+
+    def values(f: TextFacts) -> list[Fact]:
+        return [
+            other
+            for other in _comparables(f).get(kind, [])
+            if kind != "number"
+            or (unit is None and other.unit is None)
+            or (unit is not None and other.unit is not None and _measures_like(unit, other.unit))
+        ]
+
+    return binding.qualifiers(facts, (kind, unit), values)
+
+
+def _measures_like(unit: str, other: str) -> bool:
+    return unit == other or _same_people(unit, other) or _conversion(unit, other) is not None
+
+
+def _votes(fact: Fact, out: TextFacts, ctx: TextFacts) -> binding.Votes | None:
+    """What the output's qualifiers of ``fact`` say about the context's values (None: it has none)."""
+    out_found = _bound(fact, out)
+    if id(fact) not in out_found.words_of or binding.paired(out_found, out, fact):
+        return None
+    return binding.votes(out, out_found, fact, ctx, _bound(fact, ctx))
+
+
+_Rivals = tuple[list[Fact], "np.ndarray[Any, Any]", dict[int, Fact], set[int]]
+
+
+def _rivals(fact: Fact, ctx: TextFacts) -> _Rivals:
     """The context facts worth naming in place of an unsupported ``fact`` (numbers for a number, any
     calendar fact for a date, month or year, the same kind otherwise; a unit that agrees or converts),
     their heads, the first of them at each head and their ``id``s: kept per kind of fact, unit and unit window, so
     facts alike share one list."""
     key = (_comparable_class(fact.kind), fact.unit, fact.unit_window, fact.optional)
-    found = ctx.derived("rivals", lambda f: {})
+    found: dict[tuple[object, ...], _Rivals] = ctx.derived("rivals", lambda f: {})
     if key not in found:
         rivals = _comparables(ctx).get(key[0], [])
         if fact.kind == "number" and fact.unit is not None:
@@ -198,15 +259,15 @@ def _unit_windows(ctx: TextFacts) -> dict[str, set[int]]:
     return ctx.derived("unit_windows", build)
 
 
-def _values(ctx: TextFacts) -> tuple[list[float], list[Fact], dict[tuple, list[Fact]]]:
+def _values(ctx: TextFacts) -> tuple[list[float], list[Fact], dict[tuple[object, ...], list[Fact]]]:
     """The context's numbers and years sorted by value, and its other facts by what they may match."""
 
-    def build(f: TextFacts) -> tuple[list[float], list[Fact], dict[tuple, list[Fact]]]:
+    def build(f: TextFacts) -> tuple[list[float], list[Fact], dict[tuple[object, ...], list[Fact]]]:
         numeric = sorted(
             ((float(o.value), k) for k, o in enumerate(f.facts) if o.kind in ("number", "year")),
             key=lambda pair: pair[0],
         )
-        keyed: dict[tuple, list[Fact]] = {}
+        keyed: dict[tuple[object, ...], list[Fact]] = {}
         for other in f.facts:
             for key in _keys(other):
                 keyed.setdefault(key, []).append(other)
@@ -215,7 +276,7 @@ def _values(ctx: TextFacts) -> tuple[list[float], list[Fact], dict[tuple, list[F
     return ctx.derived("fact_values", build)
 
 
-def _keys(fact: Fact) -> list[tuple]:
+def _keys(fact: Fact) -> list[tuple[object, ...]]:
     """What a context fact is looked up by (numbers and years: by value, in ``_values``'s sorted list)."""
     if fact.kind == "date":
         return [("date month", reading[0]) for reading in fact.value] + [
@@ -301,11 +362,11 @@ def _subsets(pairs: list[tuple[int, str]]) -> list[tuple[tuple[int, str], ...]]:
     return subsets
 
 
-def _leads(ctx: TextFacts) -> dict[frozenset, list[int]]:
+def _leads(ctx: TextFacts) -> dict[frozenset[tuple[int, str]], list[int]]:
     """Per set of (distance, content stem) a context fact's lead has, those facts (``id``), in text order."""
 
-    def build(f: TextFacts) -> dict[frozenset, list[int]]:
-        index: dict[frozenset, list[int]] = {}
+    def build(f: TextFacts) -> dict[frozenset[tuple[int, str]], list[int]]:
+        index: dict[frozenset[tuple[int, str]], list[int]] = {}
         for other in f.facts:
             content = [(d, x) for d, x in enumerate(_lead(f, other)) if x not in lx.STOPWORDS]
             for subset in _subsets(content):

@@ -142,8 +142,8 @@ def test_a_number_with_the_wrong_unit_is_not_supported_by_the_same_value_elsewhe
         "Adults may take one tablet every six hours, with no more than four tablets in twenty-four hours."
     )
     assert unsupported("Adults should take no more than six tablets in twenty-four hours.", context) == [
-        "six tablets: context says one tablet"
-    ]  # without the alignment the first same-unit value is named
+        "six tablets: context says four tablets"
+    ]  # without the alignment, the value its qualifiers ("no more than", "in twenty-four hours") stand by
 
 
 def test_swapped_entities_are_flagged_and_the_passive_is_not():
