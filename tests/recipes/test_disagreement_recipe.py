@@ -54,13 +54,18 @@ def sha256(path: Path) -> str:
 
 def scored(out: Path) -> pd.DataFrame:
     """The run's scores table (flat, the user's columns) with each signal's stored cell beside it as
-    ``<name>_score`` (read from the result store under the run's configuration), ``row_id`` the row's id."""
+    ``<name>_score`` (read from the result store under each signal's key in summary.json), ``row_id`` the
+    row's id."""
     table = pd.read_json(out / "scores.jsonl", lines=True, dtype=False)
-    configuration = json.loads((out / "state.json").read_text())["run"].split("/")[0]
+    keys = json.loads((out / "summary.json").read_text())["store_keys"]
     with sqlite3.connect(out / "results.sqlite") as db:
-        stored = db.execute(
-            "SELECT row_id, name, cell FROM results WHERE configuration = ?", (configuration,)
-        ).fetchall()
+        stored = [
+            row
+            for name, key in keys.items()
+            for row in db.execute(
+                "SELECT row_id, name, cell FROM results WHERE configuration = ? AND name = ?", (key, name)
+            )
+        ]
     db.close()
     cells: dict[str, dict] = {}
     for key, name, cell in stored:
