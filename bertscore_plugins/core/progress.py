@@ -53,9 +53,10 @@ LINE_SECONDS = 20.0
 class ProgressLine:
     """A plain progress line on ``stream`` (stderr) at most every ``every`` seconds, for logs and pipes::
 
-        disagreement: 1,024 of 4,000 rows, 31.5 rows/s, about 1m34s left
+        scoring: 1,024 of 4,000 rows, 31.5 rows/s, about 1m34s left
 
     ``update(n)`` counts ``n`` more done; ``close()`` says how long it all took, when a line was written.
+    ``every`` defaults to :data:`LINE_SECONDS`.
     Self-contained (no tqdm): a file reader wants whole lines, never carriage returns.
     """
 
@@ -64,11 +65,12 @@ class ProgressLine:
         total: int,
         what: str,
         unit: str = "rows",
-        every: float = LINE_SECONDS,
+        every: float | None = None,
         stream: Any = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.total, self.what, self.unit, self.every = total, what, unit, every
+        self.total, self.what, self.unit = total, what, unit
+        self.every = LINE_SECONDS if every is None else every
         self.stream, self.clock = stream, clock
         self.done, self.started = 0, clock()
         self.last = self.started

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bertscore_plugins.core.progress import work_progress
+from bertscore_plugins.core.score_config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
 from bertscore_plugins.evaluation.disagreement import Thresholds
@@ -97,7 +98,7 @@ def evaluate_stored(
     say: Callable[[str], None] | None = None,
     compute: bool = True,
     stored: Mapping[str, Mapping[str, StoredResult]] | None = None,
-    chunk_rows: int = CHUNK_ROWS,
+    chunk_rows: int | None = None,
 ) -> StoredRun:
     """Compute what the store lacks for ``rows`` under ``configuration`` and store it as it comes.
 
@@ -116,7 +117,7 @@ def evaluate_stored(
             the disagreement computed again from them.
         stored: the rows' results as the caller read them from the store (a page of spans: read once);
             None: read here, a chunk at a time.
-        chunk_rows: rows a chunk.
+        chunk_rows: rows a chunk (default :data:`CHUNK_ROWS`).
 
     Returns:
         The :class:`StoredRun`.
@@ -126,6 +127,12 @@ def evaluate_stored(
         ResultStoreError: the store cannot be read or written.
     """
     rows, say = list(rows), say or (lambda _: None)
+    chunk_rows = chunk_rows or CHUNK_ROWS
+    refuse_idf_per_batch(
+        getattr(scorer, "config", None) or config.score,
+        "chunk of rows",
+        "fit it once (bertscore_plugins.fit_idf(references)) and pass the IdfTable as idf=",
+    )
     mode = config.judge_rows if config.judge else "none"
     run = StoredRun(cells={}, failures={}, triage={"rows": 0, "judged": 0, "saved": 0, "mode": mode})
     plan = _Plan(rows, config, _found(rows, store, configuration, stored))

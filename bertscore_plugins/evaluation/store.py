@@ -63,8 +63,8 @@ ROW_KEY = "row_id"
 class DamagedResultWarning(BertScorePluginsWarning):
     """Rows of the result store could not be read back (edited, truncated); they are computed again.
 
-    Warned once per damaged row per open store: a run reads a page's rows twice (before scoring and
-    before logging) and a ``--follow`` run every poll, and the row is the same damaged row each time."""
+    Warned once per damaged row per open store: a ``--follow`` run reads a page's rows every poll, and the
+    row is the same damaged row each time."""
 
 
 @dataclass(frozen=True)

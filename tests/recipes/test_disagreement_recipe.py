@@ -516,12 +516,11 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert table["bertscore_score"].notna().all()  # every BERTScore result is on disk
     assert json.loads((out / "state.json").read_text())["judge_failed_rows"] == ["demo-07", "demo-08"]
 
-    healthy = make_stub_judge()
-    use_judge(monkeypatch, healthy)
+    failing.fail_when, asked = (), len(failing.log.bodies)  # the outage is over: the same judge answers
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
     assert calls.calls == ["verdicts"]  # no model, no BERTScore: only the judge, for the 2 rows
-    assert len(healthy.log.bodies) == 2
+    assert len(failing.log.bodies) - asked == 2
     table = scored(out)
     labels = {
         r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
@@ -577,10 +576,12 @@ def test_a_run_killed_while_the_judge_answers_resumes_asking_only_the_rows_witho
     answered = _verdicts_in_store(out)
     assert 2 <= len(answered) < rows  # each chunk's verdicts were saved as they arrived
 
-    use_judge(monkeypatch, (healthy := make_stub_judge()))
+    use_judge(monkeypatch, slow)  # the same judge (a judge at another address is another judge's verdicts)
+    time.sleep(1.0)  # the requests the killed process had sent are read (and logged) by now
+    slow.rule, asked = careful_judge, len(slow.log.bodies)
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
-    assert len(healthy.log.bodies) == rows - len(answered)  # only the rows without a verdict
+    assert len(slow.log.bodies) - asked == rows - len(answered)  # only the rows without a verdict
     assert "score" not in calls.calls and "load_model" not in calls.calls  # no BERTScore again
     assert _verdicts_in_store(out) == {f"demo-{i:02d}" for i in range(1, rows + 1)}
 

@@ -5,7 +5,8 @@ another configuration's annotation replaced ours there, so ours is re-sent from 
 others the local store already has results for (logged without rescoring), and the rest go through the
 one pipeline (:func:`bertscore_plugins.evaluation.pipeline.evaluate_stored`: the engine call, the result
 store and the judge retry the recipe uses too). Results are stored before anything is sent, so an outage
-loses nothing.
+loses nothing. The store is read once a page: what to score and what to send are both decided from that
+read and the pass's own results.
 """
 
 from __future__ import annotations
