@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.progress import work_progress
 from bertscore_plugins.core.score_config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning, InputError
@@ -160,6 +161,7 @@ def evaluate_stored(
                 pass_.disagreement()
             if shown is not None:
                 shown.update(sum(1 for i in ids if i in plan.to_compute))
+            release_freed_memory()  # the chunk's freed heap pages: else the next chunk's tensors take fresh ones
     finally:
         if shown is not None:
             shown.close()
