@@ -85,9 +85,10 @@ def bertscore_names(config: EvaluationConfig) -> tuple[str, str, str]:
 #: rows a chunk: the rows go through the engine a chunk at a time, each chunk's cells stored as it ends, so a
 #: killed run loses at most the chunk in flight and the peak memory is one chunk's. Measured with
 #: benchmarks/speed/recipe_memory.py (the recipe, no judge, unique RAG-like rows, a shared 2-core CPU): the
-#: run's fixed part (interpreter, torch, the model) peaks at 584 MB (8 rows); a 256-row chunk adds about
-#: 125-165 MB while it is scored (peak 710 MB after the first chunk, 748 MB at 512 rows), freed when it is
-#: stored; one engine call over all rows (before) peaked at 1.32 GB for 1,000 rows, 2.25 GB for 4,000. The
+#: run's fixed part (interpreter, torch, the model) peaks at 584 MiB (8 rows); a 256-row chunk adds about
+#: 110-150 MiB while it is scored (693 MiB after the first chunk, 731 MiB at 512 rows), freed when it is
+#: stored; 1,000 rows end at 873 MiB, where one engine call over all rows (before) peaked at 1.32 GB, and
+#: 2.25 GB for 4,000 (benchmarks/results/recipe_memory.json). The
 #: chunk is as long as it can be while it stays a fraction of the fixed part: the core sorts and batches a
 #: call's texts by length, so longer calls batch fuller; a kill loses at most 256 rows' scoring.
 CHUNK_ROWS = 256
