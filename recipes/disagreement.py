@@ -25,21 +25,20 @@ from bertscore_plugins.cli.disagreement import main as main
 def score_table(rows: list[dict], store_path: str | Path) -> list[dict]:
     """Each row (``id``, ``question``, ``context``, ``output``, ``reference``) with flat score columns,
     computed once into the store at ``store_path`` and read back from it on every later call."""
-    from bertscore_plugins.core.scorer import get_scorer
     from bertscore_plugins.evaluation.batch import BatchRow
     from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
     from bertscore_plugins.evaluation.pipeline import evaluate_stored
     from bertscore_plugins.evaluation.score_table import flat_row
     from bertscore_plugins.evaluation.store import ResultStore
+    from bertscore_plugins.evaluation.store_keys import scorer_identity, store_keys
 
     config = EvaluationConfig()  # no judge: the offline faithfulness is the faithfulness signal
-    scorer = get_scorer(config.score)
     batch = [
         BatchRow(str(row["id"]), row["output"], row["context"], row["reference"], row["question"])
         for row in rows
     ]
     with ResultStore(store_path) as store:
-        found = evaluate_stored(batch, config, store, config.configuration_id(str(scorer.signature)))
+        found = evaluate_stored(batch, config, store, store_keys(config, scorer_identity(config.score)))
     return [{**row, **flat_row(found.cells[str(row["id"])])} for row in rows]
 
 

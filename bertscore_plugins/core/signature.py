@@ -53,6 +53,11 @@ def _version(package: str) -> str:
         return "unknown"
 
 
+def library_versions() -> dict[str, str]:
+    """The versions a signature records besides the model: this package's, transformers' and torch's."""
+    return {name: _version(name) for name in ("bertscore-plugins", "transformers", "torch")}
+
+
 def idf_label(idf: bool | IdfTable, corpus_digest: str | None = None) -> str:
     """The signature's idf field: "off", "refs[@corpus digest]" or "table@digest"."""
     if isinstance(idf, IdfTable):

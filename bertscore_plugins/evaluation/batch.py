@@ -105,7 +105,7 @@ def evaluate_batch(
         InputError: a bad row with ``exit_on_error``. ValueError: ``thresholds_from_data`` with no row
             that has both scores.
     """
-    batch = _Batch(list(rows), config, _scorer(scorer, config), exit_on_error, progress)
+    batch = _Batch(list(rows), config, scorer, exit_on_error, progress)
     if config.judge is not None and config.disagreement_reads == "auto" and judge_near_chance(config.judge):
         _say_the_judge_is_near_chance(config.judge)
     started = time.perf_counter()
@@ -152,25 +152,27 @@ def _say_the_judge_is_near_chance(judge: Any) -> None:
     )
 
 
-def _scorer(scorer: Any, config: EvaluationConfig) -> Any:
-    if scorer is not None:
-        return scorer
-    from bertscore_plugins.core.scorer import get_scorer  # torch: loaded when a batch is scored
-
-    return get_scorer(config.score)
-
-
 class _Batch:
     """The batch's working state: each step reads the config and writes ``cells`` / ``details``."""
 
     def __init__(
         self, rows: list[BatchRow], config: EvaluationConfig, scorer: Any, exit_on_error: bool, progress: Any
     ) -> None:
-        self.rows, self.config, self.scorer = rows, config, scorer
+        self.rows, self.config, self._scorer = rows, config, scorer
         self.exit_on_error, self.progress = exit_on_error, progress
         self.cells: dict[str, list[Any]] = {name: [None] * len(rows) for name in config.names}
         self.details: dict[str, list[Any]] = {name: [None] * len(rows) for name in config.names}
         self.triage: dict[str, Any] = {"rows": len(rows), "judged": 0, "saved": 0, "mode": "none"}
+
+    @property
+    def scorer(self) -> Any:
+        """The given scorer, else ``get_scorer(config.score)``, loaded when a pair is first scored: a batch
+        that only asks the judge or reads stored cells (the disagreement) loads no model."""
+        if self._scorer is None:
+            from bertscore_plugins.core.scorer import get_scorer  # torch: loaded when a batch is scored
+
+            self._scorer = get_scorer(self.config.score)
+        return self._scorer
 
     def wanted(self, name: str) -> list[int]:
         return [i for i, row in enumerate(self.rows) if row.wants is None or name in row.wants]
@@ -212,7 +214,7 @@ class _Batch:
             if self.exit_on_error:
                 raise InputError(f"{signals[0].name}: {problems[p]}")
         labels = {p: self.label(p) for p in pairs}
-        cells = signal_cells(self.scorer, signals, pairs, labels, self.progress)
+        cells = signal_cells(self.scorer, signals, pairs, labels, self.progress) if pairs else {}
         seconds = (time.perf_counter() - started) / max(len(positions), 1)
         for signal in signals:
             chosen = set(self.wanted(signal.name))

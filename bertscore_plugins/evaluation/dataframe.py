@@ -30,6 +30,7 @@ from bertscore_plugins.evaluation.names import (
 )
 from bertscore_plugins.evaluation.pipeline import evaluate_stored
 from bertscore_plugins.evaluation.store import ResultStore
+from bertscore_plugins.evaluation.store_keys import scorer_identity, store_keys
 from bertscore_plugins.thresholds import check_threshold
 
 #: the fields a row offers and the column each is read from by default
@@ -94,9 +95,10 @@ def evaluate_rows(
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
         scorer: the core scorer to use (default ``get_scorer(config.score)``).
         store: a result store (a path or a :class:`~.store.ResultStore`) to go through the one pipeline
-            (:func:`~.pipeline.evaluate_stored`): every cell is saved as computed, keyed by the row's index
-            and texts and the configuration's id, and a second call computes only what is missing (a
-            judge's failed rows; nothing else). A bad row is then a FAILED cell, never an exception.
+            (:func:`~.pipeline.evaluate_stored`): the rows go through a chunk at a time and every cell is
+            saved as computed, keyed by the row's index and texts and by what changes its signal
+            (:mod:`.store_keys`), and a second call computes only what is missing (a judge's failed rows,
+            a changed judge's verdicts; nothing else). A bad row is then a FAILED cell, never an exception.
         **settings: any :class:`EvaluationConfig` setting (``similarity_threshold``, ``judge``,
             ``judge_rows``, ``similarity_name``, ...) or core setting (``model``, ``layer``, ...).
 
@@ -120,16 +122,14 @@ def evaluate_rows(
 def _through_store(
     rows: list[BatchRow], config: EvaluationConfig, store: str | Path | ResultStore, scorer: Any
 ) -> BatchResult:
-    """The rows through :func:`~.pipeline.evaluate_stored`, its cells as a batch result."""
-    from bertscore_plugins.core.scorer import get_scorer
-
-    scorer = scorer if scorer is not None else get_scorer(config.score)
+    """The rows through :func:`~.pipeline.evaluate_stored` (a chunk at a time, each signal under its own
+    key: a given scorer's signature, else the configuration's scorer, loaded only if a row is scored), its
+    cells as a batch result."""
+    identity = str(scorer.signature) if scorer is not None else scorer_identity(config.score)
     keyed = [replace(row, label=row_key(row)) for row in rows]
     opened = store if isinstance(store, ResultStore) else ResultStore(store)
     try:
-        found = evaluate_stored(
-            keyed, config, opened, config.configuration_id(str(scorer.signature)), scorer=scorer
-        )
+        found = evaluate_stored(keyed, config, opened, store_keys(config, identity), scorer=scorer)
     finally:
         if opened is not store:
             opened.close()

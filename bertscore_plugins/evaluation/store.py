@@ -1,7 +1,8 @@
 """The one resumable result store of the evaluation: every signal's cell of every row, on local disk.
 
-Keyed by (row id, configuration id, signal name): the recipe's rows (their id and a digest of their
-texts) and Phoenix spans (their span id) alike. A cell is stored the moment the engine computed it
+Keyed by (row id, key, signal name): the recipe's rows (their id and a digest of their texts) and Phoenix
+spans (their span id) alike; each signal's key names what changes its cells (:mod:`.store_keys`: a new judge
+model reruns the judge alone), or one configuration id keys them all. A cell is stored the moment the engine computed it
 (:mod:`.pipeline`), a failure with its reason (a judge outage: retried by the next run), and a sink marks
 it ``logged`` once the sink (Phoenix) confirmed it, so a server outage, a judge outage or Ctrl-C loses
 nothing: the next run sends what is stored and computes only what is missing. One SQLite file (standard
@@ -24,6 +25,7 @@ from typing import Any
 from typing_extensions import Self
 
 from bertscore_plugins.errors import BertScorePluginsWarning, ResultStoreError
+from bertscore_plugins.evaluation.store_keys import StoreKeys
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 _SCHEMA = """
@@ -39,6 +41,19 @@ CREATE TABLE IF NOT EXISTS results (
 """
 #: one result for the store: (row id, signal name, cell or None, failure or None)
 Entry = tuple[str, str, Mapping[str, Any] | None, str | None]
+#: what results are kept under: each signal's key, or one configuration id for every signal
+Keys = StoreKeys | str
+
+
+def key_of(keys: Keys, name: str) -> str:
+    """The ``configuration`` column of signal ``name``'s results under ``keys``."""
+    return keys if isinstance(keys, str) else keys.of(name)
+
+
+def _key_values(keys: Keys) -> list[str]:
+    return [keys] if isinstance(keys, str) else sorted(set(keys.by_name.values()))
+
+
 _COLUMNS = ("row_id", "configuration", "name", "cell", "failure", "logged")
 #: the key a stored cell carries besides its own: the row it belongs to (a cell copied from another row
 #: would otherwise be read as this row's)
@@ -48,8 +63,8 @@ ROW_KEY = "row_id"
 class DamagedResultWarning(BertScorePluginsWarning):
     """Rows of the result store could not be read back (edited, truncated); they are computed again.
 
-    Warned once per damaged row per open store: a run reads a page's rows twice (before scoring and
-    before logging) and a ``--follow`` run every poll, and the row is the same damaged row each time."""
+    Warned once per damaged row per open store: a ``--follow`` run reads a page's rows every poll, and the
+    row is the same damaged row each time."""
 
 
 @dataclass(frozen=True)
@@ -116,28 +131,19 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def results(self, configuration: str, row_ids: Sequence[str]) -> dict[str, dict[str, StoredResult]]:
-        """``{row_id: {name: StoredResult}}`` for those rows under ``configuration``."""
+    def results(self, configuration: Keys, row_ids: Sequence[str]) -> dict[str, dict[str, StoredResult]]:
+        """``{row_id: {name: StoredResult}}`` for those rows, each signal's under its key in ``configuration``."""
         found: dict[str, dict[str, StoredResult]] = {}
         damaged: list[str] = []
-        ids = list(row_ids)
-        for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
-            chunk = ids[start : start + 500]
-            with self._guard("cannot read it"):
-                rows = self._db.execute(
-                    "SELECT row_id, name, cell, failure, logged FROM results "
-                    f"WHERE configuration = ? AND row_id IN ({','.join('?' * len(chunk))})",
-                    [configuration, *chunk],
-                ).fetchall()
-            for row in rows:
-                result, problem = _read_row(*row)
-                if problem:
-                    key = (configuration, repr(row[0]), repr(row[1]))
-                    if key not in self._warned:
-                        self._warned.add(key)
-                        damaged.append(f"row {row[0]!r} {row[1]!r}: {problem}")
-                elif result is not None:
-                    found.setdefault(str(row[0]), {})[result.name] = result
+        for key, row in self._rows("row_id, name, cell, failure, logged", configuration, row_ids):
+            result, problem = _read_row(*row)
+            if problem:
+                warned = (key, repr(row[0]), repr(row[1]))
+                if warned not in self._warned:
+                    self._warned.add(warned)
+                    damaged.append(f"row {row[0]!r} {row[1]!r}: {problem}")
+            elif result is not None:
+                found.setdefault(str(row[0]), {})[result.name] = result
         if damaged:
             warnings.warn(
                 DamagedResultWarning(
@@ -148,7 +154,36 @@ class ResultStore:
             )
         return found
 
-    def put(self, configuration: str, entries: Iterable[Entry]) -> None:
+    def stored_names(self, configuration: Keys, row_ids: Sequence[str]) -> dict[str, dict[str, bool]]:
+        """``{row_id: {name: whether it holds a cell}}`` (a failure holds none): what a run will find, read
+        without its cells (a plan of the work before the rows are read a chunk at a time)."""
+        found: dict[str, dict[str, bool]] = {}
+        for _, (row_id, name, has_cell) in self._rows(
+            "row_id, name, cell IS NOT NULL", configuration, row_ids
+        ):
+            found.setdefault(str(row_id), {})[str(name)] = bool(has_cell)
+        return found
+
+    def _rows(self, columns: str, configuration: Keys, row_ids: Sequence[str]) -> Iterator[tuple[str, Any]]:
+        """``(key, row)`` of ``columns`` for the rows' results under each signal's key (a signal's results
+        under another signal's key are not its own)."""
+        values = _key_values(configuration)
+        ids = list(row_ids)
+        step = 500 - len(values)  # SQLite's bound-parameter limit
+        for start in range(0, len(ids), step):
+            chunk = ids[start : start + step]
+            with self._guard("cannot read it"):
+                rows = self._db.execute(
+                    f"SELECT configuration, name, {columns} FROM results "
+                    f"WHERE configuration IN ({','.join('?' * len(values))}) "
+                    f"AND row_id IN ({','.join('?' * len(chunk))})",
+                    [*values, *chunk],
+                ).fetchall()
+            for key, name, *row in rows:
+                if _owns(configuration, name, key):
+                    yield key, tuple(row)
+
+    def put(self, configuration: Keys, entries: Iterable[Entry]) -> None:
         """Store ``(row_id, name, cell or None, failure or None)`` results (one transaction); a result
         stored again replaces the earlier one and is not logged yet."""
         with self._guard("cannot write to it"), self._db:
@@ -157,25 +192,41 @@ class ResultStore:
                 "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (row_id, configuration, name) DO UPDATE SET "
                 "cell = excluded.cell, failure = excluded.failure, logged = 0",
                 [
-                    (row_id, configuration, name, _cell_text(row_id, cell), failure)
+                    (row_id, key_of(configuration, name), name, _cell_text(row_id, cell), failure)
                     for row_id, name, cell, failure in entries
                 ],
             )
 
-    def mark_logged(self, configuration: str, keys: Iterable[tuple[str, str]]) -> None:
+    def mark_logged(self, configuration: Keys, keys: Iterable[tuple[str, str]]) -> None:
         """Record that a sink (Phoenix) accepted these ``(row_id, name)`` results."""
         with self._guard("cannot write to it"), self._db:
             self._db.executemany(
                 "UPDATE results SET logged = 1 WHERE row_id = ? AND configuration = ? AND name = ?",
-                [(row_id, configuration, name) for row_id, name in keys],
+                [(row_id, key_of(configuration, name), name) for row_id, name in keys],
             )
 
-    def count(self, configuration: str | None = None) -> int:
-        query, parameters = "SELECT COUNT(*) FROM results", []
-        if configuration is not None:
-            query, parameters = query + " WHERE configuration = ?", [configuration]
+    def count(self, configuration: Keys | None = None) -> int:
+        """The results stored in all, or under ``configuration`` (each signal's under its key)."""
+        if configuration is None:
+            query, parameters = "SELECT COUNT(*) FROM results", []
+        elif isinstance(configuration, str):
+            query, parameters = "SELECT COUNT(*) FROM results WHERE configuration = ?", [configuration]
+        else:
+            pairs = list(configuration.by_name.items())
+            query = "SELECT COUNT(*) FROM results WHERE " + " OR ".join(
+                ["(name = ? AND configuration = ?)"] * len(pairs)
+            )
+            parameters = [value for pair in pairs for value in pair]
         with self._guard("cannot read it"):
             return self._db.execute(query, parameters).fetchone()[0]
+
+
+def _owns(configuration: Keys, name: Any, key: str) -> bool:
+    """Whether ``key`` is signal ``name``'s under ``configuration`` (a signal it has no key for: not read;
+    under one id, every row is read, a damaged name included, to be named)."""
+    if isinstance(configuration, str):
+        return key == configuration
+    return isinstance(name, str) and configuration.by_name.get(name) == key
 
 
 def _cell_text(row_id: str, cell: Mapping[str, Any] | None) -> str | None:

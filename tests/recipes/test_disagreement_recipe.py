@@ -54,13 +54,18 @@ def sha256(path: Path) -> str:
 
 def scored(out: Path) -> pd.DataFrame:
     """The run's scores table (flat, the user's columns) with each signal's stored cell beside it as
-    ``<name>_score`` (read from the result store under the run's configuration), ``row_id`` the row's id."""
+    ``<name>_score`` (read from the result store under each signal's key in summary.json), ``row_id`` the
+    row's id."""
     table = pd.read_json(out / "scores.jsonl", lines=True, dtype=False)
-    configuration = json.loads((out / "state.json").read_text())["run"].split("/")[0]
+    keys = json.loads((out / "summary.json").read_text())["store_keys"]
     with sqlite3.connect(out / "results.sqlite") as db:
-        stored = db.execute(
-            "SELECT row_id, name, cell FROM results WHERE configuration = ?", (configuration,)
-        ).fetchall()
+        stored = [
+            row
+            for name, key in keys.items()
+            for row in db.execute(
+                "SELECT row_id, name, cell FROM results WHERE configuration = ? AND name = ?", (key, name)
+            )
+        ]
     db.close()
     cells: dict[str, dict] = {}
     for key, name, cell in stored:
@@ -511,12 +516,11 @@ def test_judge_outage_keeps_the_scores_and_the_rerun_asks_the_judge_only_for_fai
     assert table["bertscore_score"].notna().all()  # every BERTScore result is on disk
     assert json.loads((out / "state.json").read_text())["judge_failed_rows"] == ["demo-07", "demo-08"]
 
-    healthy = make_stub_judge()
-    use_judge(monkeypatch, healthy)
+    failing.fail_when, asked = (), len(failing.log.bodies)  # the outage is over: the same judge answers
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
     assert calls.calls == ["verdicts"]  # no model, no BERTScore: only the judge, for the 2 rows
-    assert len(healthy.log.bodies) == 2
+    assert len(failing.log.bodies) - asked == 2
     table = scored(out)
     labels = {
         r: c["label"] for r, c in zip(table["row_id"], table["sim_faith_disagreement_score"], strict=True)
@@ -572,10 +576,12 @@ def test_a_run_killed_while_the_judge_answers_resumes_asking_only_the_rows_witho
     answered = _verdicts_in_store(out)
     assert 2 <= len(answered) < rows  # each chunk's verdicts were saved as they arrived
 
-    use_judge(monkeypatch, (healthy := make_stub_judge()))
+    use_judge(monkeypatch, slow)  # the same judge (a judge at another address is another judge's verdicts)
+    time.sleep(1.0)  # the requests the killed process had sent are read (and logged) by now
+    slow.rule, asked = careful_judge, len(slow.log.bodies)
     calls = ScoringCalls(monkeypatch)
     assert disagreement.main(args) == disagreement.EXIT_OK
-    assert len(healthy.log.bodies) == rows - len(answered)  # only the rows without a verdict
+    assert len(slow.log.bodies) - asked == rows - len(answered)  # only the rows without a verdict
     assert "score" not in calls.calls and "load_model" not in calls.calls  # no BERTScore again
     assert _verdicts_in_store(out) == {f"demo-{i:02d}" for i in range(1, rows + 1)}
 

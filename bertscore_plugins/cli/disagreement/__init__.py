@@ -101,6 +101,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "has no stored scores)",
     )  # fmt: skip
     parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (written every 20 s while scoring when stderr is not a terminal)",
+    )
+    parser.add_argument(
         "--rescore",
         action="store_true",
         help="discard the scores in --out and score again (otherwise reused)",

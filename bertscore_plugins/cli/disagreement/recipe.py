@@ -33,9 +33,11 @@ from bertscore_plugins.cli.disagreement.rows import (
 from bertscore_plugins.evaluation.batch import BatchRow
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import score_column
-from bertscore_plugins.evaluation.pipeline import StoredRun, evaluate_stored
+from bertscore_plugins.evaluation.pipeline import StoredRun, bertscore_names, evaluate_stored
 from bertscore_plugins.evaluation.score_table import flat_row, summary
 from bertscore_plugins.evaluation.store import ResultStore
+from bertscore_plugins.evaluation.store_keys import scorer_identity
+from bertscore_plugins.evaluation.store_keys import store_keys as signal_keys
 
 
 def run_recipe(args: argparse.Namespace) -> int:
@@ -53,21 +55,29 @@ def run_recipe(args: argparse.Namespace) -> int:
     rows = normalise_rows(table, columns)
     folder = OutputFolder(args.out)
     folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))
-    config, scorer = _configuration(args)
+    config = _configuration(args)
     if args.rescore:
         _discard(folder)
     previous = folder.load_state()  # a damaged one is named before any work
-    signature = str(scorer.signature)
-    _say_if_the_scorer_changed(previous, signature, folder)
     keys = [row_key(row) for row in rows.to_dict(orient="records")]
-    store_id = scores_id(config, signature)
+    # each signal under its own key (a fixed judge name asks only the judge); the model loads only when a
+    # row is scored, never for a run that reads the store
+    store_keys = signal_keys(config, scorer_identity(config.score))
     with ResultStore(folder.store_path) as store:
         found = evaluate_stored(
-            batch_rows(rows, keys), config, store, store_id, scorer=scorer,
-            say=lambda line: print(line, flush=True), compute=not args.thresholds_only,
-        )  # fmt: skip
+            batch_rows(rows, keys),
+            config,
+            store,
+            store_keys,
+            progress=False if args.quiet else None,
+            say=lambda line: print(line, flush=True),
+            compute=not args.thresholds_only,
+        )
+    signature = _signature(found, config, previous, folder)
     cells = [found.cells[key] for key in keys]
-    state = _state(folder, previous, signature, keys, found, config, rows)
+    state = _state(
+        folder, previous, signature, keys, found, config, rows, store_keys.of(config.disagreement_name)
+    )
     flat = _scores_table(table, rows, cells, config, args.id_column)
     paths = printed.Paths(
         folder.save_table(flat, args.table_format),
@@ -75,7 +85,12 @@ def run_recipe(args: argparse.Namespace) -> int:
         *_report(args, folder, rows, cells, state),
     )
     folder.save_summary(
-        {**summary(flat.to_dict(orient="records")), "thresholds": state.thresholds, "configuration": store_id}
+        {
+            **summary(flat.to_dict(orient="records")),
+            "thresholds": state.thresholds,
+            "configuration": store_keys.of(config.disagreement_name),
+            "store_keys": dict(store_keys.by_name),
+        }
     )
     if state.judge_failed_rows:
         print(printed.judge_failure(found, rows, keys, state, paths), file=sys.stderr)
@@ -97,20 +112,32 @@ def run_recipe(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _configuration(args: argparse.Namespace) -> tuple[EvaluationConfig, Any]:
-    """The evaluation configuration the flags and ``BERTSCORE_JUDGE_*`` describe, and its scorer (the
-    model loads on its first score, never for a run that only reads the store)."""
+def _configuration(args: argparse.Namespace) -> EvaluationConfig:
+    """The evaluation configuration the flags and ``BERTSCORE_JUDGE_*`` describe (no model is loaded)."""
     from bertscore_plugins.core.score_config import ScoreConfig
-    from bertscore_plugins.core.scorer import get_scorer
     from bertscore_plugins.judge.environment import JUDGE_SETUP_HINT, judge_from_env
     from bertscore_plugins.settings import values_from_args
 
     judge = judge_from_env()  # the one choice of judge from BERTSCORE_JUDGE_* (the judge's own home)
     if judge is None:
         print(JUDGE_SETUP_HINT + "\n")
-    score = ScoreConfig(model=args.model)
-    config = EvaluationConfig(score=score, judge=judge, **values_from_args(args, EvaluationConfig))
-    return config, get_scorer(score)
+    return EvaluationConfig(
+        score=ScoreConfig(model=args.model), judge=judge, **values_from_args(args, EvaluationConfig)
+    )
+
+
+def _signature(
+    found: StoredRun, config: EvaluationConfig, state: RunState | None, folder: OutputFolder
+) -> str:
+    """The signature of the scorer that made the stored scores: this run's when it scored (said when it
+    differs from the one before), else the one the state recorded."""
+    if not any(name in found.computed for name in bertscore_names(config)):
+        return state.signature if state is not None else ""
+    from bertscore_plugins.core.scorer import get_scorer
+
+    signature = str(get_scorer(config.score).signature)  # loaded by the pass: the process's cached scorer
+    _say_if_the_scorer_changed(state, signature, folder)
+    return signature
 
 
 def _say_if_the_scorer_changed(state: RunState | None, signature: str, folder: OutputFolder) -> None:
@@ -121,23 +148,9 @@ def _say_if_the_scorer_changed(state: RunState | None, signature: str, folder: O
         print(
             f"The scores in {folder.path} were made by another scorer "
             f"({Signature.parse(state.signature).describe_diff(signature)}): they stay in the store, and "
-            "these rows are scored again under this one.",
+            "these rows were scored again under this one.",
             flush=True,
         )
-
-
-def scores_id(config: EvaluationConfig, signature: str) -> str:
-    """The store id of what changes a score: the configuration with its thresholds left out (new thresholds relabel
-    stored cells, :mod:`bertscore_plugins.evaluation.labels`) and the scorer's ``signature``."""
-    defaults = EvaluationConfig()
-    uncut = config.replace(
-        similarity_threshold=defaults.similarity_threshold,
-        groundedness_threshold=defaults.groundedness_threshold,
-        offline_threshold=defaults.offline_threshold,
-        faithfulness_threshold=None,
-        thresholds_from_data=False,
-    )
-    return "scores-" + uncut.configuration_id(signature)
 
 
 def row_key(row: dict[str, Any]) -> str:
@@ -180,9 +193,10 @@ def _state(
     found: StoredRun,
     config: EvaluationConfig,
     rows: pd.DataFrame,
+    store_id: str,
 ) -> RunState:
-    """The run's state: kept (with the Phoenix steps done) while the rows and configuration are the same."""
-    store_id = scores_id(config, signature)
+    """The run's state: kept (with the Phoenix steps done) while the rows and configuration are the same
+    (``store_id``: the key of the disagreement, which reads every signal)."""
     run = store_id + "/" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:16]
     if state is None or state.run != run:
         state = RunState(run=run, signature=signature)

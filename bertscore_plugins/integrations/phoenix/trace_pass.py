@@ -5,7 +5,8 @@ another configuration's annotation replaced ours there, so ours is re-sent from 
 others the local store already has results for (logged without rescoring), and the rest go through the
 one pipeline (:func:`bertscore_plugins.evaluation.pipeline.evaluate_stored`: the engine call, the result
 store and the judge retry the recipe uses too). Results are stored before anything is sent, so an outage
-loses nothing.
+loses nothing. The store is read once a page: what to score and what to send are both decided from that
+read and the pass's own results.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ class OnePass:
         return found
 
     def page(self, spans: list[dict[str, Any]]) -> None:
+        """One page: Phoenix's current annotations, the store read once (what to score, then what to
+        send, both decided from that read and this pass's results), the scoring, the logging."""
         job = self.job
         ids = [_span_id(span) for span in spans]
         job.report.spans_read += len(spans)
@@ -114,16 +117,16 @@ class OnePass:
         current = self.current(ids)
         job.timed("read", started)
         started = time.perf_counter()
-        stored = job.store.results(job.configuration, ids)
+        stored = job.store.results(job.configuration, ids)  # the page's one read of the store
         job.timed("store", started)
         to_score = [
             (span, stored.get(span_id, {}))
             for span, span_id in zip(spans, ids, strict=True)
             if self._needs_scoring(span_id, stored.get(span_id), current)
         ]
-        if to_score:
-            self._score(to_score)
-        self._log(ids, current, scored_now={_span_id(span) for span, _ in to_score})
+        run = self._score(to_score, stored) if to_score else None
+        scored_now = {_span_id(span) for span, _ in to_score}
+        self._log(ids, current, after(stored, run), scored_now)
         release_freed_memory()
 
     def _needs_scoring(
@@ -145,7 +148,7 @@ class OnePass:
         self.job.report.already_done += done
         return mine is None and not done
 
-    def _score(self, work: Work) -> None:
+    def _score(self, work: Work, stored: Mapping[str, Mapping[str, StoredResult]]) -> StoredRun | None:
         from bertscore_plugins.evaluation.pipeline import evaluate_stored
 
         job = self.job
@@ -159,16 +162,17 @@ class OnePass:
             if row is not None:
                 rows.append(row)
         if not rows:
-            return
+            return None
         started = time.perf_counter()
-        # stored as computed, before anything is sent: an outage loses nothing
+        # stored as computed, before anything is sent: an outage loses nothing; from the page's read
         run = evaluate_stored(
-            rows, job.config, job.store, job.configuration, scorer=job.scorer, progress=False
+            rows, job.config, job.store, job.configuration, scorer=job.scorer, progress=False, stored=stored
         )
         for part, seconds in run.seconds.items():
             job.report.seconds[part] += seconds
         job.timed("store", started + sum(run.seconds.values()))
         self._record(run)
+        return run
 
     def _record(self, run: StoredRun) -> None:
         report = self.job.report
@@ -181,13 +185,16 @@ class OnePass:
         for key in ("judged", "saved"):
             report.judge_calls[key] += run.triage.get(key, 0) if run.triage.get("mode") != "none" else 0
 
-    def _log(self, ids: Sequence[str], current: Mapping[str, set[str]], scored_now: set[str]) -> None:
+    def _log(
+        self,
+        ids: Sequence[str],
+        current: Mapping[str, set[str]],
+        stored: Mapping[str, Mapping[str, StoredResult]],
+        scored_now: set[str],
+    ) -> None:
         """Send every stored result of this configuration that is not Phoenix's current one: new
         results, those an outage kept back, and those another configuration replaced since."""
         job = self.job
-        started = time.perf_counter()
-        stored = job.store.results(job.configuration, ids)  # a damaged row was warned of once, in `page`
-        job.timed("store", started)
         pending: list[dict[str, Any]] = []
         already: list[tuple[str, str]] = []
         for span_id in ids:
@@ -216,6 +223,21 @@ class OnePass:
         job.report.logged_from_store += sum(1 for a in chunk if a["span_id"] not in scored_now)
         if job.on_progress is not None:
             job.on_progress(job.report)
+
+
+def after(
+    stored: Mapping[str, Mapping[str, StoredResult]], run: StoredRun | None
+) -> dict[str, dict[str, StoredResult]]:
+    """What the store holds for the page after ``run``: the page's read, with every result the run wrote
+    (not logged yet) in place of the one read."""
+    found = {span_id: dict(results) for span_id, results in stored.items()}
+    if run is None:
+        return found
+    for span_id, name in run.written:
+        cell = run.cell(span_id, name)
+        failure = None if cell is not None else run.failures.get(span_id, {}).get(name)
+        found.setdefault(span_id, {})[name] = StoredResult(name, cell, failure, logged=False)
+    return found
 
 
 def release_freed_memory() -> bool:

@@ -703,3 +703,28 @@ def test_a_damaged_store_row_is_warned_of_once_per_run(app, first_run, tmp_path)
     assert "1 stored result(s) cannot be read back and are computed again" in err
     report = json.loads(out)
     assert (report["evaluated"], report["logged"]) == (0, 0)  # the span's annotation is current in Phoenix
+
+
+def test_each_page_reads_the_store_once_whether_it_scores_or_resumes(app, tmp_path, monkeypatch):
+    from bertscore_plugins.evaluation.store import ResultStore
+    from bertscore_plugins.integrations.phoenix import evaluate_project
+    from bertscore_plugins.integrations.phoenix.trace_pass import OnePass
+
+    counts: Counter[str] = Counter()
+    for owner, name in ((ResultStore, "results"), (ResultStore, "stored_names"), (OnePass, "page")):
+        real = getattr(owner, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            counts[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+    store = tmp_path / "store.sqlite"
+    for run in ("scores", "resumes"):  # the first run scores every span, the second finds them all stored
+        counts.clear()
+        report = evaluate_project(
+            app.project, client=app.client, store=store, reference_key="metadata.reference", page_size=10
+        )
+        assert (report.evaluated > 0) == (run == "scores")
+        assert counts["page"] == -(-app.roots // 10) >= 3  # 10 root spans a page
+        assert counts["results"] + counts["stored_names"] == counts["page"]  # one read of the store a page
