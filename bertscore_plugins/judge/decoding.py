@@ -81,9 +81,10 @@ def generate(
 
 def _sample(values: Any, temperature: float, top_p: float, rng: Any) -> int:
     order = _top(values, 1000)  # beyond the 1,000 likeliest tokens the mass is negligible for sampling
-    scaled = [float(values[i]) / temperature for i in order]
-    peak = max(scaled)
-    weights = [math.exp(v - peak) for v in scaled]
+    peak = float(values[order[0]])
+    # the distance to the likeliest, then divided: at a tiny temperature (1e-300) the quotient is -inf
+    # (weight 0) or 0 (the likeliest, weight 1), never inf - inf = NaN
+    weights = [math.exp((float(values[i]) - peak) / temperature) for i in order]
     total, kept, mass = sum(weights), [], 0.0
     for index, weight in zip(order, weights, strict=True):
         kept.append((index, weight))
