@@ -26,9 +26,34 @@ MEASURED_AUC = round(sum(MEASURED_AUC_BY_SET.values()) / len(MEASURED_AUC_BY_SET
 NEAR_CHANCE_MARGIN = 0.1
 
 
+#: where the figures above come from (what the server and its start line cite)
+MEASURED_IN = "benchmarks/QUALITY.md section 9"
+NEAR_CHANCE_NOTE = "near chance: for trying the pipeline, not for decisions"
+ABOVE_CHANCE_NOTE = "above chance on the development sets; not calibrated: check it on your own data"
+
+
 def near_chance(measured_auc: float | None) -> bool:
     """True when a measured AUC is within :data:`NEAR_CHANCE_MARGIN` of 0.5 (False when unmeasured)."""
     return measured_auc is not None and abs(measured_auc - 0.5) <= NEAR_CHANCE_MARGIN
+
+
+def measured_quality() -> dict[str, object]:
+    """The packaged model's measured quality as ``judge serve`` shows it (``/v1/models``, its start line)."""
+    chance = near_chance(MEASURED_AUC)
+    return {
+        "roc_auc_fully_faithful": dict(MEASURED_AUC_BY_SET),
+        "roc_auc_mean": MEASURED_AUC,
+        "near_chance": chance,
+        "note": NEAR_CHANCE_NOTE if chance else ABOVE_CHANCE_NOTE,
+        "measured_in": MEASURED_IN,
+    }
+
+
+def quality_line() -> str:
+    """One line: the packaged model's ROC-AUC per development set, and what that means for its use."""
+    sets = ", ".join(f"{name} {auc:.3f}" for name, auc in MEASURED_AUC_BY_SET.items())
+    note = NEAR_CHANCE_NOTE if near_chance(MEASURED_AUC) else ABOVE_CHANCE_NOTE
+    return f"Measured quality ({MEASURED_IN}): ROC-AUC {sets} (mean {MEASURED_AUC:.3f}); {note}."
 
 
 def model_dir() -> Path:
