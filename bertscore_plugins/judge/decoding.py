@@ -91,7 +91,7 @@ def _sample(values: Any, temperature: float, top_p: float, rng: Any) -> int:
         mass += weight / total
         if mass >= top_p:
             break
-    return rng.choices([i for i, _ in kept], weights=[w for _, w in kept])[0]
+    return int(rng.choices([i for i, _ in kept], weights=[w for _, w in kept])[0])
 
 
 def label_logprobs(engine: Any, tokens: Sequence[int], labels: Sequence[str]) -> list[float]:

@@ -146,8 +146,8 @@ class YesNoJudge:
         asked = question(answer.strip(), source.strip(), row.passages, self.context_tokens)
         options = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs}
         try:
-            answer = self._retried(lambda: self.endpoint.chat(asked.messages, **options), max_retries)
-            verdict = read_verdict(answer)
+            reply = self._retried(lambda: self.endpoint.chat(asked.messages, **options), max_retries)
+            verdict = read_verdict(reply)
         except EndpointError as error:
             reason = f"judge {error.kind}: {error}"
         except UnusableAnswer as error:
@@ -158,7 +158,7 @@ class YesNoJudge:
         else:
             if not self._answered:
                 self._answered = True
-                logger.info("the judge's first answer came from model %r", answer.get("model"))
+                logger.info("the judge's first answer came from model %r", reply.get("model"))
             return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
         return failed_verdict(f"row {row.label}: {reason}", time.perf_counter() - started)
 
