@@ -62,8 +62,8 @@ class EndpointError(Exception):
 def retry_wait(error: EndpointError, attempt: int) -> float:
     """Seconds to wait before attempt ``attempt + 1``: the server's Retry-After, else 0.5, 1, 2, ... s."""
     if error.retry_after is not None:
-        return float(error.retry_after)
-    return min(BACKOFF_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS)
+        return error.retry_after
+    return min(BACKOFF_SECONDS * 2.0 ** (attempt - 1), MAX_BACKOFF_SECONDS)
 
 
 def _retry_after(value: str | None) -> float | None:
