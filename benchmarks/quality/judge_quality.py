@@ -104,7 +104,7 @@ def development_rows(limit: int | None) -> list[dict]:
 
 
 def verdicts_path(model: str) -> Path:
-    # the engine in the name: verdicts kept from the llama.cpp engine (same model name) are not reused
+    # the engine in the name: verdicts kept from an earlier engine (same model name) are not reused
     return CACHE / f"judge-{hashlib.sha1(model.encode()).hexdigest()[:10]}-transformers.jsonl"
 
 
