@@ -21,7 +21,7 @@ What a hostile or careless client gets, never a dropped connection or a 500 for 
   beyond those wait in a listen backlog of :data:`BACKLOG` instead of being reset.
 
 The engine answers one request at a time (one model, one cache), so an answer is the same under
-concurrency as alone; requests take the engine in the order they came (:class:`Turns`), so a client
+concurrency as alone; requests take the engine in the order they came (:class:`FifoLock`), so a client
 sending many requests delays another's by at most the ones queued before it. SIGTERM (``judge stop``)
 shuts the server down and it exits 0; any other end is a non-zero exit. The server never outlives the process that started it: with
 ``$BERTSCORE_JUDGE_OWNER_PID`` set, a watcher stops it once that process is gone, even after a SIGKILL.
@@ -38,11 +38,12 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 from bertscore_plugins.judge import protocol
-from bertscore_plugins.judge.decoding import generate, label_logprobs, label_probabilities
+from bertscore_plugins.judge.decoding import Engine, generate, label_logprobs, label_probabilities
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, measured_quality
 
 OWNER_ENV = "BERTSCORE_JUDGE_OWNER_PID"
@@ -62,7 +63,7 @@ MAX_DRAIN_BYTES = 64 * 1024 * 1024
 DRAIN_SECONDS = 10.0
 
 
-class Turns:
+class FifoLock:
     """A first-come, first-served lock: ``with turns:`` waits for the requests that asked before (a plain
     ``threading.Lock`` hands over in no order, so one client's stream of requests could starve another)."""
 
@@ -85,13 +86,21 @@ class Turns:
                 self._waiting[0].set()
 
 
+class ServedEngine(Engine, Protocol):
+    """An engine this server answers with: decoding's, plus the prompt's tokens and the lock it runs under."""
+
+    lock: threading.Lock
+
+    def tokens(self, messages: Sequence[dict[str, str]]) -> list[int]: ...
+
+
 class Judge:
     """The engine behind the protocol: one request (a parsed body) -> (status, JSON)."""
 
-    def __init__(self, engine: Any, alias: str, n_ctx: int) -> None:
+    def __init__(self, engine: ServedEngine, alias: str, n_ctx: int) -> None:
         self.engine, self.alias, self.n_ctx = engine, alias, n_ctx
         self.waiting = threading.BoundedSemaphore(MAX_WAITING)
-        self.turns = Turns()
+        self.turns = FifoLock()
 
     def answer(self, body: Any) -> tuple[int, dict[str, Any], dict[str, str]]:
         try:
