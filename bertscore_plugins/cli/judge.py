@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from bertscore_plugins.cli.conventions import sigterm_as_ctrl_c
 
 
-def register(subparsers) -> None:
+def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "judge",
         help="the local LLM judge: an OpenAI-compatible server on 127.0.0.1 (serve), or stop one (stop)",
