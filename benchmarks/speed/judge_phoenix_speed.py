@@ -1,10 +1,14 @@
 """Seconds per row on `bertscore-plugins judge serve`: Phoenix's own evaluators beside the yes/no judge.
 
-    python benchmarks/speed/judge_phoenix_speed.py [--rows 6] [--threads 2]   # -> results/judge_phoenix_speed.json
+    python benchmarks/speed/judge_phoenix_speed.py                 # the README's short RAG rows
+    python benchmarks/speed/judge_phoenix_speed.py --articles 6    # SummEval / FRANK CNN/DM articles instead
 
 One local judge server (Gemma 3 270M on the package's transformers engine, 127.0.0.1), the same rows
-(the first SummEval and FRANK CNN/DM rows of benchmarks/speed/judge_engines.py: real articles and their
-summaries), asked three ways, one request at a time, each after one untimed warm-up row:
+asked three ways, one request at a time, after one untimed warm-up request each. The rows: by default
+the four short question/answer/context rows of the README and docs (a clinic's hours, a discharge day:
+what a RAG trace holds); ``--articles N`` the first SummEval and FRANK CNN/DM rows of
+benchmarks/speed/judge_engines.py (news articles of about 700 tokens: the prompt's length then dominates
+every path). Results go to results/judge_phoenix_speed.json. The paths:
 
 - ``yes-no``: the project's judge (``YesNoJudge``): one token, p(yes) from its alternatives, a source
   longer than the window shown as its aligned passages;
@@ -38,19 +42,47 @@ CLASSIFIER_TEMPLATE = (
 )
 
 
-def rows(count: int) -> list[dict]:
+SHORT_ROWS = [
+    {
+        "input": "When does the clinic open?",
+        "summary": "The clinic opens at 8 am on weekdays.",
+        "source": "The clinic opens at 8 am on weekdays. Parking at the clinic is free for patients.",
+    },
+    {
+        "input": "When does the clinic open?",
+        "summary": "The clinic opens at 10 pm on Sundays.",
+        "source": "The clinic opens at 8 am on weekdays. Parking at the clinic is free for patients.",
+    },
+    {
+        "input": "When was the patient discharged?",
+        "summary": "The patient was discharged on Tuesday.",
+        "source": "The patient was admitted on Monday and discharged on Tuesday after treatment for pneumonia.",
+    },
+    {
+        "input": "When was the patient discharged?",
+        "summary": "The patient was discharged on Thursday.",
+        "source": "The patient was admitted on Monday and discharged on Tuesday after treatment for pneumonia.",
+    },
+]
+WARM_UP = {"input": "Is it open?", "summary": "It is open.", "source": "The shop is open."}
+
+
+def rows(articles: int) -> list[dict]:
+    if not articles:
+        return SHORT_ROWS
     from benchmarks.speed.judge_engines import development_rows
 
+    count = articles
     chosen = development_rows()
     half = count // 2
     summeval = [r for r in chosen if r["set"] == "summeval"][:half]
     frank = [r for r in chosen if r["set"] == "frank_cnndm"][: count - half]
-    return summeval + frank
+    return [{"input": "Summarise the article.", **r} for r in summeval + frank]
 
 
 def timed(ask, asked: list[dict]) -> dict:
-    """Seconds per row of ``ask(row) -> bool`` (True: the row got a verdict), after one warm-up row."""
-    ask(asked[0])
+    """Seconds per row of ``ask(row) -> bool`` (True: the row got a verdict), after one warm-up request."""
+    ask(WARM_UP)
     seconds, failed = [], 0
     for row in asked:
         started = time.perf_counter()
@@ -66,7 +98,7 @@ def timed(ask, asked: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rows", type=int, default=6)
+    parser.add_argument("--articles", type=int, default=0, help="development rows instead of the short ones")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
 
@@ -79,9 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     from bertscore_plugins.judge.server import JudgeServer
     from bertscore_plugins.judge.yes_no import YesNoJudge
 
-    asked = rows(args.rows)
+    asked = rows(args.articles)
     load_before = os.getloadavg()[0]
-    report: dict = {"rows": len(asked), "threads": args.threads, "cpu_count": os.cpu_count(), "paths": {}}
+    report: dict = {
+        "rows": "articles" if args.articles else "short",
+        "count": len(asked),
+        "threads": args.threads,
+        "cpu_count": os.cpu_count(),
+        "paths": {},
+    }
     with (
         tempfile.TemporaryDirectory() as workdir,
         JudgeServer(threads=args.threads, workdir=workdir, startup_timeout=1200) as server,
@@ -112,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         def phoenix(evaluator):
             def ask(row: dict) -> bool:
                 given = {
-                    "input": "Summarise the article.",
+                    "input": row["input"],
                     "output": row["summary"],
                     "context": row["source"],
                 }
