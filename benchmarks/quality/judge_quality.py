@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import pickle
 import sys
 import time
@@ -141,7 +142,9 @@ def judge_rows(rows: list[dict], threads: int | None) -> dict[str, dict]:
 
     # a busy shared machine: the first start (dequantising the GGUF) took over 300 s there
     with JudgeServer(threads=threads, workdir=CACHE / "judge-server", startup_timeout=1200) as server:
-        judge = judge_from_env(server.environment())
+        # a row's whole request may take minutes on a busy shared machine (the first prompt of a source is
+        # read in full): a timeout here would measure the machine, not the judge
+        judge = judge_from_env({**server.environment(), "BERTSCORE_JUDGE_TIMEOUT": "1800"})
         path = verdicts_path(judge.model)
         done = kept_verdicts(path)
         todo = interleaved([r for r in rows if r["key"] not in done])
@@ -174,6 +177,9 @@ def left_out_combination(rows: list[dict], p_yes: np.ndarray, offline: np.ndarra
     combined = np.zeros(len(rows))
     for name in SETS:
         train = sets != name
+        if len(set(y[train])) < 2:  # a partial run: nothing to fit on without this set
+            combined[~train] = np.nan
+            continue
         weight = np.array([train.sum() / (2 * (sets[train] == s).sum()) for s in sets[train]])
         beta = fit(x[train], y[train], weight, 1.0)
         held = ~train
@@ -191,6 +197,8 @@ def report(rows: list[dict], judged: dict) -> dict:
     table: dict = {"model": judged["model"], "threads": judged["threads"], "sets": {}, "of": judged.get("of")}
     table["sample"] = bool(judged.get("sample"))
     table["engine"] = "transformers"  # the package's engine (the GGUF dequantised to float32, torch)
+    # the machine is shared: the seconds are its, under this load (1-minute average when reported)
+    table["load_average"] = round(os.getloadavg()[0], 1)
     for group, members in GROUPS.items():
         inside = np.array([r["set"] in members for r in usable])
         everyone = [r for r in rows if r["set"] in members]
@@ -234,6 +242,11 @@ def _partial(table: dict) -> str:
     )
 
 
+def _auc(value: float) -> str:
+    """An AUC to three places; "n/a" where the rows judged hold one class only (a partial run)."""
+    return f"{value:.3f}" if np.isfinite(value) else "n/a"
+
+
 def section(table: dict) -> str:
     names = {
         "summeval": "SummEval",
@@ -250,15 +263,17 @@ def section(table: dict) -> str:
         "word and scored by p(yes) from its first token's 20 most likely alternatives. ROC-AUC for fully "
         "faithful (consistency 5; Factuality 1.0). The combination is a logistic regression on the offline "
         "score and p(yes), fitted on the other sets and scored on this one (leave one set out). Seconds per "
-        "row: wall time per request, rows asked grouped by source (the server keeps a shared prompt prefix).",
+        "row: wall time per request, rows asked grouped by source (the server keeps a shared prompt prefix), "
+        f"on a shared machine of {os.cpu_count()} cores (load average {table.get('load_average', 'unknown')} "
+        "when this was written): the seconds are that machine's, not the engine's.",
         "",
         "| set | rows (faithful) | judge p(yes) AUC | offline score AUC | combination, set left out | unusable | source cut | s / row (median) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for group, row in table["sets"].items():
         lines.append(
-            f"| {names[group]} | {row['rows']} ({row['faithful']}) | {row['judge_auc']:.3f} | "
-            f"{row['offline_auc']:.3f} | {row['combined_left_out_auc']:.3f} | {row['unusable']} | {row['cut']} | "
+            f"| {names[group]} | {row['rows']} ({row['faithful']}) | {_auc(row['judge_auc'])} | "
+            f"{_auc(row['offline_auc'])} | {_auc(row['combined_left_out_auc'])} | {row['unusable']} | {row['cut']} | "
             f"{row['seconds_mean']:.2f} ({row['seconds_median']:.2f}) |"
         )
     lines += [
