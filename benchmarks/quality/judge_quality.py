@@ -2,11 +2,12 @@
 
     python benchmarks/training/faithfulness_cache.py summeval && python benchmarks/training/faithfulness_cache.py frank
     python benchmarks/quality/judge_quality.py            # every development row; -> QUALITY.md section 9
+    python benchmarks/quality/judge_quality.py --sample   # the 200 rows of judge_engines.py; -> section 9
     python benchmarks/quality/judge_quality.py --limit 40 # the first 40 rows of each set (a smoke run)
     python benchmarks/quality/judge_quality.py --report-only   # the section from the verdicts kept so far
 
-The judge is the package's own (``YesNoJudge`` over ``JudgeServer``: Gemma 3 270M on llama.cpp, 127.0.0.1,
-all cores), asked exactly as the evaluation engine asks it: the prompt of ``bertscore_plugins.judge.prompt``,
+The judge is the package's own (``YesNoJudge`` over ``JudgeServer``: Gemma 3 270M on the shipped
+transformers engine, 127.0.0.1, all cores), asked exactly as the evaluation engine asks it: the prompt of ``bertscore_plugins.judge.prompt``,
 a source longer than the judge's window shown as the passages the offline alignment chose. Rows are asked
 grouped by source (the server keeps a shared prompt prefix: 16 SummEval summaries of one article), and each
 verdict is kept in .feature-cache/judge-<model and prompt>.jsonl, so a stopped run resumes.
@@ -16,6 +17,11 @@ faithful" (consistency 5 / Factuality 1.0) of the judge's p(yes), of the shipped
 combination (a logistic regression on the two, fitted on the other sets: leave one set out); the share of
 unusable answers; seconds per row. The combination ships only if it beats the offline score on every set
 left out.
+
+``--sample`` asks the 200 rows that benchmarks/speed/judge_engines.py compares the engines on (SummEval: the
+first 6 articles x 16 summaries; FRANK: the first 52 CNN/DM and 52 XSum rows in article-hash order), scored
+offline here (no cache needed): at about 7 s a row on two busy cores every development row (2,271) would take
+hours. ``bertscore_plugins.judge.local_model.MEASURED_AUC_BY_SET`` is copied from the section this writes.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import pickle
 import sys
 import time
@@ -42,10 +49,44 @@ BEGIN, END = markers("judge")
 GROUPS = {"summeval": ("summeval",), "frank": ("frank_cnndm", "frank_bbc"), **{s: (s,) for s in SETS[1:]}}
 
 
-def development_rows(limit: int | None) -> list[dict]:
-    """Every cached development row with its offline result (the package's evaluate_pair)."""
+def _row(row: dict, explanation, precision: float) -> dict:
     from bertscore_plugins.faithfulness import evaluate_pair
 
+    offline = evaluate_pair(row["summary"], row["source"], explanation, precision)
+    return {
+        "key": hashlib.sha1(f"{row['summary']}\0{row['source']}".encode()).hexdigest(),
+        "set": row["set"],
+        "faithful": bool(row["faithful"]),
+        "summary": explanation.candidate_text,
+        "source": explanation.reference_text,
+        "offline": offline.score,
+        "passages": offline.parts.passages if offline.parts else (),
+    }
+
+
+def sample_rows() -> list[dict]:
+    """The 200 rows of benchmarks/speed/judge_engines.py, scored offline as the cache scores them."""
+    from benchmarks.speed.judge_engines import development_rows as engine_rows
+    from bertscore_plugins.core.scorer import get_scorer
+
+    kept = CACHE / "judge-sample-rows.pkl"  # a report-only run reads them back instead of scoring again
+    if kept.exists():
+        return pickle.loads(kept.read_bytes())
+    chosen = engine_rows()
+    scorer = get_scorer(long_text="window")
+    rows = []
+    for start in range(0, len(chosen), 32):
+        chunk = chosen[start : start + 32]
+        result = scorer.score([r["summary"] for r in chunk], [r["source"] for r in chunk], explain=True)
+        for row, precision, explanation in zip(chunk, result.precision, result.explanations, strict=True):
+            rows.append(_row(row, explanation, float(precision)))
+    CACHE.mkdir(exist_ok=True)
+    kept.write_bytes(pickle.dumps(rows))
+    return rows
+
+
+def development_rows(limit: int | None) -> list[dict]:
+    """Every cached development row with its offline result (the package's evaluate_pair)."""
     rows = []
     for name in ("summeval", "frank"):
         path = CACHE / f"{name}.pkl"
@@ -59,24 +100,13 @@ def development_rows(limit: int | None) -> list[dict]:
             per_set[row["set"]] = per_set.get(row["set"], 0) + 1
             if limit is not None and per_set[row["set"]] > limit:
                 continue
-            explanation = _explanation(row["explanation"])
-            offline = evaluate_pair(row["summary"], row["source"], explanation, row["precision"])
-            rows.append(
-                {
-                    "key": hashlib.sha1(f"{row['summary']}\0{row['source']}".encode()).hexdigest(),
-                    "set": row["set"],
-                    "faithful": bool(row["faithful"]),
-                    "summary": explanation.candidate_text,
-                    "source": explanation.reference_text,
-                    "offline": offline.score,
-                    "passages": offline.parts.passages if offline.parts else (),
-                }
-            )
+            rows.append(_row(row, _explanation(row["explanation"]), row["precision"]))
     return rows
 
 
 def verdicts_path(model: str) -> Path:
-    return CACHE / f"judge-{hashlib.sha1(model.encode()).hexdigest()[:10]}.jsonl"
+    # the engine in the name: verdicts kept from an earlier engine (same model name) are not reused
+    return CACHE / f"judge-{hashlib.sha1(model.encode()).hexdigest()[:10]}-transformers.jsonl"
 
 
 def kept_verdicts(path: Path) -> dict[str, dict]:
@@ -88,17 +118,36 @@ def kept_verdicts(path: Path) -> dict[str, dict]:
     return done
 
 
+def interleaved(rows: list[dict]) -> list[dict]:
+    """The rows grouped by source (one source's summaries one after another: the server reuses their
+    shared prompt prefix), the sources taken from each set in turn, so a run stopped early has judged
+    about as many sources of every set."""
+    by_set: dict[str, dict[str, list[dict]]] = {}
+    for row in sorted(rows, key=lambda r: (r["source"], r["key"])):
+        by_set.setdefault(row["set"], {}).setdefault(row["source"], []).append(row)
+    queues = [list(sources.values()) for _, sources in sorted(by_set.items())]
+    ordered: list[dict] = []
+    for turn in range(max((len(q) for q in queues), default=0)):
+        for queue in queues:
+            if turn < len(queue):
+                ordered.extend(queue[turn])
+    return ordered
+
+
 def judge_rows(rows: list[dict], threads: int | None) -> dict[str, dict]:
     """Each row's verdict ({"p_yes", "seconds", "cut"} or {"failed": reason}), asked grouped by source."""
     from bertscore_plugins.evaluation.judge import JudgeRow
     from bertscore_plugins.judge.environment import judge_from_env
     from bertscore_plugins.judge.server import JudgeServer
 
-    with JudgeServer(threads=threads, workdir=CACHE / "judge-server") as server:
-        judge = judge_from_env(server.environment())
+    # a busy shared machine: the first start (dequantising the GGUF) took over 300 s there
+    with JudgeServer(threads=threads, workdir=CACHE / "judge-server", startup_timeout=1200) as server:
+        # a row's whole request may take minutes on a busy shared machine (the first prompt of a source is
+        # read in full): a timeout here would measure the machine, not the judge
+        judge = judge_from_env({**server.environment(), "BERTSCORE_JUDGE_TIMEOUT": "1800"})
         path = verdicts_path(judge.model)
         done = kept_verdicts(path)
-        todo = sorted((r for r in rows if r["key"] not in done), key=lambda r: (r["source"], r["key"]))
+        todo = interleaved([r for r in rows if r["key"] not in done])
         started = time.perf_counter()
         with open(path, "a", encoding="utf-8") as out:
             for n, row in enumerate(todo, 1):
@@ -128,6 +177,9 @@ def left_out_combination(rows: list[dict], p_yes: np.ndarray, offline: np.ndarra
     combined = np.zeros(len(rows))
     for name in SETS:
         train = sets != name
+        if len(set(y[train])) < 2:  # a partial run: nothing to fit on without this set
+            combined[~train] = np.nan
+            continue
         weight = np.array([train.sum() / (2 * (sets[train] == s).sum()) for s in sets[train]])
         beta = fit(x[train], y[train], weight, 1.0)
         held = ~train
@@ -143,6 +195,10 @@ def report(rows: list[dict], judged: dict) -> dict:
     offline = np.array([r["offline"] for r in usable])
     combined = left_out_combination(usable, p_yes, offline)
     table: dict = {"model": judged["model"], "threads": judged["threads"], "sets": {}, "of": judged.get("of")}
+    table["sample"] = bool(judged.get("sample"))
+    table["engine"] = "transformers"  # the package's engine (the GGUF dequantised to float32, torch)
+    # the machine is shared: the seconds are its, under this load (1-minute average when reported)
+    table["load_average"] = round(os.getloadavg()[0], 1)
     for group, members in GROUPS.items():
         inside = np.array([r["set"] in members for r in usable])
         everyone = [r for r in rows if r["set"] in members]
@@ -172,12 +228,23 @@ def report(rows: list[dict], judged: dict) -> dict:
 
 def _partial(table: dict) -> str:
     judged, of = sum(row["rows"] for name, row in table["sets"].items() if name in SETS), table.get("of")
-    if not of or judged >= of:
-        return ""
-    return (
-        f" from the {judged:,} of {of:,} development rows judged so far (asked grouped by source in the "
-        "order of the source text, so a partial run is a sample of whole articles from every set)"
+    rows = (
+        f"the {of:,} rows that benchmarks/speed/judge_engines.py compares the engines on (SummEval: the first "
+        "6 articles x 16 summaries; FRANK: the first 52 CNN/DM and 52 XSum rows in article-hash order)"
+        if table.get("sample")
+        else f"{of:,} development rows"
     )
+    if not of or judged >= of:
+        return f" on {rows}" if table.get("sample") else ""
+    return (
+        f" from {judged:,} of {rows}, the ones judged in the time there was (asked grouped by source, the "
+        "sources of each set taken in turn, so a partial run is a sample of whole articles from every set)"
+    )
+
+
+def _auc(value: float) -> str:
+    """An AUC to three places; "n/a" where the rows judged hold one class only (a partial run)."""
+    return f"{value:.3f}" if np.isfinite(value) else "n/a"
 
 
 def section(table: dict) -> str:
@@ -191,21 +258,30 @@ def section(table: dict) -> str:
         "## 9. The local LLM judge against people (SummEval, FRANK valid)",
         "",
         f"Written by `benchmarks/quality/judge_quality.py`{_partial(table)}. The judge: `{table['model']}` (Gemma 3 270M, Q4_K_M GGUF, "
-        f"the base model: no instruction tuning) on llama.cpp, {table['threads']} CPU threads, asked one "
+        f"the base model: no instruction tuning) on the package's transformers engine (float32 weights "
+        f"dequantised from the GGUF, torch), {table['threads']} CPU threads, asked one "
         "word and scored by p(yes) from its first token's 20 most likely alternatives. ROC-AUC for fully "
         "faithful (consistency 5; Factuality 1.0). The combination is a logistic regression on the offline "
         "score and p(yes), fitted on the other sets and scored on this one (leave one set out). Seconds per "
-        "row: wall time per request, rows asked grouped by source (the server keeps a shared prompt prefix).",
+        "row: wall time per request, rows asked grouped by source (the server keeps a shared prompt prefix), "
+        f"on a shared machine of {os.cpu_count()} cores (load average {table.get('load_average', 'unknown')} "
+        "when this was written): the seconds are that machine's, not the engine's.",
         "",
         "| set | rows (faithful) | judge p(yes) AUC | offline score AUC | combination, set left out | unusable | source cut | s / row (median) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for group, row in table["sets"].items():
         lines.append(
-            f"| {names[group]} | {row['rows']} ({row['faithful']}) | {row['judge_auc']:.3f} | "
-            f"{row['offline_auc']:.3f} | {row['combined_left_out_auc']:.3f} | {row['unusable']} | {row['cut']} | "
+            f"| {names[group]} | {row['rows']} ({row['faithful']}) | {_auc(row['judge_auc'])} | "
+            f"{_auc(row['offline_auc'])} | {_auc(row['combined_left_out_auc'])} | {row['unusable']} | {row['cut']} | "
             f"{row['seconds_mean']:.2f} ({row['seconds_median']:.2f}) |"
         )
+    lines += [
+        "",
+        "`bertscore_plugins.judge.local_model.MEASURED_AUC_BY_SET` holds the judge's three AUCs above (SummEval, "
+        "FRANK CNN/DM, FRANK XSum) and `MEASURED_AUC` their mean: what `judge serve` prints, `/v1/models` lists "
+        "and `near_chance` reads.",
+    ]
     verdict = (
         "The combination beats the offline score on every set left out, so it ships."
         if table["combination_ships"]
@@ -221,9 +297,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="the first N rows of each set (a smoke run)")
     parser.add_argument("--threads", type=int, default=None, help="the judge's CPU threads (default: all)")
+    parser.add_argument("--sample", action="store_true", help="the 200 rows of judge_engines.py")
     parser.add_argument("--report-only", action="store_true", help="report the verdicts kept so far")
     args = parser.parse_args(argv)
-    rows = development_rows(args.limit)
+    rows = sample_rows() if args.sample else development_rows(args.limit)
     if args.report_only:
         from bertscore_plugins.judge.endpoint import Endpoint
         from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
@@ -239,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         judged = judge_rows(rows, args.threads)
     judged["of"] = len(rows)
+    judged["sample"] = args.sample
     table = report(rows, judged)
     print(json.dumps(table, indent=2))
     if args.limit is None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from bertscore_plugins.cli.conventions import sigterm_as_ctrl_c
 
 
-def register(subparsers) -> None:
+def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "judge",
         help="the local LLM judge: an OpenAI-compatible server on 127.0.0.1 (serve), or stop one (stop)",
@@ -44,6 +45,7 @@ def register(subparsers) -> None:
 @sigterm_as_ctrl_c
 def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.errors import UsageError
+    from bertscore_plugins.judge.local_model import quality_line
     from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
     from bertscore_plugins.judge.server import JudgeServer, stop_recorded
 
@@ -72,11 +74,16 @@ def run(args: argparse.Namespace) -> int:
     )
     for name, value in server.environment().items():
         print(f"  export {name}={value}")
+    print(quality_line())
     print(f"log: {server.log_path}\nPress Ctrl-C to stop.", flush=True)
     try:
         while server.process is not None and server.process.poll() is None:
             time.sleep(0.5)
-        print(f"the judge server exited on its own; log: {server.log_path}", file=sys.stderr)
+        code = server.process.returncode if server.process is not None else None
+        if code == 0:  # it exits 0 only when SIGTERM shut it down: `judge stop` (or a kill by pid)
+            print(f"the judge server (pid {server.pid}) was stopped; judge serve ends", flush=True)
+            return 0
+        print(f"the judge server exited on its own (code {code}); log: {server.log_path}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -15,7 +15,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+
+class Engine(Protocol):
+    """What decoding needs of an engine (:class:`~.engine.GemmaEngine` is one)."""
+
+    end_ids: set[int]
+
+    def next_logprobs(self, tokens: Sequence[int]) -> Any:
+        """log p(next token | tokens) over the vocabulary (a torch vector)."""
+        ...
+
+    def piece(self, token: int) -> str: ...
+
+    def encode_piece(self, text: str) -> list[int]: ...
 
 
 @dataclass
@@ -33,7 +47,7 @@ def _top(values: Any, count: int) -> list[int]:
 
 
 def generate(
-    engine: Any,
+    engine: Engine,
     tokens: Sequence[int],
     *,
     max_tokens: int,
@@ -81,19 +95,20 @@ def generate(
 
 def _sample(values: Any, temperature: float, top_p: float, rng: Any) -> int:
     order = _top(values, 1000)  # beyond the 1,000 likeliest tokens the mass is negligible for sampling
-    scaled = [float(values[i]) / temperature for i in order]
-    peak = max(scaled)
-    weights = [math.exp(v - peak) for v in scaled]
+    peak = float(values[order[0]])
+    # the distance to the likeliest, then divided: at a tiny temperature (1e-300) the quotient is -inf
+    # (weight 0) or 0 (the likeliest, weight 1), never inf - inf = NaN
+    weights = [math.exp((float(values[i]) - peak) / temperature) for i in order]
     total, kept, mass = sum(weights), [], 0.0
     for index, weight in zip(order, weights, strict=True):
         kept.append((index, weight))
         mass += weight / total
         if mass >= top_p:
             break
-    return rng.choices([i for i, _ in kept], weights=[w for _, w in kept])[0]
+    return int(rng.choices([i for i, _ in kept], weights=[w for _, w in kept])[0])
 
 
-def label_logprobs(engine: Any, tokens: Sequence[int], labels: Sequence[str]) -> list[float]:
+def label_logprobs(engine: Engine, tokens: Sequence[int], labels: Sequence[str]) -> list[float]:
     """log p(label | prompt) for each label: its tokens' log probabilities, summed."""
     scores = []
     for label in labels:

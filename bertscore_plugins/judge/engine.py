@@ -171,8 +171,10 @@ def _load(gguf_path: Path, sha256: str) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as transformers_logging
 
-    transformers_logging.disable_progress_bar()  # the server's log keeps errors, not progress bars
+    quiet: Any = transformers_logging.disable_progress_bar  # untyped in transformers
+    quiet()  # the server's log keeps errors, not progress bars
     saved = dequantised_dir(gguf_path, sha256)
+    model: Any  # transformers' models are untyped: eval() and the rest are read as Any
     if (saved / "config.json").exists():
         try:
             model = AutoModelForCausalLM.from_pretrained(saved, dtype=torch.float32)
@@ -180,7 +182,8 @@ def _load(gguf_path: Path, sha256: str) -> tuple[Any, Any]:
         except (OSError, ValueError):  # a damaged copy: made again below
             shutil.rmtree(saved, ignore_errors=True)
     folder, name = gguf_path.parent, gguf_path.name
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+    model = model.eval()
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
     staging = folder / f".dequantising-{os.getpid()}"
     try:

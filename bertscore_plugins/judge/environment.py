@@ -7,7 +7,7 @@ judge from here, so the same variables give the same judge everywhere:
 ``BERTSCORE_JUDGE_MODEL``          the model to ask; unset: no judge
 ``BERTSCORE_JUDGE_BASE_URL``       an OpenAI-compatible ``/v1`` (default OpenAI's; the local server's)
 ``BERTSCORE_JUDGE_API_KEY``        its key (default ``OPENAI_API_KEY``; the local server needs none)
-``BERTSCORE_JUDGE_TIMEOUT``        seconds one request may take (default 60)
+``BERTSCORE_JUDGE_TIMEOUT``        seconds one request may take, all of it (default 60)
 ``BERTSCORE_JUDGE_CONTEXT_TOKENS`` the prompt's budget in tokens (default 2048)
 ``BERTSCORE_JUDGE_MODEL_SHA256``   the weights' digest, recorded in the judge's signature
 ``BERTSCORE_JUDGE_STYLE``          ``yes-no`` (default: the project's yes/no judge reading p(yes)) or
@@ -30,11 +30,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.judge.endpoint import DEFAULT_TIMEOUT, OPENAI_BASE_URL, Endpoint
+from bertscore_plugins.judge.endpoint import (
+    DEFAULT_TIMEOUT,
+    OPENAI_BASE_URL,
+    Endpoint,
+    base_url_problem,
+    timeout_problem,
+)
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
 
 #: the smallest prompt budget that leaves room for a source beside the instructions and the answer
 MIN_CONTEXT_TOKENS = 512
+#: the largest prompt budget read (far above any model this judge is asked; 5,000 digits is a typo)
+MAX_CONTEXT_TOKENS = 10_000_000
 STYLE_ENV = "BERTSCORE_JUDGE_STYLE"
 STYLES = ("yes-no", "phoenix")
 
@@ -76,19 +84,25 @@ class JudgeSettings:
         if not model:
             return None
         base_url = _value(env, "BERTSCORE_JUDGE_BASE_URL") or OPENAI_BASE_URL
-        if not re.match(r"^https?://[^/\s]+", base_url):
-            raise ArgumentError(
-                f"BERTSCORE_JUDGE_BASE_URL must be an http(s) URL, got {base_url!r}",
-            )
+        problem = base_url_problem(base_url)
+        if problem is not None:
+            raise ArgumentError(f"BERTSCORE_JUDGE_BASE_URL {problem}, got {base_url[:80]!r}")
         own_key = _value(env, "BERTSCORE_JUDGE_API_KEY")
         api_key = own_key or _value(env, "OPENAI_API_KEY")
-        timeout = _positive(env, "BERTSCORE_JUDGE_TIMEOUT", "a number of seconds") or DEFAULT_TIMEOUT
+        if api_key and not all(" " < c <= "~" for c in api_key):  # it goes into an HTTP header as is
+            variable = "BERTSCORE_JUDGE_API_KEY" if own_key else "OPENAI_API_KEY"
+            raise ArgumentError(f"{variable} must be printable ASCII without blanks (an API key)")
+        timeout = _timeout(env)
         tokens_text = _value(env, "BERTSCORE_JUDGE_CONTEXT_TOKENS")
         context_tokens = CONTEXT_TOKENS
         if tokens_text:
-            if not tokens_text.isdigit() or int(tokens_text) < MIN_CONTEXT_TOKENS:
+            # ASCII digits only: "²" and "2048²" are digits to str.isdigit() and ValueError to int()
+            if (
+                not re.fullmatch(r"[0-9]{1,7}", tokens_text)
+                or not MIN_CONTEXT_TOKENS <= int(tokens_text) <= MAX_CONTEXT_TOKENS
+            ):
                 raise ArgumentError(
-                    f"BERTSCORE_JUDGE_CONTEXT_TOKENS must be a whole number of tokens, at least {MIN_CONTEXT_TOKENS}, got {tokens_text!r}",
+                    f"BERTSCORE_JUDGE_CONTEXT_TOKENS must be a whole number of tokens from {MIN_CONTEXT_TOKENS} to {MAX_CONTEXT_TOKENS:,}, got {tokens_text[:40]!r}",
                 )
             context_tokens = int(tokens_text)
         digest = _value(env, "BERTSCORE_JUDGE_MODEL_SHA256").lower()
@@ -132,6 +146,20 @@ def judge_from_env(environ: Mapping[str, str] | None = None) -> Any:
 
 def _value(env: Mapping[str, str], name: str) -> str:
     return str(env.get(name, "") or "").strip()
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    text = _value(env, "BERTSCORE_JUDGE_TIMEOUT")
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    problem = timeout_problem(value)
+    if problem is not None:
+        raise ArgumentError(f"BERTSCORE_JUDGE_TIMEOUT {problem} (one request, all of it), got {text[:40]!r}")
+    return value
 
 
 def _positive(env: Mapping[str, str], name: str, meaning: str) -> float | None:

@@ -69,6 +69,8 @@ class Choice:
     text_keys: tuple[str, ...]
     shape: str
     tool: str = ""
+    #: the request's path to the labels (what a refusal of them names)
+    param: str = ""
 
 
 @dataclass(frozen=True)
@@ -233,8 +235,9 @@ def _response_format(value: Any) -> Choice | None:
         raise Refused(
             "response_format.json_schema", "response_format.json_schema must be an object with a schema"
         )
-    labels, key, texts = _labels(spec.get("schema"), "response_format.json_schema.schema")
-    return Choice(labels, key, texts, "json_schema")
+    where = "response_format.json_schema.schema"
+    labels, key, texts = _labels(spec.get("schema"), where)
+    return Choice(labels, key, texts, "json_schema", param=f"{where}.properties.{key}")
 
 
 def _tools(tools: Any, tool_choice: Any) -> Choice | None:
@@ -270,8 +273,9 @@ def _tools(tools: Any, tool_choice: Any) -> Choice | None:
             "or 'none': this server calls a tool only when told which",
         )
     index, function = by_name[name]
-    labels, key, texts = _labels(function.get("parameters"), f"tools[{index}].function.parameters")
-    return Choice(labels, key, texts, "tool", name)
+    where = f"tools[{index}].function.parameters"
+    labels, key, texts = _labels(function.get("parameters"), where)
+    return Choice(labels, key, texts, "tool", name, param=f"{where}.properties.{key}")
 
 
 def read_request(body: Any, served_model: str) -> Request:
@@ -397,6 +401,14 @@ def completion(
     }
 
 
+def tempered(probabilities: list[float], temperature: float) -> list[float]:
+    """Weights ``p ** (1 / temperature)``, scaled so the likeliest is 1: finite for every temperature above
+    0 (at 1e-300 the plain power underflows every weight to 0 and sampling had nothing to choose from)."""
+    logs = [math.log(p) if p > 0.0 else -math.inf for p in probabilities]
+    peak = max(logs)
+    return [math.exp((value - peak) / temperature) if value > -math.inf else 0.0 for value in logs]
+
+
 def choice_message(
     choice: Choice, probabilities: list[float], model: str, temperature: float, seed: int | None
 ) -> dict[str, Any]:
@@ -404,8 +416,9 @@ def choice_message(
     import random
 
     if temperature > 0.0:
-        weights = [p ** (1.0 / temperature) for p in probabilities]
-        index = random.Random(seed).choices(range(len(weights)), weights=weights)[0]
+        index = random.Random(seed).choices(
+            range(len(probabilities)), weights=tempered(probabilities, temperature)
+        )[0]
     else:
         index = max(range(len(probabilities)), key=probabilities.__getitem__)
     label = choice.labels[index]

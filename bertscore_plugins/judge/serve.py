@@ -6,32 +6,45 @@ ALIAS N_CTX THREADS HOST``. Endpoints, in OpenAI's shapes: ``GET /v1/models`` an
 
 What a hostile or careless client gets, never a dropped connection or a 500 for its own mistake:
 
-- a body over :data:`MAX_BODY_BYTES` (or a Content-Length claiming so): 413, before reading it; no
-  Content-Length: 411; a body that is not JSON, not UTF-8, or nested too deeply: 400;
-- a prompt longer than the context: 400 ``context_length_exceeded``, counted before it waits for the
-  engine (it never holds the engine);
+- a body over :data:`MAX_BODY_BYTES` (or a Content-Length claiming so): 413, sent before the body is
+  read, and then the body is read and dropped (up to :data:`MAX_DRAIN_BYTES`, :data:`DRAIN_SECONDS`), so
+  a client still sending reads the refusal instead of a reset connection; no Content-Length: 411; a body
+  that is not JSON, not UTF-8, or nested too deeply: 400;
+- a budget per request, checked before it waits for the engine (a refused request never holds it): the
+  prompt within the context (400 ``context_length_exceeded``), the written answer within
+  ``protocol.MAX_TOKENS`` (400 naming ``max_tokens``), and the labels of a choice within
+  :data:`MAX_LABEL_TOKENS` in all (400 naming the labels' field: each label token costs a forward step,
+  and 40 labels of 300 tokens held the engine for minutes while other clients timed out);
+- every value the protocol accepts is answered (a temperature of 1e-300 samples the likeliest); a 500
+  is an engine fault only, typed ``server_error`` / ``engine_error``;
 - more than :data:`MAX_WAITING` requests waiting for the engine: 503 with ``Retry-After``; connections
   beyond those wait in a listen backlog of :data:`BACKLOG` instead of being reset.
 
 The engine answers one request at a time (one model, one cache), so an answer is the same under
-concurrency as alone. The server never outlives the process that started it: with
+concurrency as alone; requests take the engine in the order they came (:class:`FifoLock`), so a client
+sending many requests delays another's by at most the ones queued before it. SIGTERM (``judge stop``)
+shuts the server down and it exits 0; any other end is a non-zero exit. The server never outlives the process that started it: with
 ``$BERTSCORE_JUDGE_OWNER_PID`` set, a watcher stops it once that process is gone, even after a SIGKILL.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import socket
 import sys
 import threading
 import time
+from collections import deque
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 from bertscore_plugins.judge import protocol
-from bertscore_plugins.judge.decoding import generate, label_logprobs, label_probabilities
+from bertscore_plugins.judge.decoding import Engine, generate, label_logprobs, label_probabilities
+from bertscore_plugins.judge.local_model import LOCAL_MODEL, measured_quality
 
 OWNER_ENV = "BERTSCORE_JUDGE_OWNER_PID"
 LOOPBACK = ("127.0.0.1", "::1")
@@ -42,39 +55,90 @@ MAX_WAITING = 32
 #: connections the kernel holds before they are accepted (Python's default is 5: clients got resets)
 BACKLOG = 128
 RETRY_AFTER_SECONDS = 1
+#: the labels of one choice, in tokens in all: each costs a forward step of the engine. Phoenix's
+#: classification rails ("faithful"/"unfaithful", "factual"/"hallucinated", ...) take 2 to 8
+MAX_LABEL_TOKENS = 32
+#: after a 413, at most this much of the refused body is read and dropped, for at most this long
+MAX_DRAIN_BYTES = 64 * 1024 * 1024
+DRAIN_SECONDS = 10.0
+
+
+class FifoLock:
+    """A first-come, first-served lock: ``with turns:`` waits for the requests that asked before (a plain
+    ``threading.Lock`` hands over in no order, so one client's stream of requests could starve another)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: deque[threading.Event] = deque()
+
+    def __enter__(self) -> None:
+        turn = threading.Event()
+        with self._lock:
+            self._waiting.append(turn)
+            if len(self._waiting) == 1:
+                turn.set()
+        turn.wait()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._waiting.popleft()
+            if self._waiting:
+                self._waiting[0].set()
+
+
+class ServedEngine(Engine, Protocol):
+    """An engine this server answers with: decoding's, plus the prompt's tokens and the lock it runs under."""
+
+    lock: threading.Lock
+
+    def tokens(self, messages: Sequence[dict[str, str]]) -> list[int]: ...
 
 
 class Judge:
     """The engine behind the protocol: one request (a parsed body) -> (status, JSON)."""
 
-    def __init__(self, engine: Any, alias: str, n_ctx: int) -> None:
+    def __init__(self, engine: ServedEngine, alias: str, n_ctx: int) -> None:
         self.engine, self.alias, self.n_ctx = engine, alias, n_ctx
         self.waiting = threading.BoundedSemaphore(MAX_WAITING)
+        self.turns = FifoLock()
 
     def answer(self, body: Any) -> tuple[int, dict[str, Any], dict[str, str]]:
         try:
             request = protocol.read_request(body, self.alias)
             tokens = self.engine.tokens(request.messages)
-            needed = request.max_tokens
-            if request.choice is not None:
-                needed = max(len(self.engine.encode_piece(label)) for label in request.choice.labels)
-            if len(tokens) + needed > self.n_ctx:
-                raise protocol.Refused(
-                    "messages",
-                    f"the prompt has {len(tokens)} tokens and the answer may take {needed}; this server's context "
-                    f"is {self.n_ctx} tokens",
-                    code="context_length_exceeded",
-                )
+            self._check_budget(request, len(tokens))
         except protocol.Refused as refused:
             return refused.status, refused.body(), {}
         if not self.waiting.acquire(blocking=False):
-            busy = {"error": {"message": f"{MAX_WAITING} requests are waiting for the engine; retry shortly", "type": "server_busy", "param": None, "code": "busy"}}  # fmt: skip
+            message = f"{MAX_WAITING} requests are waiting for the engine; retry shortly"
+            busy = _error(message, "busy", kind="server_busy")
             return 503, busy, {"Retry-After": str(RETRY_AFTER_SECONDS)}
         try:
-            with self.engine.lock:
+            with self.turns, self.engine.lock:
                 return 200, self._complete(request, tokens), {}
         finally:
             self.waiting.release()
+
+    def _check_budget(self, request: protocol.Request, prompt_tokens: int) -> None:
+        """Refused naming the field that takes the request past its budget (labels, answer, prompt)."""
+        needed = request.max_tokens
+        if request.choice is not None:
+            sizes = [len(self.engine.encode_piece(label)) for label in request.choice.labels]
+            if sum(sizes) > MAX_LABEL_TOKENS:
+                raise protocol.Refused(
+                    request.choice.param,
+                    f"the {len(sizes)} labels take {sum(sizes)} tokens in all; this server scores at most "
+                    f"{MAX_LABEL_TOKENS} label tokens a request",
+                    code="labels_too_long",
+                )
+            needed = max(sizes)
+        if prompt_tokens + needed > self.n_ctx:
+            raise protocol.Refused(
+                "messages",
+                f"the prompt has {prompt_tokens} tokens and the answer may take {needed}; this server's "
+                f"context is {self.n_ctx} tokens",
+                code="context_length_exceeded",
+            )
 
     def _complete(self, request: protocol.Request, tokens: list[int]) -> dict[str, Any]:
         if request.choice is not None:
@@ -101,8 +165,10 @@ class Judge:
         )
 
 
-def _error(message: str, code: str, param: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
+def _error(
+    message: str, code: str, param: str | None = None, kind: str = "invalid_request_error"
+) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -135,7 +201,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
-            models = [{"id": self.judge.alias, "object": "model", "created": 0, "owned_by": "local"}]
+            model = {"id": self.judge.alias, "object": "model", "created": 0, "owned_by": "local"}
+            if self.judge.alias == LOCAL_MODEL:  # what this model is worth, where a client looks
+                model["quality"] = measured_quality()
+            models = [model]
             self._send(200, {"object": "list", "data": models})
         else:
             self._send(404, _error(f"no route {self.path}", "not_found"))
@@ -149,8 +218,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         try:
             status, payload, headers = self.judge.answer(body)
-        except Exception as error:  # an engine failure: 500, and the server stays up
-            status, payload, headers = 500, _error(f"{type(error).__name__}: {error}", "engine_error"), {}
+        except Exception as error:  # an engine failure: 500 typed as the server's fault, and it stays up
+            message = f"{type(error).__name__}: {error}"
+            status, payload, headers = 500, _error(message, "engine_error", kind="server_error"), {}
             print(f"engine error: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
         self._send(status, payload, headers)
 
@@ -182,11 +252,13 @@ class Handler(BaseHTTPRequestHandler):
             )
             return None
         if length > MAX_BODY_BYTES:
-            self._send(413, _error(f"the body is {length} bytes; this server reads at most {MAX_BODY_BYTES}", "body_too_large"), close=True)  # fmt: skip
+            message = f"the body is {length} bytes; this server reads at most {MAX_BODY_BYTES}"
+            self._send(413, _error(message, "body_too_large"), close=True)
+            self._drop_body(length)
             return None
         raw = self.rfile.read(length)
         try:
-            return json.loads(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8"), parse_int=_json_integer)
         except UnicodeDecodeError as error:
             self._send(400, _error(f"the body is not UTF-8 (byte {error.start})", "invalid_json"))
         except RecursionError:
@@ -194,6 +266,28 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as error:
             self._send(400, _error(f"the body is not JSON ({error})", "invalid_json"))
         return None
+
+    def _drop_body(self, length: int) -> None:
+        """Read and drop a refused body (bounded): closing with unread bytes resets the connection, and
+        the client, still sending, would see a broken pipe instead of the 413 already sent."""
+        self.wfile.flush()
+        deadline = time.monotonic() + DRAIN_SECONDS
+        left = min(length, MAX_DRAIN_BYTES)
+        try:
+            while left > 0 and (remaining := deadline - time.monotonic()) > 0:
+                self.connection.settimeout(remaining)
+                chunk = self.rfile.read1(min(left, 1 << 16))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except OSError:  # the client stopped sending: nothing more to drop
+            pass
+
+
+def _json_integer(text: str) -> int | float:
+    """A JSON integer; one too long for Python's int() (over 4,300 digits) reads as infinity, which the
+    field's own check refuses by name (``seed``, ``max_tokens``), not as a body that is not JSON."""
+    return int(text) if len(text) <= 4000 else math.inf
 
 
 def handler(judge: Judge) -> type[Handler]:

@@ -91,6 +91,13 @@ def _logprob(token: Any, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         shown = "missing" if value is None else f"{value!r}"[:40]
         raise UnusableAnswer(f"the log probability of {str(token)[:20]!r} is {shown}, not a number")
+    try:
+        value = float(value)
+    except OverflowError:  # an integer of hundreds of digits: no float holds it
+        raise UnusableAnswer(
+            f"the log probability of {str(token)[:20]!r} is an integer of {len(str(abs(value)))} digits, "
+            "not a log probability"
+        ) from None
     if not math.isfinite(value) and value != -math.inf:
         raise UnusableAnswer(
             f"the log probability of {str(token)[:20]!r} is {value!r}, not a log probability"
@@ -109,9 +116,10 @@ def _first_token(choice: dict[str, Any]) -> tuple[str, list[tuple[Any, Any]]] | 
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return None
     first = content[0]
+    listed = first.get("top_logprobs")
     alternatives = [
         (entry.get("token"), entry.get("logprob"))
-        for entry in first.get("top_logprobs") or []
+        for entry in (listed if isinstance(listed, list) else [])
         if isinstance(entry, dict)
     ]
     if not alternatives and "token" in first:

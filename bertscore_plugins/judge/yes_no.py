@@ -6,12 +6,15 @@ failure cell naming what went wrong for that row; no row's failure stops the oth
 returned in order, so a rerun asks only about the rows without a verdict.
 
 - before any row: the server is asked which models it serves; not running, or serving another model than
-  the one configured, fails every row with that reason (no request is sent to a stranger);
-- ``concurrency`` requests in flight, each with the endpoint's timeout; a timeout, HTTP 429 or 5xx or a
-  refused connection is retried ``max_retries`` times after a pause (the server's Retry-After, else 0.5 s
-  doubling), within ``retry_budget`` seconds a row; then the row fails as what it was;
+  the one configured, fails every row with that reason (no request is sent to a stranger). A provider
+  without ``/models`` (404) is asked without the check: its first answer names the model that answered;
+- ``concurrency`` requests in flight, each within the endpoint's deadline (all of the request); a timeout,
+  HTTP 429 or 5xx or a refused connection, on every call (the models check too), is retried
+  ``max_retries`` times after a pause (the server's Retry-After, else 0.5 s doubling), within
+  ``retry_budget`` seconds of waiting; then the row fails as what it was;
 - an empty answer, one with neither yes nor no, or log probabilities that are missing or not log
-  probabilities (1000, NaN) fail that row as unusable, naming what was written; the other rows are judged.
+  probabilities (1000, NaN, an integer of 400 digits), or any other malformed reply, fail that row as
+  unusable, naming what was written; the other rows are judged.
 
 The judge says what it is: :attr:`YesNoJudge.model` names the model, its digest and the prompt;
 :attr:`YesNoJudge.measured_auc` is its measured quality where known (the packaged model's, from
@@ -23,10 +26,11 @@ benchmarks/QUALITY.md) and :attr:`YesNoJudge.near_chance` whether that is near c
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
@@ -35,6 +39,9 @@ from bertscore_plugins.judge.endpoint import Endpoint, EndpointError, retry_wait
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS, prompt_identity, question
 from bertscore_plugins.judge.verdict import UnusableAnswer, read_verdict
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: the first token's alternatives read (OpenAI's maximum)
 TOP_LOGPROBS = 20
@@ -65,6 +72,7 @@ class YesNoJudge:
         self.endpoint, self.name, self.context_tokens = endpoint, name, int(context_tokens)
         self.top_logprobs = int(top_logprobs)
         self.retry_budget = float(retry_budget)
+        self._answered = False  # the first answer's model is logged once
 
     @property
     def model(self) -> str:
@@ -87,17 +95,43 @@ class YesNoJudge:
     def verdicts(self, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]:
         if not rows:
             return []
-        problem = self._server_problem()
+        problem = self._server_problem(max_retries)
         if problem is not None:
             return [failed_verdict(f"row {row.label}: {problem}") for row in rows]
         with ThreadPoolExecutor(max_workers=max(1, int(concurrency)), thread_name_prefix="judge") as pool:
             return list(pool.map(lambda row: self._verdict(row, max_retries), rows))
 
-    def _server_problem(self) -> str | None:
+    def _retried(self, call: Callable[[], T], max_retries: int) -> T:
+        """``call()``, tried again after an error worth it (429, 5xx, a timeout, a refused connection) at
+        most ``max_retries`` times, waiting the server's Retry-After (else a backoff) while the waits stay
+        within :attr:`retry_budget`; else the last EndpointError, saying why it was not tried again."""
+        attempts, waited = max(0, int(max_retries)) + 1, 0.0
+        for attempt in range(1, attempts + 1):
+            try:
+                return call()
+            except EndpointError as error:
+                wait = retry_wait(error, attempt)
+                if not error.retry or attempt == attempts:
+                    raise
+                if waited + wait > self.retry_budget:
+                    raise EndpointError(
+                        error.kind,
+                        f"{error} (not tried again: waiting {wait:g} s more would pass the row's retry "
+                        f"budget of {self.retry_budget:g} s)",
+                        status=error.status,
+                    ) from None
+                time.sleep(wait)
+                waited += wait
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _server_problem(self, max_retries: int) -> str | None:
         """Why no row can be judged (the server is not there, or serves another model), or None."""
         try:
-            served = self.endpoint.served_models()
+            served = self._retried(self.endpoint.served_models, max_retries)
         except EndpointError as error:
+            if error.status == 404:  # a provider without /models: asked without the check
+                logger.info("%s/models: 404; judging without the model check", self.endpoint.base_url)
+                return None
             return f"judge unavailable: {error}"
         if served and self.endpoint.model not in served:
             return (
@@ -111,24 +145,21 @@ class YesNoJudge:
         answer, source = as_read(row.output, row.context)
         asked = question(answer.strip(), source.strip(), row.passages, self.context_tokens)
         options = {"max_tokens": 1, "temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs}
-        attempts, waited = max(0, int(max_retries)) + 1, 0.0
-        for attempt in range(1, attempts + 1):
-            try:
-                verdict = read_verdict(self.endpoint.chat(asked.messages, **options))
-            except EndpointError as error:
-                wait = retry_wait(error, attempt)
-                if error.retry and attempt < attempts and waited + wait <= self.retry_budget:
-                    time.sleep(wait)
-                    waited += wait
-                    continue
-                reason = f"judge {error.kind}: {error}"
-                if error.retry and attempt < attempts:
-                    reason += f" (not tried again: waiting {wait:g} s more would pass the row's retry budget of {self.retry_budget:g} s)"
-            except UnusableAnswer as error:
-                reason = f"judge answer unusable: {error}"
-            else:
-                return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
-            break
+        try:
+            reply = self._retried(lambda: self.endpoint.chat(asked.messages, **options), max_retries)
+            verdict = read_verdict(reply)
+        except EndpointError as error:
+            reason = f"judge {error.kind}: {error}"
+        except UnusableAnswer as error:
+            reason = f"judge answer unusable: {error}"
+        except (ArithmeticError, AttributeError, KeyError, TypeError, ValueError, RecursionError) as error:
+            # a reply shaped like nothing read_verdict expects: this row fails, the others are judged
+            reason = f"judge answer unusable: {type(error).__name__}: {str(error)[:120]}"
+        else:
+            if not self._answered:
+                self._answered = True
+                logger.info("the judge's first answer came from model %r", reply.get("model"))
+            return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
         return failed_verdict(f"row {row.label}: {reason}", time.perf_counter() - started)
 
     def _cell(self, verdict: Any, cut: str) -> dict[str, Any]:

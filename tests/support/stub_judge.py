@@ -15,6 +15,9 @@ In process::
     StubJudge(empty_when=["EMPTY-ME"])               # an empty answer when the prompt contains a marker
     StubJudge(refuse_first={"BUSY": [(429, "2"), (503, None)]})  # those answers first (Retry-After), then it judges
     StubJudge(logprob_when={"ODD": 1000.0})          # that log probability for the word (None: missing)
+    StubJudge(models_first=[(429, "1"), (503, None)])  # /models answers those first, then the list
+    StubJudge(no_models=True)                        # a provider without /models: 404 there
+    StubJudge(trickle=1.0)                           # each chat answer sent one byte a second
     StubJudge(rule=lookup_judge({"output text": "unfaithful"}))
 
 As a process (its own pid, for ``ss``): ``python tests/support/stub_judge.py --port 0`` prints
@@ -32,6 +35,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,6 +47,9 @@ Verdict = tuple[str, str]  # (label, explanation)
 Rule = Callable[[str, str, str], Verdict]  # (query, context, response) -> verdict
 
 MODEL_NAME = "stub-judge"
+#: the stub's own sleep: tests record the judge's pauses by replacing time.sleep, and a trickling answer
+#: still being written from an earlier test must not show up among them
+_pause = time.sleep
 
 _SECTION = {
     name: re.compile(rf"<{name}>\n?(.*?)\n?</{name}>", re.DOTALL) for name in ("query", "context", "response")
@@ -365,6 +372,7 @@ class RequestLog:
 
     bodies: list[dict[str, Any]] = field(default_factory=list)
     answers: list[tuple[int, str]] = field(default_factory=list)  # (HTTP status, mode)
+    model_checks: list[int] = field(default_factory=list)  # the HTTP status of each /models answer
 
     def count(self, mode: str) -> int:
         return sum(1 for _, m in self.answers if m == mode)
@@ -383,6 +391,9 @@ class StubJudge:
         plain_text: bool = False,
         refuse_first: Mapping[str, Iterable[tuple[int, str | None]]] | None = None,
         logprob_when: Mapping[str, Any] | None = None,
+        models_first: Iterable[tuple[int, str | None]] = (),
+        no_models: bool = False,
+        trickle: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -394,6 +405,9 @@ class StubJudge:
         # marker -> the (status, Retry-After) answers still to give before judging that prompt
         self.refuse_first = {marker: list(answers) for marker, answers in (refuse_first or {}).items()}
         self.logprob_when = dict(logprob_when or {})
+        self.models_first = list(models_first)
+        self.no_models = no_models
+        self.trickle = trickle
         self.host = host
         self.log = RequestLog()
         self._lock = threading.Lock()
@@ -517,7 +531,7 @@ class StubJudge:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
                 pass
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+            def _send(self, status: int, payload: dict[str, Any], trickle: float = 0.0) -> None:
                 headers = payload.pop("_headers", {})
                 data = json.dumps(payload).encode()
                 self.send_response(status)
@@ -525,11 +539,33 @@ class StubJudge:
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in headers.items():
                     self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
+                if not trickle:
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                self._headers_buffer.append(b"\r\n")  # a slow provider: every byte on its own
+                whole = b"".join(self._headers_buffer) + data
+                self._headers_buffer = []
+                try:
+                    for k in range(len(whole)):
+                        self.wfile.write(whole[k : k + 1])
+                        self.wfile.flush()
+                        _pause(trickle)
+                except OSError:  # the client gave up
+                    self.close_connection = True
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                if self.path.rstrip("/").endswith("/models") and not stub.no_models:
+                    with stub._lock:
+                        first = stub.models_first.pop(0) if stub.models_first else None
+                    stub.log.model_checks.append(first[0] if first else 200)
+                    if first is not None:
+                        status, retry_after = first
+                        refused: dict[str, Any] = {"error": {"message": f"stub judge: {status} for now"}}
+                        if retry_after is not None:
+                            refused["_headers"] = {"Retry-After": retry_after}
+                        self._send(status, refused)
+                        return
                     self._send(200, {"object": "list", "data": [{"id": MODEL_NAME, "object": "model"}]})
                 else:
                     self._send(404, {"error": {"message": "not found"}})
@@ -548,7 +584,7 @@ class StubJudge:
                 with stub._lock:
                     stub.log.bodies.append(body)
                     stub.log.answers.append((status, mode))
-                self._send(status, payload)
+                self._send(status, payload, stub.trickle)
 
         return Handler
 
