@@ -231,6 +231,14 @@ def verdicts(runs: list[dict], sizes: list[int]) -> list[dict]:
     return found
 
 
+#: what a path's seconds include
+NOTES = {
+    "score": "scoring only (model loaded first)",
+    "datasets": "map() only; each worker loads the model inside it",
+    "ray": "the job only; Ray's actors start and load the model inside it",
+}
+
+
 def same_numbers(runs: list[dict]) -> dict[int, bool]:
     """Per size: whether every path that finished gave bit-identical F1 columns (same order)."""
     digests: dict[int, set[str]] = {}
@@ -260,7 +268,7 @@ def markdown(report: dict) -> str:
         if "error" in run:
             lines.append(f"| {name} | {run['pairs']:,} | - | - | - | error: {run['error'][-200:]!r} |")
             continue
-        note = run.get("includes", "scoring only (model loaded first)")
+        note = run.get("includes") or NOTES.get(run["path"], "")
         lines.append(
             f"| {name} | {run['pairs']:,} | {run['s_per_1000']:.2f} | {run['peak_tree_rss_mib']:,} | "
             f"`{run['f1_sha256']}` | {note} |"

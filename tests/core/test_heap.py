@@ -22,11 +22,14 @@ def test_freed_memory_goes_back_where_the_c_library_can_do_it():
 
 
 def test_every_chunk_gives_its_memory_back_and_the_numbers_do_not_change(tmp_path, monkeypatch):
-    model = tiny_bert(tmp_path / "tiny")
-    whole = scorer_module.get_scorer(model=model, layer=1).score(CANDIDATES, REFERENCES)
+    scorer = scorer_module.get_scorer(model=tiny_bert(tmp_path / "tiny"), layer=1, chunk_pairs=5)
     released = []
-    monkeypatch.setattr(scorer_module, "release_freed_memory", lambda: released.append(True) or True)
-    chunked = scorer_module.get_scorer(model=model, layer=1, chunk_pairs=5).score(CANDIDATES, REFERENCES)
+    monkeypatch.setattr(
+        scorer_module, "release_freed_memory", lambda: released.append(heap.release_freed_memory())
+    )
+    given_back = scorer.score(CANDIDATES, REFERENCES)
     assert len(released) == 3  # 12 rows in chunks of 5: 5, 5, 2
+    monkeypatch.setattr(scorer_module, "release_freed_memory", lambda: False)
+    kept = scorer.score(CANDIDATES, REFERENCES)
     for name in ("precision", "recall", "f1"):
-        assert np.array_equal(getattr(chunked, name), getattr(whole, name))
+        assert np.array_equal(getattr(given_back, name), getattr(kept, name))

@@ -91,10 +91,10 @@ def test_score_with_stderr_to_a_file_writes_progress_lines_that_reach_every_row(
 @pytest.mark.model
 def test_quiet_silences_the_progress_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("BERTSCORE_PROGRESS_SECONDS", "0.000001")
-    candidates, references = pairs(60)
+    candidates, references = pairs(12)
     (tmp_path / "c.txt").write_text("\n".join(candidates) + "\n")
     (tmp_path / "r.txt").write_text("\n".join(references) + "\n")
-    argv = ["score", "-c", str(tmp_path / "c.txt"), "-r", str(tmp_path / "r.txt"), "--chunk-pairs", "20"]
+    argv = ["score", "-c", str(tmp_path / "c.txt"), "-r", str(tmp_path / "r.txt"), "--chunk-pairs", "4"]
     assert main([*argv, "--summary", str(tmp_path / "s.json")]) == 0
     assert "BERTScore: " in capsys.readouterr().err
     assert main([*argv, "--quiet", "--summary", str(tmp_path / "s.json")]) == 0
