@@ -21,6 +21,7 @@ def test_freed_memory_goes_back_where_the_c_library_can_do_it():
     assert heap.release_freed_memory() is True
 
 
+@pytest.mark.model
 def test_every_chunk_gives_its_memory_back_and_the_numbers_do_not_change(tmp_path, monkeypatch):
     scorer = scorer_module.get_scorer(model=tiny_bert(tmp_path / "tiny"), layer=1, chunk_pairs=5)
     released = []
