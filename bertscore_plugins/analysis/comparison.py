@@ -174,6 +174,7 @@ def compare_systems(
     scorer: Any = None,
     *,
     options: ComparisonOptions | None = None,
+    progress: bool | None = None,
     **settings: Any,
 ) -> SystemComparison:
     """Score systems A and B against the same references and test the difference of their means.
@@ -184,6 +185,7 @@ def compare_systems(
         scorer: a `BERTScorer`, a `ScoreConfig`, or None for the default configuration.
         options: how to compare (`ComparisonOptions`); its fields may also be given as keywords
             (`metric="recall", resamples=2000, seed=1, top=10`), which are applied on top.
+        progress: the core's progress for each system's scoring (core/progress.py; None: automatic).
         settings: ScoreConfig names, applied on top of `scorer`.
 
     Returns:
@@ -203,8 +205,9 @@ def compare_systems(
                 "both systems need one output per reference row"
             )
     scorer = resolve_scorer(scorer, settings)
-    result_a = scorer.score(list(candidates_a), references)
-    result_b = scorer.score(list(candidates_b), references)
+    shown = {} if progress is None else {"progress": progress}  # a stand-in scorer may take no progress
+    result_a = scorer.score(list(candidates_a), references, **shown)
+    result_b = scorer.score(list(candidates_b), references, **shown)
     result_a.signature.require_same(result_b.signature, "system A's and system B's scores")
     scores_a = np.asarray(getattr(result_a, options.metric), dtype=np.float64)
     scores_b = np.asarray(getattr(result_b, options.metric), dtype=np.float64)

@@ -16,7 +16,9 @@ from bertscore_plugins.cli.common import (
 from bertscore_plugins.cli.conventions import (
     add_columns,
     add_output,
+    add_progress,
     open_fraction,
+    progress_of,
     whole_number_at_least,
     write_result,
 )
@@ -55,6 +57,7 @@ def register(subparsers) -> None:
         help="keep reference embeddings on disk here, for later comparisons on the same references",
     )
     add_output(parser, formats=("text", "json"), default_format="text", summary=None, what="report")
+    add_progress(parser)
     add_model_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -107,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         {"-a/--system-a": args.system_a, "-b/--system-b": args.system_b, "-r/--references": args.references},
     )
     confidence = 1.0 - args.alpha if args.confidence is None else args.confidence
+    progress = progress_of(args)
     system_a, (system_b, *columns), ids = read_aligned(
         ("-a/--system-a", args.system_a),
         [("-b/--system-b", args.system_b), *(("-r/--references", path) for path in args.references)],
@@ -130,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         references,
         scorer=scorer,
         options=ComparisonOptions(args.metric, args.method, args.resamples, confidence, args.seed, args.top),
+        progress=progress,
     )
     report = comparison.to_dict()
     if ids is not None:

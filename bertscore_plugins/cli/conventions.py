@@ -12,6 +12,8 @@
   (one JSON object a row) or ``json`` (one JSON object holding the summary and the rows).
 - ``--summary FILE`` writes the JSON summary there; ``--summary -`` to stdout; by default it goes to stderr
   for a person to read (with the one-line warnings): a program reads it from a file or stdout.
+- Long work shows progress on stderr: a bar on a terminal, a plain line at a steady pace in a log
+  (core/progress.py); ``-q/--quiet`` silences it (``add_progress``).
 - A flag that takes one value may be given once: a second ``-o`` is an error naming it, not a silent
   "last one wins".
 """
@@ -197,6 +199,27 @@ def settle_output_format(args: argparse.Namespace) -> None:
     output = getattr(args, "output", STREAM) or STREAM
     suffix = "" if output == STREAM else output.rsplit(".", 1)[-1].lower() if "." in output else ""
     args.format = suffix if suffix in formats else default
+
+
+def add_progress(parser: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` and ``-q/--quiet``: read back with :func:`progress_of`."""
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: a bar on a terminal for long runs; elsewhere, e.g. a log, a plain line "
+        "every 30 s, or every BERTSCORE_PROGRESS_SECONDS)",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar or line (warnings and errors still show)"
+    )
+
+
+def progress_of(args: argparse.Namespace) -> bool | None:
+    """The core's ``progress`` for the flags: False with --quiet, else --progress/--no-progress (None: auto)."""
+    if args.quiet and args.progress:
+        raise UsageError("--quiet and --progress contradict each other: give one")
+    return False if args.quiet else args.progress
 
 
 def render_rows(

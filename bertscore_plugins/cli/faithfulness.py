@@ -20,6 +20,8 @@ from bertscore_plugins.cli.conventions import (
     add_columns,
     add_input,
     add_output,
+    add_progress,
+    progress_of,
     render_rows,
     with_ids,
     write_result,
@@ -50,12 +52,7 @@ def register(subparsers) -> None:
         default=None,
         help="score at or above which a row with every fact supported is faithful (default 0.5)",
     )
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar (default: on a terminal for long runs)",
-    )
+    add_progress(parser)
     add_columns(parser, ("candidates", "sources"))
     add_model_arguments(parser, long_text="window")  # a source is read whole, not its first 512 tokens
     parser.set_defaults(func=run)
@@ -94,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)
-    rows = offline_faithfulness(outputs, sources, scorer=scorer, threshold=threshold, progress=args.progress)
+    rows = offline_faithfulness(
+        outputs, sources, scorer=scorer, threshold=threshold, progress=progress_of(args)
+    )
 
     records = []
     for index, row in enumerate(rows):

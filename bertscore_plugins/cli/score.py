@@ -15,6 +15,8 @@ from bertscore_plugins.cli.conventions import (
     add_columns,
     add_input,
     add_output,
+    add_progress,
+    progress_of,
     render_rows,
     with_ids,
     write_result,
@@ -36,12 +38,7 @@ def register(subparsers) -> None:
     add_input(parser, "references", many=True, aliases=("--ref",))
     add_output(parser)
     parser.add_argument("--explain", action="store_true", help="add the worst-matched tokens of each row")
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar (default: on a terminal for long runs)",
-    )
+    add_progress(parser)
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="bert-score's flag: the same as --progress"
     )
@@ -73,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     from bertscore_plugins.core.scorer import get_scorer  # torch: loaded only once the flags hold
 
     scorer = get_scorer(config)
-    progress = True if args.verbose and args.progress is None else args.progress  # bert-score's -v
+    progress = progress_of(args)
+    progress = True if args.verbose and progress is None else progress  # bert-score's -v
     scores = scorer.score(candidates, references, progress=progress, explain=args.explain)
 
     columns = ["row", "precision", "recall", "f1"] + (["worst_matches"] if args.explain else [])

@@ -21,6 +21,7 @@ from bertscore_plugins.core.baseline import Baseline, baseline_for
 from bertscore_plugins.core.chunks import Chunk, fit_idf_on_chunks, plan_chunks
 from bertscore_plugins.core.embed import Embedder
 from bertscore_plugins.core.explain import Explanation, explain_pair, plot_explanation
+from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.core.match import match_pairs
 from bertscore_plugins.core.multi_reference import reduce_over_references
@@ -239,22 +240,13 @@ class BERTScorer:
         bar = _progress_bar(len(candidates), progress, characters)
         for planned in chunks:
             report.note(planned, self.tokenizer)
-            # a new value, alive for this iteration only: a listed plan (idf) keeps no embeddings
-            chunk = replace(
-                planned,
-                embeddings=self._embed(planned, layers),
-                weights=self._weigh(planned, idf_table, report),
-            )
-            pair_values = self._match(chunk)
-            row_values, best = reduce_over_references(
-                pair_values, chunk.reference_counts, self.config.multi_ref
+            row_values, chunk_explanations = self._score_chunk(
+                planned, layers, idf_table, report, bar, explain
             )
             values.append(row_values)
-            if explain:
-                for depth, layer_explanations in enumerate(explanations):
-                    layer_explanations += self._explain(chunk, depth, best[depth])
-            if bar is not None:
-                bar.update(len(chunk.rows))
+            for layer_explanations, more in zip(explanations, chunk_explanations, strict=True):
+                layer_explanations += more
+            release_freed_memory()  # the chunk's tensors are gone: give their heap pages back (heap.py)
         if bar is not None:
             bar.close()
         report.warn(rescaled=self.baseline is not None)
@@ -263,6 +255,32 @@ class BERTScorer:
             self._finish(scores[:, depth], layer, idf_text, explanations[depth] if explain else None)
             for depth, layer in enumerate(layers)
         ]
+
+    def _score_chunk(
+        self,
+        planned: Chunk,
+        layers: list[int],
+        idf_table: IdfTable | None,
+        report: CallReport,
+        bar: Any,
+        explain: bool,
+    ) -> tuple[np.ndarray, list[list[Explanation]]]:
+        """(precision/recall/f1, layers, rows) values of one chunk's rows and, when asked, their
+        explanations per layer; the chunk's embeddings live only as long as this call."""
+        credit = _RowCredit(bar, len(planned.rows), len(planned.texts))
+        chunk = replace(
+            planned,
+            embeddings=self._embed(planned, layers, credit),
+            weights=self._weigh(planned, idf_table, report),
+        )
+        row_values, best = reduce_over_references(
+            self._match(chunk), chunk.reference_counts, self.config.multi_ref
+        )
+        explanations = [
+            self._explain(chunk, depth, best[depth]) if explain else [] for depth in range(len(layers))
+        ]
+        credit.finish()
+        return row_values, explanations
 
     def _plan(self, candidates: list[str], groups: list[list[str]], layers: list[int]) -> Iterator[Chunk]:
         """Chunks of consecutive rows whose unique texts' embeddings fit CHUNK_VALUES (chunks.py)."""
@@ -275,10 +293,11 @@ class BERTScorer:
             chunk_pairs=self.config.chunk_pairs,
         )
 
-    def _embed(self, chunk: Chunk, layers: list[int]) -> list[torch.Tensor]:
+    def _embed(self, chunk: Chunk, layers: list[int], credit: _RowCredit | None = None) -> list[torch.Tensor]:
         """Per unique text: (layers, tokens, hidden) unit-norm embeddings; (layers, 0, hidden) when empty.
 
         References come from the reference cache when it holds them (it holds this scorer's layer).
+        `credit` hears of every encoder batch (the progress moves within a chunk, not only between them).
         """
         cache = self._reference_cache if layers == [self.layer] else None
         embeddings = embed_through_cache(
@@ -286,7 +305,7 @@ class BERTScorer:
             chunk.texts,
             chunk.tokens,
             chunk.reference_texts,
-            lambda tokens: self.embedder.embed(tokens, layers),
+            lambda tokens: self.embedder.embed(tokens, layers, credit),
             self._model.device,
         )
         empty = torch.empty((len(layers), 0, self._hidden_size()), device=self._model.device)
@@ -366,6 +385,27 @@ class BERTScorer:
     def _hidden_size(self) -> int:
         config = self._model.encoder.config
         return int(getattr(config, "hidden_size", None) or getattr(config, "d_model", None) or 1024)
+
+
+class _RowCredit:
+    """Moves a progress bar by a chunk's rows as its texts are encoded: a chunk takes 30-60 s on a busy
+    2-core CPU, so a bar moved only between chunks left a log without a line for over a minute."""
+
+    def __init__(self, bar: Any, rows: int, texts: int) -> None:
+        self.bar, self.rows, self.texts = bar, rows, max(texts, 1)
+        self.encoded = self.credited = 0
+
+    def __call__(self, texts: int) -> None:
+        self.encoded += texts
+        self._credit(min(self.rows * self.encoded // self.texts, self.rows))
+
+    def finish(self) -> None:
+        self._credit(self.rows)
+
+    def _credit(self, due: int) -> None:
+        if self.bar is not None and due > self.credited:
+            self.bar.update(due - self.credited)
+            self.credited = due
 
 
 def model_spec(config: ScoreConfig, source: ModelSource) -> ModelSpec:

@@ -135,6 +135,7 @@ class BERTScoreRayUDF:
         reference_column: column holding a reference string or a list of reference strings per row.
         prefix: prefix of the output columns (``<prefix>precision``, ``recall``, ``f1``, ``signature``).
         config: a `ScoreConfig`; keyword settings (the same names as `ScoreConfig`) override it.
+        threads: torch threads in this actor (None: Ray's choice, one per CPU the actor reserves).
         **settings: `ScoreConfig` settings, e.g. ``model="default", layer=4, rescale=True``.
 
     Raises:
@@ -153,8 +154,13 @@ class BERTScoreRayUDF:
         reference_column: str = "reference",
         prefix: str = "bertscore_",
         config: ScoreConfig | None = None,
+        threads: int | None = None,
         **settings: Unpack[ScoreSettings],
     ) -> None:
+        if threads is not None:  # Ray sets an actor's torch threads from its CPU reservation otherwise
+            import torch
+
+            torch.set_num_threads(threads)
         self.config = _build_config(config, settings)
         refuse_idf_per_batch(self.config, "batch", IDF_ONCE)
         self.candidate_column = candidate_column
@@ -218,7 +224,10 @@ class RayJob:
 
     actors: size of the actor pool (``ray.data.ActorPoolStrategy(size=actors)``). gpus_per_actor and
     cpus_per_actor: resources reserved per actor (fractions share a device; Ray sets the actor's thread
-    count from its CPUs); the pool must leave a CPU for read and write tasks. batch_size: rows per batch.
+    count from its CPUs); the pool must leave a CPU for read and write tasks. threads_per_actor: torch
+    threads in each actor (None: Ray's, one per reserved CPU); more threads than reserved CPUs uses the CPU
+    Ray keeps for reads and writes, which idle while the model encodes (the README sizes both from
+    ``ray.cluster_resources()``). batch_size: rows per batch.
     candidate_column, reference_column, prefix: as in `BERTScoreRayUDF`. preserve_order: keep the input
     row order (sets ``ds.context.execution_options.preserve_order``, shared with the dataset). udf_class:
     a subclass of `BERTScoreRayUDF` to run instead (e.g. one that adds columns).
@@ -230,6 +239,7 @@ class RayJob:
     actors: int = 1
     gpus_per_actor: float = 0
     cpus_per_actor: float = 1
+    threads_per_actor: int | None = None
     batch_size: int = 256
     candidate_column: str = "candidate"
     reference_column: str = "reference"
@@ -238,8 +248,10 @@ class RayJob:
     udf_class: type[BERTScoreRayUDF] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("actors", "batch_size"):
+        for name in ("actors", "batch_size", "threads_per_actor"):
             value = getattr(self, name)
+            if name == "threads_per_actor" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ArgumentError(f"{name} must be a positive whole number, got {value!r}")
         for name in ("gpus_per_actor", "cpus_per_actor"):
@@ -299,6 +311,7 @@ def score_ray_dataset(
             "reference_column": job.reference_column,
             "prefix": job.prefix,
             "config": scoring,
+            **({"threads": job.threads_per_actor} if job.threads_per_actor else {}),
         },
         batch_size=job.batch_size,
         batch_format="pandas",

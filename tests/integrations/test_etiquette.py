@@ -30,7 +30,8 @@ def test_a_model_load_keeps_the_users_progress_bar_setting(tmp_path):
 
 
 def test_the_automatic_bar_shows_in_a_notebook(monkeypatch):
-    assert progress.progress_bar(5000, None) is None  # pytest: no terminal, no notebook
+    # pytest: no terminal, no notebook: a plain line for logs, never a bar
+    assert isinstance(progress.progress_bar(5000, None), progress.ProgressLine)
     monkeypatch.setattr(progress, "in_notebook", lambda: True)
     bar = progress.progress_bar(5000, None)
     assert bar is not None and type(bar).__module__.startswith("tqdm")

@@ -293,6 +293,8 @@ def test_job_settings_are_checked_and_retired_ray_options_are_refused_by_name():
         ("batch_size", 2.5),
         ("gpus_per_actor", -1),
         ("cpus_per_actor", math.inf),
+        ("threads_per_actor", 0),
+        ("threads_per_actor", 1.5),
     ):
         with pytest.raises(ArgumentError, match=f"^{field} must be"):
             RayJob(**{field: value})
@@ -355,3 +357,19 @@ def test_udf_scores_a_pandas_batch_like_the_core():
     assert list(scored.columns[:2]) == ["candidate", "reference"]
     empty = BERTScoreRayUDF()(batch.iloc[:0])
     assert len(empty) == 0 and list(empty.columns[2:]) == BERTScoreRayUDF().output_columns()
+
+
+def test_an_actor_encodes_with_the_threads_its_job_gives_it():
+    pytest.importorskip("ray")
+    import torch
+
+    from bertscore_plugins.integrations.ray import BERTScoreRayUDF
+
+    before = torch.get_num_threads()
+    try:
+        BERTScoreRayUDF(threads=1)
+        assert torch.get_num_threads() == 1  # Ray's own choice would follow cpus_per_actor
+        BERTScoreRayUDF(threads=2)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

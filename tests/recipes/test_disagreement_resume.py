@@ -38,7 +38,9 @@ pipeline.CHUNK_ROWS, progress.LINE_SECONDS = int(sys.argv[1]), float(sys.argv[2]
 from bertscore_plugins.cli.main import main
 sys.exit(main(["disagreement", *sys.argv[3:]]))
 """
-PROGRESS_LINE = re.compile(r"^scoring: \d+ of (\d+) rows, [\d.,]+ rows/s, about \S+ left$")
+PROGRESS_LINE = re.compile(
+    r"^scoring: [\d,]+/([\d,]+) rows \(\d+%\), [\d.]+ rows/s, (?:\d+h )?(?:\d+m )?\d+s left$"
+)
 
 
 def no_judge(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,19 +195,18 @@ def test_thresholds_only_loads_no_model(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_off_a_terminal_a_plain_progress_line_is_written_and_quiet_silences_it(tmp_path, monkeypatch, capsys):
-    from bertscore_plugins.core import progress
     from bertscore_plugins.evaluation import pipeline
 
     no_judge(monkeypatch)
     monkeypatch.setattr(pipeline, "CHUNK_ROWS", 4)
-    monkeypatch.setattr(progress, "LINE_SECONDS", 0.0)  # a line at every chunk, not every 20 s
+    monkeypatch.setenv("BERTSCORE_PROGRESS_SECONDS", "1e-9")  # a line at every chunk, not every 30 s
     said = {}
     for name, extra in (("plain", []), ("quiet", ["--quiet"])):
         args = [str(DEMO), "--out", str(tmp_path / name), "--no-phoenix", "--limit", "12", *extra]
         assert disagreement.main(args) == disagreement.EXIT_OK  # stderr is captured: no terminal
         said[name] = capsys.readouterr().err.splitlines()
     lines = [line for line in said["plain"] if PROGRESS_LINE.match(line)]
-    assert len(lines) == 2, said["plain"]  # after the first and second chunk of 4 (the last is the end line)
+    assert len(lines) == 3, said["plain"]  # after each chunk of 4, then the end line
     assert {PROGRESS_LINE.match(line).group(1) for line in lines} == {"12"}
-    assert [line for line in said["plain"] if re.match(r"^scoring: 12 of 12 rows in \S+$", line)]
+    assert [line for line in said["plain"] if re.match(r"^scoring: 12/12 rows in .+$", line)]
     assert not [line for line in said["quiet"] if line.startswith("scoring:")]
