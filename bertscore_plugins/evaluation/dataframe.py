@@ -12,13 +12,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
-from bertscore_plugins.evaluation.cells import completed, failed
+from bertscore_plugins.evaluation.cells import Cell, Details, as_cell, completed, failed
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
 from bertscore_plugins.evaluation.names import (
@@ -31,6 +31,9 @@ from bertscore_plugins.evaluation.names import (
 from bertscore_plugins.evaluation.pipeline import evaluate_stored
 from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.thresholds import check_threshold
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer_protocol import Scorer
 
 #: the fields a row offers and the column each is read from by default
 COLUMNS = {"input": "input", "output": "output", "context": "context", "reference": "reference"}
@@ -70,7 +73,7 @@ def evaluate_rows(
     thresholds: Thresholds | str | None = None,
     columns: Columns | None = None,
     exit_on_error: bool = True,
-    scorer: Any = None,
+    scorer: Scorer | None = None,
     store: str | Path | ResultStore | None = None,
     **settings: Any,
 ) -> pd.DataFrame:
@@ -118,12 +121,12 @@ def evaluate_rows(
 
 
 def _through_store(
-    rows: list[BatchRow], config: EvaluationConfig, store: str | Path | ResultStore, scorer: Any
+    rows: list[BatchRow], config: EvaluationConfig, store: str | Path | ResultStore, scorer: Scorer | None
 ) -> BatchResult:
     """The rows through :func:`~.pipeline.evaluate_stored`, its cells as a batch result."""
-    from bertscore_plugins.core.scorer import get_scorer
+    from bertscore_plugins.core.scorer import resolve_scorer
 
-    scorer = scorer if scorer is not None else get_scorer(config.score)
+    scorer = resolve_scorer(config.score if scorer is None else scorer, {})
     keyed = [replace(row, label=row_key(row)) for row in rows]
     opened = store if isinstance(store, ResultStore) else ResultStore(store)
     try:
@@ -137,16 +140,18 @@ def _through_store(
     cells = {name: [found.cell(key, name) for key in keys] for name in config.names}
     details = {
         name: [
-            completed()
-            if cell is not None
-            else failed(found.failures[key][name])
-            if name in found.failures[key]
-            else None
-            for key, cell in zip(keys, cells[name], strict=True)
+            _details(cell, found.failures[key].get(name)) for key, cell in zip(keys, cells[name], strict=True)
         ]
         for name in config.names
     }
     return BatchResult(cells, details, found.thresholds, found.triage, found.seconds)
+
+
+def _details(cell: Cell | None, failure: str | None) -> Details | None:
+    """A stored result's execution details: completed, failed with its reason, or none (not wanted)."""
+    if cell is not None:
+        return completed()
+    return failed(failure) if failure is not None else None
 
 
 def row_key(row: BatchRow) -> str:
@@ -175,7 +180,10 @@ def with_results(dataframe: pd.DataFrame, result: BatchResult) -> pd.DataFrame:
     frame = dataframe.copy()
     for name in result.cells:
         frame[details_column(name)] = result.details[name]
-        frame[score_column(name)] = result.cells[name]
+        # a DataFrame cell is one of the three edges where a cell is a dict (``Score.to_dict()``)
+        frame[score_column(name)] = [
+            cell.to_dict() if cell is not None else None for cell in result.cells[name]
+        ]
     frame.attrs["judge_triage"] = result.triage
     return frame
 
@@ -211,7 +219,7 @@ def rows_of(
             reference=values["reference"][i],
             input=values["input"][i] if values["input"] is not None else None,
             wants=wants,
-            known={name: cells[i] for name, cells in earlier.items() if isinstance(cells[i], dict)},
+            known={name: cell for name, cells in earlier.items() if (cell := as_cell(cells[i])) is not None},
         )
         for i, label in enumerate(dataframe.index)
     ]
@@ -260,14 +268,14 @@ def add_disagreement(
     )
     result = dataframe.copy()
     result[details_column(name)] = details
-    result[score_column(name)] = cells
+    result[score_column(name)] = [cell.to_dict() if cell is not None else None for cell in cells]
     return result
 
 
-def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Any]:
+def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Cell | None]:
     column = score_column(name)
     if column not in dataframe.columns:
         raise ColumnNotFoundError(
             f"no {column!r} column: run the {name!r} evaluator first (columns: {list(dataframe.columns)})"
         )
-    return list(dataframe[column])
+    return [as_cell(value) for value in dataframe[column]]

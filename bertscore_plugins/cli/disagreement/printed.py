@@ -10,8 +10,11 @@ from typing import Any
 
 import pandas as pd
 
-from bertscore_plugins.evaluation.names import DISAGREEMENT, DISAGREEMENT_LABELS, FAITHFULNESS
+from bertscore_plugins.evaluation.names import DISAGREEMENT, DISAGREEMENT_LABELS, FAITHFULNESS, column
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 
+#: the rows' disagreement labels, in the order printed
+SHOWN = (*DISAGREEMENT_LABELS, *OUTCOMES, "not scored")
 #: the means printed (all are in summary.json)
 MEANS = ("bertscore_f1", "groundedness_precision", "offline_faithfulness_score", "faithfulness_score")
 
@@ -25,7 +28,7 @@ class Paths:
 
 
 def summary(flat: pd.DataFrame, state: Any, paths: Paths, urls: dict[str, str]) -> None:
-    labels = flat.get(f"{DISAGREEMENT}_label", pd.Series([None] * len(flat)))
+    labels = flat.get(column(DISAGREEMENT, "label"), pd.Series([None] * len(flat)))
     counts = Counter(label if isinstance(label, str) else "not scored" for label in labels)
     t = state.thresholds
     lines = [
@@ -34,8 +37,9 @@ def summary(flat: pd.DataFrame, state: Any, paths: Paths, urls: dict[str, str]) 
         f"  thresholds: similarity >= {_threshold(t.get('similarity'))}, {state.faithfulness_signal} >= "
         f"{_threshold(t.get('faithfulness'))} ({t.get('source')})",
     ]
-    for label in (*DISAGREEMENT_LABELS, "not scored"):
-        if counts.get(label) or label != "not scored":
+    # every row once: its quadrant, its outcome (an empty answer, a refusal: no answer to judge) or not scored
+    for label in (*DISAGREEMENT_LABELS, *OUTCOMES, "not scored", *sorted(set(counts) - set(SHOWN))):
+        if counts.get(label) or label in DISAGREEMENT_LABELS:
             lines.append(f"  {label:<22}{counts.get(label, 0):>6}")
     means = [f"{c} {flat[c].mean():.3f}" for c in MEANS if c in flat and flat[c].notna().any()]
     if means:
