@@ -30,6 +30,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from bertscore_plugins.errors import Refused
 from bertscore_plugins.judge import protocol
 from bertscore_plugins.judge.decoding import generate, label_logprobs, label_probabilities
 
@@ -59,13 +60,13 @@ class Judge:
             if request.choice is not None:
                 needed = max(len(self.engine.encode_piece(label)) for label in request.choice.labels)
             if len(tokens) + needed > self.n_ctx:
-                raise protocol.Refused(
+                raise Refused(
                     "messages",
                     f"the prompt has {len(tokens)} tokens and the answer may take {needed}; this server's context "
                     f"is {self.n_ctx} tokens",
                     code="context_length_exceeded",
                 )
-        except protocol.Refused as refused:
+        except Refused as refused:
             return refused.status, refused.body(), {}
         if not self.waiting.acquire(blocking=False):
             busy = {"error": {"message": f"{MAX_WAITING} requests are waiting for the engine; retry shortly", "type": "server_busy", "param": None, "code": "busy"}}  # fmt: skip

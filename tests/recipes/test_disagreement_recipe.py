@@ -24,7 +24,8 @@ import pytest
 
 from bertscore_plugins.cli import disagreement
 from bertscore_plugins.cli.disagreement import html_report as report
-from bertscore_plugins.cli.disagreement.rows import InputTableError, normalise_rows, read_table
+from bertscore_plugins.cli.disagreement.rows import normalise_rows, read_table
+from bertscore_plugins.errors import InputTableError
 from bertscore_plugins.evaluation.dataframe import Columns
 from bertscore_plugins.integrations.phoenix import table_traces as phoenix_logging
 from tests.support.browser import Browser

@@ -15,16 +15,12 @@ from typing import Any, TypeGuard
 
 import pandas as pd
 
-from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.errors import InputTableError
 from bertscore_plugins.evaluation.dataframe import Columns
 from bertscore_plugins.faithfulness.reading import context_problem
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 TEXT_COLUMNS = ("input", "context", "output", "reference")
-
-
-class InputTableError(BertScorePluginsError, ValueError):
-    """The input file cannot be read, or a row is unusable; the message names the row and the problem."""
 
 
 def read_table(path: str | Path, split: str | None = None) -> pd.DataFrame:
