@@ -33,7 +33,10 @@ from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.thresholds import check_threshold
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.evaluation.evaluation_settings import RowSettings
 
 #: the fields a row offers and the column each is read from by default
 COLUMNS = {"input": "input", "output": "output", "context": "context", "reference": "reference"}
@@ -49,18 +52,19 @@ class Columns:
     reference: str = "reference"
 
     @classmethod
-    def take(cls, keywords: dict[str, Any], columns: Columns | None = None) -> Columns:
+    def take(cls, keywords: dict[str, object], columns: Columns | None = None) -> Columns:
         """The columns named by ``<field>_column=`` keywords (``question_column`` for ``input``), removed
         from ``keywords``, over ``columns`` (default: the fields' own names)."""
-        given = {
-            f.name: keywords.pop(f"{f.name}_column") for f in fields(cls) if f"{f.name}_column" in keywords
-        }
+        named = {f.name: f"{f.name}_column" for f in fields(cls)}
+        given = {field: keywords.pop(keyword) for field, keyword in named.items() if keyword in keywords}
         if "question_column" in keywords:
             given["input"] = keywords.pop("question_column")
+        checked: dict[str, str] = {}
         for field, column in given.items():
             if not isinstance(column, str):
                 raise ArgumentTypeError(f"{field}_column must be a column name, got {column!r}")
-        return cls(**{**vars(columns or cls()), **given})
+            checked[field] = column
+        return replace(columns or cls(), **checked)
 
     def as_dict(self) -> dict[str, str]:
         return dict(vars(self))
@@ -75,7 +79,7 @@ def evaluate_rows(
     exit_on_error: bool = True,
     scorer: Scorer | None = None,
     store: str | Path | ResultStore | None = None,
-    **settings: Any,
+    **settings: Unpack[RowSettings],
 ) -> pd.DataFrame:
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
 
@@ -110,9 +114,9 @@ def evaluate_rows(
     """
     if not isinstance(dataframe, pd.DataFrame):
         raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
-    settings = dict(settings)
-    columns = Columns.take(settings, columns)
-    config = evaluation_config(config, {**settings, **_threshold_settings(thresholds)})
+    given: dict[str, object] = dict(settings)
+    columns = Columns.take(given, columns)
+    config = evaluation_config(config, {**given, **_threshold_settings(thresholds)})
     rows = rows_of(dataframe, columns.as_dict(), needs_input=config.judge is not None)
     if store is not None:
         return with_results(dataframe, _through_store(rows, config, store, scorer))

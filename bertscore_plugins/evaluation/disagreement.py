@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.cells import (
@@ -133,12 +134,12 @@ class Thresholds:
         return asdict(self)
 
 
-def _finite(values: Iterable[float], what: str) -> np.ndarray[tuple[int], np.dtype[np.float64]]:
-    array = np.asarray([v for v in values if v is not None], dtype=float)
-    array = array[np.isfinite(array)]
-    if array.size == 0:
+def _finite(values: Iterable[float], what: str) -> npt.NDArray[np.float64]:
+    array = np.asarray([v for v in values if v is not None], dtype=np.float64)
+    finite: npt.NDArray[np.float64] = array[np.isfinite(array)]
+    if finite.size == 0:
         raise ArgumentError(f"cannot set thresholds from quantiles: no {what} scores to take them from")
-    return array
+    return finite
 
 
 def disagreement_label(similarity: float, faithfulness: float, thresholds: Thresholds) -> str:

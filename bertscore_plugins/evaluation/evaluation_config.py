@@ -20,7 +20,7 @@ from typing import Any
 
 from bertscore_plugins.core.score_config import ScoreConfig, whole_number
 from bertscore_plugins.errors import SettingError
-from bertscore_plugins.evaluation.judge import is_judge
+from bertscore_plugins.evaluation.judge import Judge, is_judge
 from bertscore_plugins.evaluation.names import (
     ANNOTATION_IDENTIFIER,
     DISAGREEMENT,
@@ -106,7 +106,7 @@ class EvaluationConfig:
     groundedness_name: str = setting(GROUNDEDNESS, "annotation name of the groundedness", flag=None)
     offline_name: str = setting(OFFLINE_FAITHFULNESS, "annotation name of the offline signal", flag=None)
     disagreement_name: str = setting(DISAGREEMENT, "annotation name of the disagreement", flag=None)
-    judge: Any = setting(
+    judge: Judge | None = setting(
         None,
         "the faithfulness judge (a `Judge`: rows in, verdicts out; Phoenix's FaithfulnessEvaluator is "
         "`bertscore_plugins.integrations.phoenix.faithfulness_judge(llm)`); None = no judge, the offline faithfulness "
@@ -124,7 +124,8 @@ class EvaluationConfig:
     def faithfulness_name(self) -> str:
         """The faithfulness signal the disagreement reads: the judge's name (unless ``disagreement_reads``
         is "offline"), else the offline signal's."""
-        return self.judge.name if self.reads_judge else self.offline_name
+        judge = self.judge
+        return judge.name if judge is not None and self.reads_judge else self.offline_name
 
     @property
     def reads_judge(self) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.cells import (
@@ -78,13 +78,16 @@ class Judge(Protocol):
     in flight and ``max_retries`` extra attempts per failing row; a failing row is a Verdict with no cell,
     never an exception that stops the others."""
 
-    name: str
-    model: str | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
 
     def verdicts(self, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]: ...
 
 
-def is_judge(value: object) -> bool:
+def is_judge(value: object) -> TypeGuard[Judge]:
     """Whether ``value`` can serve as the judge (a :class:`Judge`)."""
     return isinstance(value, Judge) and isinstance(getattr(value, "name", None), str)
 

@@ -181,11 +181,11 @@ class ResultStore:
             )
 
     def count(self, configuration: str | None = None) -> int:
-        query, parameters = "SELECT COUNT(*) FROM results", []
+        query, parameters = "SELECT COUNT(*) FROM results", list[str]()
         if configuration is not None:
             query, parameters = query + " WHERE configuration = ?", [configuration]
         with self._guard("cannot read it"):
-            return self._db.execute(query, parameters).fetchone()[0]
+            return int(self._db.execute(query, parameters).fetchone()[0])
 
 
 def _cell_text(row_id: str, cell: Cell | None) -> str | None:

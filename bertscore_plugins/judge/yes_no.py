@@ -28,14 +28,15 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from bertscore_plugins.errors import EndpointError, UnusableAnswer
 from bertscore_plugins.evaluation.cells import Cell, VerdictMetadata
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
-from bertscore_plugins.judge.endpoint import Endpoint, EndpointError, retry_wait
+from bertscore_plugins.judge.endpoint import Endpoint, retry_wait
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS, prompt_identity, question
-from bertscore_plugins.judge.verdict import JudgeVerdict, UnusableAnswer, read_verdict
+from bertscore_plugins.judge.verdict import JudgeVerdict, read_verdict
 
 #: the first token's alternatives read (OpenAI's maximum)
 TOP_LOGPROBS = 20

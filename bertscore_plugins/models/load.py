@@ -13,7 +13,7 @@ import socket
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import torch
@@ -316,7 +316,9 @@ def _load_encoder_quietly(
     )
     try:
         # with output_loading_info, a (model, info) pair (transformers' annotation says the model alone)
-        model, info = model_class.from_pretrained(source.location, **kwargs)  # type: ignore[misc]
+        model, info = cast(
+            "tuple[Any, dict[str, Any]]", model_class.from_pretrained(source.location, **kwargs)
+        )
     except OSError as error:
         raise ModelLoadError(
             f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "

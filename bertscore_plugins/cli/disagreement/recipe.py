@@ -64,16 +64,9 @@ def run_recipe(args: argparse.Namespace) -> int:
     engine_rows = batch_rows(rows)
     keys = [str(row.label) for row in engine_rows]
     store_id = scores_id(config, signature)
+    say, compute = (lambda line: print(line, flush=True)), not args.thresholds_only
     with ResultStore(folder.store_path) as store:
-        found = evaluate_stored(
-            engine_rows,
-            config,
-            store,
-            store_id,
-            scorer=scorer,
-            say=lambda line: print(line, flush=True),
-            compute=not args.thresholds_only,
-        )
+        found = evaluate_stored(engine_rows, config, store, store_id, scorer=scorer, say=say, compute=compute)
     cells = [found.cells[key] for key in keys]
     state = _state(folder, previous, signature, keys, found, config, rows)
     flat = _scores_table(table, rows, cells, config, args.id_column)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from phoenix.evals.utils import to_annotation_dataframe
@@ -45,6 +45,9 @@ from bertscore_plugins.evaluation.names import (
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 from bertscore_plugins.integrations.phoenix import gateway
+
+if TYPE_CHECKING:
+    from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +112,7 @@ def annotation_configs(
 
 
 def ensure_annotation_configs(
-    client: Any,
+    client: PhoenixClient,
     configs: Sequence[Mapping[str, Any]] | None = None,
     *,
     project: str | None = None,
@@ -159,7 +162,7 @@ def span_annotation_dataframe(
 
 
 def log_span_annotations(
-    client: Any,
+    client: PhoenixClient,
     results: pd.DataFrame,
     score_names: Sequence[str] | None = None,
     identifier: str | None = ANNOTATION_IDENTIFIER,

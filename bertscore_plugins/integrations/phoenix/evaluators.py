@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from bertscore_plugins.core.score_settings import ScoreSettings
     from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.evaluation.evaluation_settings import RowOptions
 
 
 class SimilarityInput(BaseModel):
@@ -247,7 +248,7 @@ def scored_frame(
 
 
 def evaluate_rows(
-    dataframe: pd.DataFrame, llm: Any = None, *, judge: Any = None, **options: Any
+    dataframe: pd.DataFrame, llm: object = None, *, judge: object = None, **options: Unpack[RowOptions]
 ) -> pd.DataFrame:
     """Every signal for every row of ``dataframe``, with Phoenix's ``FaithfulnessEvaluator`` as the judge.
 
@@ -257,9 +258,9 @@ def evaluate_rows(
     judge, the offline faithfulness is the faithfulness signal.
     """
     chosen = as_judge(judge if judge is not None else llm)
-    if chosen is not None:
-        options["judge"] = chosen
-    return engine.evaluate_rows(dataframe, **options)
+    if chosen is None:  # no judge keyword: a judge in ``config`` stays
+        return engine.evaluate_rows(dataframe, **options)
+    return engine.evaluate_rows(dataframe, **options, judge=chosen)
 
 
 # -- the disagreement as an evaluator (experiments) ---------------------------------------------------

@@ -28,7 +28,7 @@ from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
 from phoenix.evals.metrics import FaithfulnessEvaluator
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict, is_judge
+from bertscore_plugins.evaluation.judge import Judge, JudgeRow, Verdict, failed_verdict, is_judge
 
 logger = logging.getLogger(__name__)
 
@@ -261,7 +261,7 @@ def faithfulness_judge(llm: Any, **invocation_parameters: Any) -> PhoenixJudge:
     return PhoenixJudge(faithfulness_evaluator(llm, **invocation_parameters))
 
 
-def as_judge(value: Any) -> Any:
+def as_judge(value: object) -> Judge | None:
     """The engine's judge for what a user passed as ``llm=`` or ``judge=``: None, a
     :class:`~bertscore_plugins.evaluation.judge.Judge` (kept), a Phoenix evaluator or a Phoenix ``LLM``
     (wrapped with :func:`faithfulness_judge`)."""
