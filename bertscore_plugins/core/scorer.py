@@ -82,7 +82,7 @@ class BERTScorer:
         return scorer
 
     def _build(self, config: ScoreConfig, source: ModelSource) -> None:
-        """Load (or share) the model `source` names; the layer comes from the loader (models.choose_layer),
+        """Load (or share) the model `source` names; the layer comes from the loader (models.layers.choose_layer),
         the baseline from baseline.baseline_for."""
         self.config = cfg = config
         self._model = get_model(model_spec(cfg, source))

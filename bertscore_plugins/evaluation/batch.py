@@ -3,7 +3,7 @@ judge triage and the judge -> disagreement.
 
 This is the only place a row's scores, labels and explanations are computed; the row sources are thin
 adapters over it: a DataFrame (:func:`.dataframe.evaluate_rows`), the recipe's table
-(``recipes.disagreement``) and a page of Phoenix spans (``integrations.phoenix.trace_evaluation``). So a
+(``cli.disagreement.recipe``) and a page of Phoenix spans (``integrations.phoenix.trace_evaluation``). So a
 row gets the same cells whichever way it came. Rows are plain :class:`BatchRow` values; the BERTScore
 signals come from the core (:mod:`.signals`), the verdicts from a :class:`~.judge.Judge`.
 

@@ -52,7 +52,7 @@ class ModelSpec:
 
     `identity` (digests of the weights and of every other file, memoised per file) is part of it, so a
     checkpoint, tokenizer or config.json rewritten in the same folder is loaded again instead of silently
-    reusing the old model. Built from a configuration by the core (`core.score_config.model_spec`).
+    reusing the old model. Built from a configuration by the core (`core.scorer.model_spec`).
     """
 
     model: str
