@@ -35,10 +35,25 @@ ROLES = ("system", "developer", "user", "assistant")
 #: fields read only to check them: they change nothing in the answer, so any value of their type is fine
 NO_EFFECT = {"user": str, "metadata": dict, "store": bool, "parallel_tool_calls": bool}
 KNOWN_FIELDS = {
-    "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop",
-    "logprobs", "top_logprobs", "n", "stream", "response_format", "tools", "tool_choice",
-    "frequency_penalty", "presence_penalty", *NO_EFFECT,
-}  # fmt: skip
+    "model",
+    "messages",
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "stop",
+    "logprobs",
+    "top_logprobs",
+    "n",
+    "stream",
+    "response_format",
+    "tools",
+    "tool_choice",
+    "frequency_penalty",
+    "presence_penalty",
+    *NO_EFFECT,
+}
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,14 @@ class Judge:
         except Refused as refused:
             return refused.status, refused.body(), {}
         if not self.waiting.acquire(blocking=False):
-            busy = {"error": {"message": f"{MAX_WAITING} requests are waiting for the engine; retry shortly", "type": "server_busy", "param": None, "code": "busy"}}  # fmt: skip
+            busy = {
+                "error": {
+                    "message": f"{MAX_WAITING} requests are waiting for the engine; retry shortly",
+                    "type": "server_busy",
+                    "param": None,
+                    "code": "busy",
+                }
+            }
             return 503, busy, {"Retry-After": str(RETRY_AFTER_SECONDS)}
         try:
             with self.engine.lock:
@@ -183,7 +190,14 @@ class Handler(BaseHTTPRequestHandler):
             )
             return None
         if length > MAX_BODY_BYTES:
-            self._send(413, _error(f"the body is {length} bytes; this server reads at most {MAX_BODY_BYTES}", "body_too_large"), close=True)  # fmt: skip
+            self._send(
+                413,
+                _error(
+                    f"the body is {length} bytes; this server reads at most {MAX_BODY_BYTES}",
+                    "body_too_large",
+                ),
+                close=True,
+            )
             return None
         raw = self.rfile.read(length)
         try:

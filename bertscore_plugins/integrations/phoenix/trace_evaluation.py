@@ -119,19 +119,31 @@ def evaluate_project(
     check_project(project)
     trace, evaluation = _split_settings(config, settings)
     client = gateway.connect(client, base_url)
-    scorer = _checked_scorer(scorer, evaluation)
-    annotating = Annotating(evaluation, evaluation.configuration_id(str(scorer.signature)))
-    report = EvaluationReport(project=project, configuration=annotating.configuration)
     result_store = store if isinstance(store, ResultStore) else ResultStore(store or default_store_path())
-    job = TraceJob(
-        client, project, trace, annotating, scorer, _reference_reader(client, evaluation), result_store, report,
-        on_progress,
-    )  # fmt: skip
+    job = _job(
+        project, client, trace, evaluation, _checked_scorer(scorer, evaluation), result_store, on_progress
+    )
     try:
         return poll(OnePass(job), on_poll)
     finally:
         if not isinstance(store, ResultStore):
             result_store.close()
+
+
+def _job(
+    project: str,
+    client: gateway.PhoenixClient,
+    trace: TraceSettings,
+    evaluation: EvaluationConfig,
+    scorer: Scorer,
+    store: ResultStore,
+    on_progress: Callable[[EvaluationReport], None] | None,
+) -> TraceJob:
+    """One run's job: what it reads, how it evaluates and annotates, where it keeps results, its report."""
+    annotating = Annotating(evaluation, evaluation.configuration_id(str(scorer.signature)))
+    report = EvaluationReport(project=project, configuration=annotating.configuration)
+    references = _reference_reader(client, evaluation)
+    return TraceJob(client, project, trace, annotating, scorer, references, store, report, on_progress)
 
 
 def check_project(project: Any) -> None:
