@@ -91,6 +91,7 @@ def span_row(
         input=fields.input,
         wants=frozenset(wants),
         known={name: r.cell for name, r in mine.items() if r.cell is not None},
+        named=f"span {fields.span_id}",  # warnings and failures name the span a trace user finds, not a position
     )
 
 
