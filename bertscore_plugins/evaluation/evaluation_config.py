@@ -189,14 +189,14 @@ class EvaluationConfig:
 EvaluationConfig.__doc__ = (EvaluationConfig.__doc__ or "") + document(EvaluationConfig)
 
 
-def judge_near_chance(judge: Any) -> bool:
+def judge_near_chance(judge: Judge) -> bool:
     """Whether ``judge`` says its measured quality is near chance (its ``near_chance`` attribute: the
     packaged local judge ranks development summaries at ROC-AUC about 0.5, benchmarks/QUALITY.md section
     9). A judge that says nothing is taken at its word: a provider's model is read."""
     return getattr(judge, "near_chance", False) is True
 
 
-def _signed_value(config: EvaluationConfig, name: str) -> Any:
+def _signed_value(config: EvaluationConfig, name: str) -> str | None:
     if name == "judge":
         return config.judge_model
     return repr(getattr(config, name))
