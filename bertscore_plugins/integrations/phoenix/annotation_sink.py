@@ -41,6 +41,7 @@ from bertscore_plugins.evaluation.names import (
     LOW_SIM_FAITHFUL,
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
+    score_column,
 )
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
@@ -149,7 +150,7 @@ def span_annotation_dataframe(
     with an empty one, so ours never overwrite theirs)."""
     names = list(score_names) if score_names is not None else None
     if names is not None:
-        present = [n for n in names if f"{n}_score" in results.columns]
+        present = [n for n in names if score_column(n) in results.columns]
         if missing := sorted(set(names) - set(present)):
             logger.info("no result columns for %s; not logging them", missing)
         names = present
