@@ -99,7 +99,7 @@ def evaluate_rows(
         columns: where each field lives; or ``input_column=``, ``output_column=``, ``context_column=``,
             ``reference_column=`` (``input`` is only read with a judge).
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
-        scorer: the core scorer to use (default ``get_scorer(config.score)``).
+        scorer: the core scorer to use (default: ``config.score``'s, ``core.scorer.resolve_scorer``).
         store: a result store (a path or a :class:`~.store.ResultStore`) to go through the one pipeline
             (:func:`~.pipeline.evaluate_stored`): every cell is saved as computed, keyed by the row's index
             and texts and the configuration's id, and a second call computes only what is missing (a

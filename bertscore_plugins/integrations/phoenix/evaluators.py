@@ -80,9 +80,9 @@ class _BERTScoreEvaluatorBase(Evaluator):
     def scorer(self) -> Scorer:
         """The core ``BERTScorer`` (shared through ``get_scorer``: one model load per configuration)."""
         if self._scorer is None:
-            from bertscore_plugins.core.scorer import get_scorer  # torch: loaded on first use
+            from bertscore_plugins.core.scorer import resolve_scorer  # torch: loaded on first use
 
-            self._scorer = get_scorer(ScoreConfig.from_kwargs(**self._core_settings))
+            self._scorer = resolve_scorer(None, self._core_settings)
         return self._scorer
 
     def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, Any]:

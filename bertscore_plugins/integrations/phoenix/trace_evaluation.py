@@ -101,7 +101,7 @@ def evaluate_project(
         client: a ``phoenix.client.Client``; default ``Client(base_url=base_url)``.
         store: the local result store (path or :class:`ResultStore`); default :func:`default_store_path`.
         on_progress: called with the report after each logged batch; on_poll: after each poll.
-        scorer: the core scorer to use (default ``get_scorer(config.score)``).
+        scorer: the core scorer to use (default: ``config.score``'s, ``core.scorer.resolve_scorer``).
         **settings: :class:`TraceSettings` (``span_kind``, ``where``, ``since``, ``page_size``,
             ``follow``, ``interval``, ...), :class:`EvaluationConfig` settings (``reference_key``,
             ``judge``, ``judge_rows``, thresholds, ...; ``llm=`` is taken as ``judge=``) or core settings.
