@@ -16,11 +16,10 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.core.score_config import ScoreConfig, whole_number
 from bertscore_plugins.errors import SettingError
-from bertscore_plugins.evaluation.judge import Judge, is_judge
 from bertscore_plugins.evaluation.names import (
     ANNOTATION_IDENTIFIER,
     DISAGREEMENT,
@@ -37,6 +36,9 @@ from bertscore_plugins.thresholds import (
     check_threshold,
     threshold_from_text,
 )
+
+if TYPE_CHECKING:
+    from bertscore_plugins.evaluation.judge import Judge
 
 JUDGE_ROWS = ("all", "unsettled")
 DISAGREEMENT_READS = ("auto", "judge", "offline")
@@ -226,6 +228,8 @@ def _check(config: EvaluationConfig) -> None:
         raise SettingError("reference_key", "give reference_key or reference_dataset, not both")
     if not isinstance(config.score, ScoreConfig):
         raise SettingError("score", f"score must be a ScoreConfig, got {type(config.score).__name__}")
+    from bertscore_plugins.evaluation.judge import is_judge  # a judge's cells: only where one is given
+
     if config.judge is not None and not is_judge(config.judge):
         raise SettingError(
             "judge",
