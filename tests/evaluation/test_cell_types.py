@@ -102,43 +102,39 @@ def test_a_damaged_metadata_dict_is_carried_as_it_is_never_misread():
     assert Cell.from_dict({"name": "x", "score": float("nan"), "label": 3}).score is None
 
 
-def _mypy(tmp_path: Path, body: str) -> tuple[int, str]:
-    api = pytest.importorskip("mypy.api")
-    snippet = tmp_path / "sink.py"
-    snippet.write_text(textwrap.dedent(body))
-    out, err, status = api.run(
-        ["--strict", "--no-incremental", "--follow-imports=silent", "--config-file", "", str(snippet)]
-    )
-    return status, out + err
-
-
 def test_reading_a_metadata_key_the_signals_record_lacks_is_a_type_error(tmp_path, monkeypatch):
+    """One mypy run (strict, the cells module alone): the sink's right readings pass, its two wrong ones fail."""
+    api = pytest.importorskip("mypy.api")
     monkeypatch.setenv("MYPYPATH", str(REPO))
-    sink = """
-        from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata
+    sink = tmp_path / "sink.py"
+    sink.write_text(
+        textwrap.dedent(
+            """
+            from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata
 
-        def facts(cell: Cell) -> tuple[str, ...]:
-            if isinstance(cell.metadata, FactCheckMetadata):
-                return cell.metadata.unsupported_facts
-            return ()
+            def facts(cell: Cell) -> tuple[str, ...]:
+                if isinstance(cell.metadata, FactCheckMetadata):
+                    return cell.metadata.unsupported_facts
+                return ()
 
-        def matches(cell: Cell) -> int:
-            return len(cell.metadata.token_matches or ()) if isinstance(cell.metadata, BertScoreMetadata) else 0
-        """
-    status, report = _mypy(tmp_path, sink)
-    assert status == 0, report
-    wrong = (
-        sink
-        + """
-        def misread(cell: Cell) -> tuple[str, ...]:
-            assert isinstance(cell.metadata, BertScoreMetadata)
-            return cell.metadata.unsupported_facts
+            def matches(cell: Cell) -> int:
+                return len(cell.metadata.token_matches or ()) if isinstance(cell.metadata, BertScoreMetadata) else 0
 
-        def unnarrowed(cell: Cell) -> object:
-            return cell.metadata.threshold
-        """
+            def misread(cell: Cell) -> tuple[str, ...]:
+                assert isinstance(cell.metadata, BertScoreMetadata)
+                return cell.metadata.unsupported_facts  # a type error
+
+            def unnarrowed(cell: Cell) -> object:
+                return cell.metadata.threshold  # a type error
+            """
+        )
     )
-    status, report = _mypy(tmp_path, wrong)
-    assert status == 1
-    assert '"BertScoreMetadata" has no attribute "unsupported_facts"' in report
-    assert 'Item "VerdictMetadata" of' in report and 'has no attribute "threshold"' in report
+    options = ["--strict", "--follow-imports=silent", "--cache-dir=/dev/null", "--config-file", ""]
+    out, err, status = api.run([*options, str(sink)])
+    lines = sink.read_text().splitlines()
+    wrong = {number for number, line in enumerate(lines, 1) if line.endswith("# a type error")}
+    found = {int(line.split(":")[1]) for line in out.splitlines() if ": error: " in line}
+    assert status == 1, out + err
+    assert found == wrong, out  # the right readings pass, each wrong one is an error
+    assert '"BertScoreMetadata" has no attribute "unsupported_facts"' in out
+    assert 'Item "VerdictMetadata" of' in out and 'has no attribute "threshold"' in out
