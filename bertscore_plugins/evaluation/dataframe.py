@@ -21,6 +21,7 @@ from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_b
 from bertscore_plugins.evaluation.cells import Cell, Details, as_cell, completed, failed
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
+from bertscore_plugins.evaluation.evaluation_settings import RowSettingsBesideTheJudge
 from bertscore_plugins.evaluation.names import (
     DISAGREEMENT,
     FAITHFULNESS,
@@ -68,6 +69,18 @@ class Columns:
 
     def as_dict(self) -> dict[str, str]:
         return dict(vars(self))
+
+
+class RowOptions(RowSettingsBesideTheJudge, total=False):
+    """Every keyword of :func:`evaluate_rows` but its judge (for entry points that take the judge in their own
+    words: ``integrations.phoenix.evaluate_rows``): its own and the settings."""
+
+    config: EvaluationConfig | None
+    thresholds: Thresholds | str | None
+    columns: Columns | None
+    exit_on_error: bool
+    scorer: Scorer | None
+    store: str | Path | ResultStore | None
 
 
 def evaluate_rows(

@@ -9,18 +9,10 @@ tests/evaluation/test_evaluation_settings.py keeps them equal to the declaration
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from bertscore_plugins.core.score_settings import ScoreSettings
 from bertscore_plugins.evaluation.judge import Judge
-
-if TYPE_CHECKING:
-    from bertscore_plugins.core.scorer_protocol import Scorer
-    from bertscore_plugins.evaluation.dataframe import Columns
-    from bertscore_plugins.evaluation.disagreement import Thresholds
-    from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
-    from bertscore_plugins.evaluation.store import ResultStore
 
 
 class SettingsBesideTheJudge(ScoreSettings, total=False):
@@ -71,15 +63,3 @@ class RowSettings(EvaluationSettings, ColumnSettings, total=False):
 class RowSettingsBesideTheJudge(SettingsBesideTheJudge, ColumnSettings, total=False):
     """The settings and columns of the Phoenix DataFrame entry point (its judge is a Phoenix LLM or evaluator,
     given apart)."""
-
-
-class RowOptions(RowSettingsBesideTheJudge, total=False):
-    """Every keyword of the Phoenix DataFrame entry point but its judge: the DataFrame entry point's own
-    (``dataframe.evaluate_rows``: a configuration, thresholds, columns, a scorer, a store) and the settings."""
-
-    config: EvaluationConfig | None
-    thresholds: Thresholds | str | None
-    columns: Columns | None
-    exit_on_error: bool
-    scorer: Scorer | None
-    store: str | Path | ResultStore | None

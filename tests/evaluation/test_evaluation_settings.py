@@ -8,12 +8,11 @@ import typing
 from dataclasses import fields
 
 from bertscore_plugins.core.score_settings import ScoreSettings
-from bertscore_plugins.evaluation.dataframe import Columns
+from bertscore_plugins.evaluation.dataframe import Columns, RowOptions
 from bertscore_plugins.evaluation.evaluation_config import DISAGREEMENT_READS, JUDGE_ROWS, EvaluationConfig
 from bertscore_plugins.evaluation.evaluation_settings import (
     ColumnSettings,
     EvaluationSettings,
-    RowOptions,
     RowSettings,
     RowSettingsBesideTheJudge,
     SettingsBesideTheJudge,

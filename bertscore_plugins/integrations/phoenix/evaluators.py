@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from bertscore_plugins.core.score_settings import ScoreSettings
     from bertscore_plugins.core.scorer_protocol import Scorer
-    from bertscore_plugins.evaluation.evaluation_settings import RowOptions
+    from bertscore_plugins.evaluation.dataframe import RowOptions
 
 
 class SimilarityInput(BaseModel):

@@ -120,9 +120,8 @@ def evaluate_project(
     trace, evaluation = _split_settings(config, settings)
     client = gateway.connect(client, base_url)
     result_store = store if isinstance(store, ResultStore) else ResultStore(store or default_store_path())
-    job = _job(
-        project, client, trace, evaluation, _checked_scorer(scorer, evaluation), result_store, on_progress
-    )
+    job = _job(project, client, trace, evaluation, _checked_scorer(scorer, evaluation), result_store)
+    job.on_progress = on_progress
     try:
         return poll(OnePass(job), on_poll)
     finally:
@@ -137,13 +136,12 @@ def _job(
     evaluation: EvaluationConfig,
     scorer: Scorer,
     store: ResultStore,
-    on_progress: Callable[[EvaluationReport], None] | None,
 ) -> TraceJob:
     """One run's job: what it reads, how it evaluates and annotates, where it keeps results, its report."""
     annotating = Annotating(evaluation, evaluation.configuration_id(str(scorer.signature)))
     report = EvaluationReport(project=project, configuration=annotating.configuration)
     references = _reference_reader(client, evaluation)
-    return TraceJob(client, project, trace, annotating, scorer, references, store, report, on_progress)
+    return TraceJob(client, project, trace, annotating, scorer, references, store, report)
 
 
 def check_project(project: Any) -> None:
