@@ -16,6 +16,8 @@ as "unexpected error" with exit 1. Each class is imported from here, its one pat
     ├── ColumnNotFoundError      (KeyError)    a table column the caller named is missing
     ├── InputError               (ValueError)  candidates or references, naming the row
     │   └── FileFormatError                    a file that cannot be parsed, naming file and line
+    ├── InputTableError          (ValueError)  the recipe's input table, naming the row or the file
+    ├── DamagedRunFolder         (ValueError)  a file of the recipe's output folder that cannot be read back
     ├── SignatureMismatch        (ValueError)  results made with different settings
     ├── ModelLoadError           (ValueError)  a model that cannot be found or loaded
     │   ├── PresetNotInstalledError (ImportError)
@@ -31,11 +33,14 @@ as "unexpected error" with exit 1. Each class is imported from here, its one pat
     ├── NumericalError           (FloatingPointError)  a non-finite score that must not be returned
     ├── PhoenixServerError       (RuntimeError)
     ├── TraceEvaluationError     (RuntimeError)
-    └── JudgeServerError         (RuntimeError)  the local judge's server: not started, port busy, stale pid
+    ├── JudgeServerError         (RuntimeError)  the local judge's server: not started, port busy, stale pid
+    ├── EndpointError                          a judge request the endpoint did not answer usably (.kind, .retry)
+    ├── UnusableAnswer                         the judge answered neither yes nor no
+    └── Refused                                a request the local judge's server will not answer as asked
 
 Every warning the package gives is a `BertScorePluginsWarning` (a UserWarning), so one filter reaches
 them all (``warnings.simplefilter("ignore", BertScorePluginsWarning)``); the classes live where they are
-given (core.row_warnings, core.reference_cache, integrations.phoenix.result_store).
+given (core.row_warnings, core.reference_cache, evaluation.store).
 """
 
 from __future__ import annotations
@@ -173,6 +178,65 @@ class TraceEvaluationError(BertScorePluginsError, RuntimeError):
     """Phoenix could not be read or written; the results computed so far are in the local store."""
 
 
+class InputTableError(BertScorePluginsError, ValueError):
+    """The recipe's input file cannot be read, or a row is unusable; the message names the row and the problem."""
+
+
+class DamagedRunFolder(BertScorePluginsError, ValueError):
+    """A file in the recipe's output folder cannot be read back; the message names it and the way on."""
+
+    def __init__(self, path: Path, problem: str, line: int | None = None, *, way_on: str = "") -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where} is damaged ({problem})" + (f"; {way_on}" if way_on else ""))
+
+
+class JudgeServerError(BertScorePluginsError, RuntimeError):
+    """The local judge's server cannot start or be reached (a busy port, a stale pid file, a missing model)."""
+
+
+class EndpointError(BertScorePluginsError):
+    """A request the judge's endpoint did not answer usably; ``kind`` names why (for the failure cell).
+
+    ``retry``: worth another attempt; ``retry_after``: the seconds the server asked to wait (Retry-After);
+    ``status``: the HTTP status when the server answered with an error."""
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        retry: bool = False,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
+        self.kind, self.retry, self.retry_after, self.status = kind, retry, retry_after, status
+        super().__init__(message)
+
+
+class UnusableAnswer(BertScorePluginsError):
+    """The judge answered, but with neither yes nor no (the message says what it wrote)."""
+
+
+class Refused(BertScorePluginsError):
+    """A request the local judge's server will not answer as asked: HTTP ``status``, the field ``param``, why."""
+
+    def __init__(
+        self, param: str | None, message: str, *, status: int = 400, code: str = "invalid_request"
+    ) -> None:
+        self.param, self.status, self.code = param, status, code
+        super().__init__(message)
+
+    def body(self) -> dict[str, dict[str, str | None]]:
+        """The error as an OpenAI-style response body."""
+        error = {
+            "message": str(self),
+            "type": "invalid_request_error",
+            "param": self.param,
+            "code": self.code,
+        }
+        return {"error": error}
+
+
 #: every public name of the tree (pinned by tests/core/test_errors.py)
 __all__ = [
     "ArgumentError",
@@ -181,10 +245,14 @@ __all__ = [
     "BertScorePluginsError",
     "ClusterResourceError",
     "ColumnNotFoundError",
+    "DamagedRunFolder",
+    "EndpointError",
     "FileFormatError",
     "FolderGivenError",
     "IdfWeightError",
     "InputError",
+    "InputTableError",
+    "JudgeServerError",
     "MissingFileError",
     "ModelLoadError",
     "NotPermittedError",
@@ -194,15 +262,13 @@ __all__ = [
     "PresetIntegrityError",
     "PresetNotInstalledError",
     "ProjectOSError",
+    "Refused",
     "ResultStoreError",
     "SettingError",
     "SignatureMismatch",
     "TraceEvaluationError",
     "UnreadableInputError",
+    "UnusableAnswer",
     "UnwritableOutputError",
     "UsageError",
 ]
-
-
-class JudgeServerError(BertScorePluginsError, RuntimeError):
-    """The local judge's server cannot start or be reached (a busy port, a stale pid file, a missing model)."""

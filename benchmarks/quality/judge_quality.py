@@ -158,8 +158,8 @@ def judge_rows(rows: list[dict], threads: int | None) -> dict[str, dict]:
                 if verdict.cell is None:
                     entry["failed"] = "; ".join(verdict.details.get("exceptions") or [])
                 else:
-                    entry["p_yes"] = verdict.cell["score"]
-                    entry["cut"] = verdict.cell["metadata"]["context_cut"]
+                    entry["p_yes"] = verdict.cell.score
+                    entry["cut"] = verdict.cell.metadata.details["context_cut"]
                 out.write(json.dumps(entry) + "\n")
                 out.flush()
                 done[row["key"]] = entry

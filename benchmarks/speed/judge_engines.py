@@ -96,7 +96,8 @@ def run_engine(python: str, kind: str, model: Path, sha256: str, threads: int, t
 
 
 def p_yes(top: list[list]) -> float | None:
-    from bertscore_plugins.judge.verdict import UnusableAnswer, read_verdict
+    from bertscore_plugins.errors import UnusableAnswer
+    from bertscore_plugins.judge.verdict import read_verdict
 
     first = {
         "token": top[0][0],

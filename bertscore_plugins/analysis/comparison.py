@@ -17,7 +17,7 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,10 @@ from bertscore_plugins.core.scorer import resolve_scorer
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.errors import ArgumentError, InputError
 from bertscore_plugins.settings import as_float, shown
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.score_config import ScoreConfig
+    from bertscore_plugins.core.scorer import BERTScorer
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,7 @@ def compare_systems(
     candidates_a: Sequence[str],
     candidates_b: Sequence[str],
     references: Sequence[str] | Sequence[Sequence[str]],
-    scorer: Any = None,
+    scorer: BERTScorer | ScoreConfig | None = None,
     *,
     options: ComparisonOptions | None = None,
     progress: bool | None = None,

@@ -28,7 +28,9 @@ from bertscore_plugins.core.scorer import resolve_scorer
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from bertscore_plugins.core.score_config import ScoreConfig
     from bertscore_plugins.core.score_settings import ScoreSettings
+    from bertscore_plugins.core.scorer import BERTScorer
 
 PASS, FAIL, WARN = "pass", "fail", "warn"
 
@@ -144,7 +146,9 @@ class SanityReport:
         }
 
 
-def run_sanity(scorer: Any = None, **settings: Unpack[ScoreSettings]) -> SanityReport:
+def run_sanity(
+    scorer: BERTScorer | ScoreConfig | None = None, **settings: Unpack[ScoreSettings]
+) -> SanityReport:
     """Run the checklist on one configuration.
 
     Args:
@@ -184,7 +188,7 @@ def _checklist_pairs() -> tuple[list[str], list[str]]:
     return candidates, references
 
 
-def _exactness_rows(scorer: Any, copy_f1: float, rescaled: bool) -> list[SanityRow]:
+def _exactness_rows(scorer: BERTScorer, copy_f1: float, rescaled: bool) -> list[SanityRow]:
     """An exact copy scores 1, an empty side 0. Read from raw scores: a rescaled empty row is
     -b/(1-b) by construction, not 0."""
     from bertscore_plugins.core.row_warnings import EmptyTextWarning
@@ -224,7 +228,7 @@ def _paraphrase_row(paraphrase_f1: np.ndarray, off_topic_f1: np.ndarray) -> Sani
     )
 
 
-def _blind_spot_rows(scorer: Any, blind_f1: np.ndarray, paraphrase_f1: np.ndarray) -> list[SanityRow]:
+def _blind_spot_rows(scorer: BERTScorer, blind_f1: np.ndarray, paraphrase_f1: np.ndarray) -> list[SanityRow]:
     """Per blind spot: does similarity rank the factual error with the correct rewordings (warn), and
     does the offline fact check catch it."""
     rows = []
@@ -254,7 +258,7 @@ def _blind_spot_rows(scorer: Any, blind_f1: np.ndarray, paraphrase_f1: np.ndarra
     return rows
 
 
-def _fact_checks(scorer: Any) -> list[Any]:
+def _fact_checks(scorer: BERTScorer) -> list[Any]:
     """The offline fact check of each blind-spot candidate against its reference (as the context)."""
     from bertscore_plugins.faithfulness import check_facts
 

@@ -12,7 +12,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import torch
@@ -33,6 +33,7 @@ from bertscore_plugins.core.row_warnings import (
 )
 from bertscore_plugins.core.score_config import ScoreConfig, check_layer_list
 from bertscore_plugins.core.scorer_cache import ScorerCache
+from bertscore_plugins.core.scorer_protocol import Scorer
 from bertscore_plugins.core.scores import Scores
 from bertscore_plugins.core.signature import Signature, idf_label
 from bertscore_plugins.core.tokenize import TextTokenizer, position_limit
@@ -82,7 +83,7 @@ class BERTScorer:
         return scorer
 
     def _build(self, config: ScoreConfig, source: ModelSource) -> None:
-        """Load (or share) the model `source` names; the layer comes from the loader (models.choose_layer),
+        """Load (or share) the model `source` names; the layer comes from the loader (models.layers.choose_layer),
         the baseline from baseline.baseline_for."""
         self.config = cfg = config
         self._model = get_model(model_spec(cfg, source))
@@ -432,7 +433,15 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Unpack[ScoreSettin
     return _SCORERS.get(config.replace(**settings) if settings else config)
 
 
-def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: Mapping[str, Any]) -> BERTScorer:
+@overload
+def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: Mapping[str, Any]) -> BERTScorer: ...
+
+
+@overload
+def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, Any]) -> Scorer: ...
+
+
+def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, Any]) -> Scorer:
     """The scorer an API function should use: given one (with settings applied), a config, or settings.
 
     The one home of "a scorer or its settings" for every entry point that takes both. An object that

@@ -1,7 +1,7 @@
 """The evaluation engine: one batch of RAG rows through every signal, with no Phoenix import.
 
-Read in this order: ``names`` (every name written), ``cells`` (a signal's result for a row, as plain
-dicts), ``signals`` (similarity, groundedness and offline faithfulness from the core's scorer and the fact
+Read in this order: ``names`` (every name written), ``cells`` (a signal's result for a row, a typed
+value), ``signals`` (similarity, groundedness and offline faithfulness from the core's scorer and the fact
 check), ``judge`` (the judge as an interface: rows in, verdicts out; triage), ``disagreement`` (the
 quadrants), ``evaluation_config`` (:class:`~.evaluation_config.EvaluationConfig`, validated and signed),
 ``batch`` (:func:`~.batch.evaluate_batch`, the engine over plain :class:`~.batch.BatchRow` values),

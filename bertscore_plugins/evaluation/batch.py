@@ -3,7 +3,7 @@ judge triage and the judge -> disagreement.
 
 This is the only place a row's scores, labels and explanations are computed; the row sources are thin
 adapters over it: a DataFrame (:func:`.dataframe.evaluate_rows`), the recipe's table
-(``recipes.disagreement``) and a page of Phoenix spans (``integrations.phoenix.trace_evaluation``). So a
+(``cli.disagreement.recipe``) and a page of Phoenix spans (``integrations.phoenix.trace_evaluation``). So a
 row gets the same cells whichever way it came. Rows are plain :class:`BatchRow` values; the BERTScore
 signals come from the core (:mod:`.signals`), the verdicts from a :class:`~.judge.Judge`.
 
@@ -20,19 +20,30 @@ import time
 import warnings
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.errors import BertScorePluginsWarning, InputError
-from bertscore_plugins.evaluation.cells import completed, failed, row_number, usable
+from bertscore_plugins.evaluation.cells import (
+    Cell,
+    Details,
+    DisagreementMetadata,
+    completed,
+    exceptions_of,
+    failed,
+    row_number,
+    usable,
+)
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, judge_near_chance
 from bertscore_plugins.evaluation.judge import (
+    Judge,
     JudgeRow,
     ask,
     outcome_judge_cell,
     settled_judge_cell,
     settled_label,
+    verdict_cell,
 )
 from bertscore_plugins.evaluation.signals import (
     Groundedness,
@@ -46,6 +57,9 @@ from bertscore_plugins.evaluation.signals import (
 from bertscore_plugins.faithfulness import join_context, plain_text
 from bertscore_plugins.faithfulness.outcome import answer_outcome
 
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer_protocol import Scorer
+
 
 @dataclass(frozen=True)
 class BatchRow:
@@ -56,13 +70,13 @@ class BatchRow:
     cells computed by an earlier run (a judge retry reads the stored similarity for the disagreement).
     """
 
-    label: Any
-    output: Any
-    context: Any = None
-    reference: Any = None
-    input: Any = None
+    label: object
+    output: object
+    context: object = None
+    reference: object = None
+    input: object = None
     wants: frozenset[str] | None = None
-    known: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    known: Mapping[str, Cell] = field(default_factory=dict)
     #: how warnings and errors name the row when ``label`` is an identity, not the user's count
     #: (the recipe's store key "2#7963d1877101" is "data row 3" to the user)
     named: str | None = None
@@ -70,16 +84,16 @@ class BatchRow:
 
 @dataclass
 class BatchResult:
-    """Per signal name, one cell (``Score.to_dict()`` shape) and one execution-details dict per row.
+    """Per signal name, one :class:`~.cells.Cell` and one execution-details dict per row.
 
     A cell is None where the row did not want the signal (its details are None too) or where it failed
     (details say FAILED or DID NOT RUN, with the reason). ``triage`` counts the judge calls made and saved.
     """
 
-    cells: dict[str, list[dict[str, Any] | None]]
-    details: dict[str, list[dict[str, Any] | None]]
+    cells: dict[str, list[Cell | None]]
+    details: dict[str, list[Details | None]]
     thresholds: Thresholds | None
-    triage: dict[str, Any]
+    triage: dict[str, int | str]
     seconds: dict[str, float] = field(default_factory=dict)  # "score" (BERTScore), "judge"
 
 
@@ -87,7 +101,7 @@ def evaluate_batch(
     rows: Sequence[BatchRow],
     config: EvaluationConfig,
     *,
-    scorer: Any = None,
+    scorer: Scorer | None = None,
     exit_on_error: bool = False,
     progress: bool | None = None,
 ) -> BatchResult:
@@ -96,7 +110,7 @@ def evaluate_batch(
     Args:
         rows: the batch, in order (results come back in the same order).
         config: thresholds, judge and which rows it sees, names.
-        scorer: the core scorer to use (default ``get_scorer(config.score)``).
+        scorer: the core scorer to use (default: ``config.score``'s, ``core.scorer.resolve_scorer``).
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it;
             False: that row's cell is None with status FAILED and the reason.
         progress: the core's progress bar (None: its default).
@@ -129,10 +143,10 @@ def evaluate_batch(
 
 
 #: the judges already said to be near chance: one run (its batches, chunks and pages) uses one judge object
-_SAID_NEAR_CHANCE: weakref.WeakSet[Any] = weakref.WeakSet()
+_SAID_NEAR_CHANCE: weakref.WeakSet[Judge] = weakref.WeakSet()
 
 
-def _say_the_judge_is_near_chance(judge: Any) -> None:
+def _say_the_judge_is_near_chance(judge: Judge) -> None:
     """Once per run, that is per judge object (Python's own once-per-place rule does not hold: the core's
     warning handling resets it): the judge's verdicts are kept, but it does not decide the disagreement."""
     try:
@@ -156,28 +170,39 @@ class _Batch:
     """The batch's working state: each step reads the config and writes ``cells`` / ``details``."""
 
     def __init__(
-        self, rows: list[BatchRow], config: EvaluationConfig, scorer: Any, exit_on_error: bool, progress: Any
+        self,
+        rows: list[BatchRow],
+        config: EvaluationConfig,
+        scorer: Scorer | None,
+        exit_on_error: bool,
+        progress: bool | None,
     ) -> None:
         self.rows, self.config, self._scorer = rows, config, scorer
         self.exit_on_error, self.progress = exit_on_error, progress
-        self.cells: dict[str, list[Any]] = {name: [None] * len(rows) for name in config.names}
-        self.details: dict[str, list[Any]] = {name: [None] * len(rows) for name in config.names}
-        self.triage: dict[str, Any] = {"rows": len(rows), "judged": 0, "saved": 0, "mode": "none"}
+        self.cells: dict[str, list[Cell | None]] = {name: [None] * len(rows) for name in config.names}
+        self.details: dict[str, list[Details | None]] = {name: [None] * len(rows) for name in config.names}
+        self.triage: dict[str, int | str] = {"rows": len(rows), "judged": 0, "saved": 0, "mode": "none"}
+        # an answer that is no answer to judge: its outcome is its label on every signal
+        self.outcomes = {
+            p: outcome
+            for p, row in enumerate(rows)
+            if isinstance(row.output, str) and (outcome := answer_outcome(plain_text(row.output)))
+        }
 
     @property
-    def scorer(self) -> Any:
-        """The given scorer, else ``get_scorer(config.score)``, loaded when a pair is first scored: a batch
-        that only asks the judge or reads stored cells (the disagreement) loads no model."""
+    def scorer(self) -> Scorer:
+        """The given scorer, else the configuration's (``core.scorer.resolve_scorer``), loaded when a pair is
+        first scored: a batch that only asks the judge or reads stored cells (the disagreement) loads no model."""
         if self._scorer is None:
-            from bertscore_plugins.core.scorer import get_scorer  # torch: loaded when a batch is scored
+            from bertscore_plugins.core.scorer import resolve_scorer  # torch: loaded when a batch is scored
 
-            self._scorer = get_scorer(self.config.score)
+            self._scorer = resolve_scorer(self.config.score, {})
         return self._scorer
 
     def wanted(self, name: str) -> list[int]:
         return [i for i, row in enumerate(self.rows) if row.wants is None or name in row.wants]
 
-    def cell(self, name: str, position: int) -> Any:
+    def cell(self, name: str, position: int) -> Cell | None:
         """This run's cell, else the one known from before."""
         return self.cells[name][position] or self.rows[position].known.get(name)
 
@@ -202,7 +227,7 @@ class _Batch:
         """Score the rows at ``positions`` for ``signals`` (which read the same field) in one core call;
         a bad row fails (or raises, with ``exit_on_error``) naming the row and the field."""
         reads, started = signals[0].reads, time.perf_counter()
-        pairs: dict[int, tuple[str, Any]] = {}
+        pairs: dict[int, tuple[str, object]] = {}
         problems: dict[int, str] = {}
         for p in positions:
             row = self.rows[p]
@@ -214,7 +239,8 @@ class _Batch:
             if self.exit_on_error:
                 raise InputError(f"{signals[0].name}: {problems[p]}")
         labels = {p: self.label(p) for p in pairs}
-        cells = signal_cells(self.scorer, signals, pairs, labels, self.progress) if pairs else {}
+        outcomes = {p: outcome for p, outcome in self.outcomes.items() if p in pairs}
+        cells = signal_cells(self.scorer, signals, pairs, labels, self.progress, outcomes) if pairs else {}
         seconds = (time.perf_counter() - started) / max(len(positions), 1)
         for signal in signals:
             chosen = set(self.wanted(signal.name))
@@ -230,6 +256,7 @@ class _Batch:
         others (a judge-shaped cell marked ``metadata.source == "offline"``) and the calls are saved. A
         row whose output or context cannot be read fails as its offline cell does, unasked."""
         config = self.config
+        assert config.judge is not None
         name = config.judge.name
         positions = []
         for p in self.wanted(name):
@@ -239,20 +266,19 @@ class _Batch:
             else:
                 self.details[name][p] = failed(f"row {self.label(p)}: InputError: {problem}")
         # an empty answer or a refusal is its own outcome: no judge reads it (the same label as offline)
-        outcomes = {
-            p: outcome for p in positions if (outcome := answer_outcome(plain_text(self.rows[p].output)))
-        }
+        outcomes = {p: self.outcomes[p] for p in positions if p in self.outcomes}
         for position, outcome in outcomes.items():
             self.cells[name][position] = outcome_judge_cell(outcome, name)
             self.details[name][position] = completed()
         positions = [p for p in positions if p not in outcomes]
-        settled = {}
+        settled: dict[int, str] = {}
         if config.judge_rows == "unsettled":
             labels = {p: settled_label(self.cell(config.offline_name, p)) for p in positions}
             settled = {p: label for p, label in labels.items() if label is not None}
         asked = [p for p in positions if p not in settled]
         for position, label in settled.items():
             offline = self.cell(config.offline_name, position)
+            assert offline is not None  # a settled row has its offline cell
             self.cells[name][position] = settled_judge_cell(offline, label, name)
             self.details[name][position] = completed()
         if asked:
@@ -267,17 +293,21 @@ class _Batch:
             JudgeRow(
                 self.rows[p].label,
                 self.rows[p].input,
-                self.rows[p].output,
+                str(self.rows[p].output),  # checked: a text (pair_problem)
                 join_context(self.rows[p].context),
             )
             for p in asked
         ]
         config = self.config
+        assert config.judge is not None
         verdicts = ask(
             config.judge, rows, concurrency=config.judge_concurrency, max_retries=config.judge_max_retries
         )
         for position, verdict in zip(asked, verdicts, strict=True):
-            self.cells[name][position], self.details[name][position] = verdict.cell, dict(verdict.details)
+            self.cells[name][position], self.details[name][position] = (
+                verdict_cell(verdict),
+                dict(verdict.details),
+            )
 
     def disagreement(self) -> Thresholds | None:
         config = self.config
@@ -307,26 +337,27 @@ class _Batch:
     def _offline_where_the_judge_failed(
         self,
         positions: list[int],
-        sim: list[Any],
-        faith: list[Any],
+        sim: list[Cell | None],
+        faith: list[Cell | None],
         thresholds: Thresholds,
-        cells: list[Any],
-        details: list[Any],
+        cells: list[Cell | None],
+        details: list[Details],
     ) -> None:
         """A row the judge gave no verdict for (an outage, a refused request) is read with the offline
         faithfulness, its explanation saying why: a judge's failure never blanks a disagreement the offline
         signal can give."""
         config = self.config
+        assert config.judge is not None
         at_offline_threshold = Thresholds(thresholds.similarity, config.offline_threshold, thresholds.source)
         for i, position in enumerate(positions):
-            offline = self.cell(config.offline_name, position)
-            if usable(faith[i]) or not usable(offline) or not usable(sim[i]):
+            offline, similarity = self.cell(config.offline_name, position), sim[i]
+            if usable(faith[i]) or offline is None or similarity is None:
                 continue
-            judge_details = self.details[config.judge.name][position] or {}
-            reason = "; ".join(judge_details.get("exceptions") or []) or "no verdict"
-            cell = disagreement_cell(sim[i], offline, at_offline_threshold, name=config.disagreement_name)
-            cell["explanation"] += (
-                f"; the judge gave no verdict ({reason[:200]}): the offline faithfulness decided"
-            )
-            cell["metadata"]["judge_failed"] = reason[:500]
-            cells[i], details[i] = cell, completed()
+            if not usable(offline) or not usable(similarity):
+                continue
+            reason = "; ".join(exceptions_of(self.details[config.judge.name][position])) or "no verdict"
+            cell = disagreement_cell(similarity, offline, at_offline_threshold, name=config.disagreement_name)
+            assert isinstance(cell.metadata, DisagreementMetadata)
+            explanation = f"{cell.explanation}; the judge gave no verdict ({reason[:200]}): the offline faithfulness decided"
+            metadata = replace(cell.metadata, judge_failed=reason[:500])
+            cells[i], details[i] = replace(cell, explanation=explanation, metadata=metadata), completed()

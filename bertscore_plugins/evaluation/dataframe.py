@@ -12,15 +12,16 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, ColumnNotFoundError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
-from bertscore_plugins.evaluation.cells import completed, failed
+from bertscore_plugins.evaluation.cells import Cell, Details, as_cell, completed, failed
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig, evaluation_config
+from bertscore_plugins.evaluation.evaluation_settings import RowSettingsBesideTheJudge
 from bertscore_plugins.evaluation.names import (
     DISAGREEMENT,
     FAITHFULNESS,
@@ -32,6 +33,12 @@ from bertscore_plugins.evaluation.pipeline import evaluate_stored
 from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.evaluation.store_keys import scorer_identity, store_keys
 from bertscore_plugins.thresholds import check_threshold
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.evaluation.evaluation_settings import RowSettings
 
 #: the fields a row offers and the column each is read from by default
 COLUMNS = {"input": "input", "output": "output", "context": "context", "reference": "reference"}
@@ -47,21 +54,34 @@ class Columns:
     reference: str = "reference"
 
     @classmethod
-    def take(cls, keywords: dict[str, Any], columns: Columns | None = None) -> Columns:
+    def take(cls, keywords: dict[str, object], columns: Columns | None = None) -> Columns:
         """The columns named by ``<field>_column=`` keywords (``question_column`` for ``input``), removed
         from ``keywords``, over ``columns`` (default: the fields' own names)."""
-        given = {
-            f.name: keywords.pop(f"{f.name}_column") for f in fields(cls) if f"{f.name}_column" in keywords
-        }
+        named = {f.name: f"{f.name}_column" for f in fields(cls)}
+        given = {field: keywords.pop(keyword) for field, keyword in named.items() if keyword in keywords}
         if "question_column" in keywords:
             given["input"] = keywords.pop("question_column")
+        checked: dict[str, str] = {}
         for field, column in given.items():
             if not isinstance(column, str):
                 raise ArgumentTypeError(f"{field}_column must be a column name, got {column!r}")
-        return cls(**{**vars(columns or cls()), **given})
+            checked[field] = column
+        return replace(columns or cls(), **checked)
 
     def as_dict(self) -> dict[str, str]:
         return dict(vars(self))
+
+
+class RowOptions(RowSettingsBesideTheJudge, total=False):
+    """Every keyword of :func:`evaluate_rows` but its judge (for entry points that take the judge in their own
+    words: ``integrations.phoenix.evaluate_rows``): its own and the settings."""
+
+    config: EvaluationConfig | None
+    thresholds: Thresholds | str | None
+    columns: Columns | None
+    exit_on_error: bool
+    scorer: Scorer | None
+    store: str | Path | ResultStore | None
 
 
 def evaluate_rows(
@@ -71,9 +91,9 @@ def evaluate_rows(
     thresholds: Thresholds | str | None = None,
     columns: Columns | None = None,
     exit_on_error: bool = True,
-    scorer: Any = None,
+    scorer: Scorer | None = None,
     store: str | Path | ResultStore | None = None,
-    **settings: Any,
+    **settings: Unpack[RowSettings],
 ) -> pd.DataFrame:
     """Score every row for similarity, groundedness and faithfulness, then name the disagreements.
 
@@ -93,7 +113,7 @@ def evaluate_rows(
         columns: where each field lives; or ``input_column=``, ``output_column=``, ``context_column=``,
             ``reference_column=`` (``input`` is only read with a judge).
         exit_on_error: True: a row with a bad output/reference/context raises ``InputError`` naming it.
-        scorer: the core scorer to use (default ``get_scorer(config.score)``).
+        scorer: the core scorer to use (default: ``config.score``'s, ``core.scorer.resolve_scorer``).
         store: a result store (a path or a :class:`~.store.ResultStore`) to go through the one pipeline
             (:func:`~.pipeline.evaluate_stored`): the rows go through a chunk at a time and every cell is
             saved as computed, keyed by the row's index and texts and by what changes its signal
@@ -109,9 +129,9 @@ def evaluate_rows(
     """
     if not isinstance(dataframe, pd.DataFrame):
         raise ArgumentTypeError(f"dataframe must be a pandas DataFrame, got {type(dataframe).__name__}")
-    settings = dict(settings)
-    columns = Columns.take(settings, columns)
-    config = evaluation_config(config, {**settings, **_threshold_settings(thresholds)})
+    given: dict[str, object] = dict(settings)
+    columns = Columns.take(given, columns)
+    config = evaluation_config(config, {**given, **_threshold_settings(thresholds)})
     rows = rows_of(dataframe, columns.as_dict(), needs_input=config.judge is not None)
     if store is not None:
         return with_results(dataframe, _through_store(rows, config, store, scorer))
@@ -120,7 +140,7 @@ def evaluate_rows(
 
 
 def _through_store(
-    rows: list[BatchRow], config: EvaluationConfig, store: str | Path | ResultStore, scorer: Any
+    rows: list[BatchRow], config: EvaluationConfig, store: str | Path | ResultStore, scorer: Scorer | None
 ) -> BatchResult:
     """The rows through :func:`~.pipeline.evaluate_stored` (a chunk at a time, each signal under its own
     key: a given scorer's signature, else the configuration's scorer, loaded only if a row is scored), its
@@ -137,16 +157,18 @@ def _through_store(
     cells = {name: [found.cell(key, name) for key in keys] for name in config.names}
     details = {
         name: [
-            completed()
-            if cell is not None
-            else failed(found.failures[key][name])
-            if name in found.failures[key]
-            else None
-            for key, cell in zip(keys, cells[name], strict=True)
+            _details(cell, found.failures[key].get(name)) for key, cell in zip(keys, cells[name], strict=True)
         ]
         for name in config.names
     }
     return BatchResult(cells, details, found.thresholds, found.triage, found.seconds)
+
+
+def _details(cell: Cell | None, failure: str | None) -> Details | None:
+    """A stored result's execution details: completed, failed with its reason, or none (not wanted)."""
+    if cell is not None:
+        return completed()
+    return failed(failure) if failure is not None else None
 
 
 def row_key(row: BatchRow) -> str:
@@ -175,7 +197,10 @@ def with_results(dataframe: pd.DataFrame, result: BatchResult) -> pd.DataFrame:
     frame = dataframe.copy()
     for name in result.cells:
         frame[details_column(name)] = result.details[name]
-        frame[score_column(name)] = result.cells[name]
+        # a DataFrame cell is one of the three edges where a cell is a dict (``Score.to_dict()``)
+        frame[score_column(name)] = [
+            cell.to_dict() if cell is not None else None for cell in result.cells[name]
+        ]
     frame.attrs["judge_triage"] = result.triage
     return frame
 
@@ -211,7 +236,7 @@ def rows_of(
             reference=values["reference"][i],
             input=values["input"][i] if values["input"] is not None else None,
             wants=wants,
-            known={name: cells[i] for name, cells in earlier.items() if isinstance(cells[i], dict)},
+            known={name: cell for name, cells in earlier.items() if (cell := as_cell(cells[i])) is not None},
         )
         for i, label in enumerate(dataframe.index)
     ]
@@ -260,14 +285,14 @@ def add_disagreement(
     )
     result = dataframe.copy()
     result[details_column(name)] = details
-    result[score_column(name)] = cells
+    result[score_column(name)] = [cell.to_dict() if cell is not None else None for cell in cells]
     return result
 
 
-def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Any]:
+def _score_cells(dataframe: pd.DataFrame, name: str) -> list[Cell | None]:
     column = score_column(name)
     if column not in dataframe.columns:
         raise ColumnNotFoundError(
             f"no {column!r} column: run the {name!r} evaluator first (columns: {list(dataframe.columns)})"
         )
-    return list(dataframe[column])
+    return [as_cell(value) for value in dataframe[column]]

@@ -12,12 +12,21 @@ import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.cells import DID_NOT_RUN, Cell, completed, execution_details, usable
+from bertscore_plugins.evaluation.cells import (
+    DID_NOT_RUN,
+    Cell,
+    Details,
+    DisagreementMetadata,
+    as_cell,
+    completed,
+    execution_details,
+    usable,
+)
 from bertscore_plugins.evaluation.names import (
     AGREE,
     DISAGREEMENT,
@@ -36,7 +45,7 @@ LABELS = DISAGREEMENT_LABELS
 QUANTILE_SOURCE = "quantile("
 
 
-def _check_number(name: str, value: Any) -> float:
+def _check_number(name: str, value: object) -> float:
     """A threshold set from the data (any finite number: rescaled similarity can sit below 0), read as every
     numeric setting is (``settings.as_float``: 10**400 is refused by name, not an OverflowError)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
@@ -99,24 +108,38 @@ class Thresholds:
 
     @classmethod
     def from_cells(
-        cls, similarity: Sequence[Any], faithfulness: Sequence[Any], **quantiles: float
+        cls,
+        similarity: Sequence[Cell | Mapping[str, object] | None],
+        faithfulness: Sequence[Cell | Mapping[str, object] | None],
+        **quantiles: float,
     ) -> Thresholds:
-        """`from_quantiles` over the rows whose two ``Score.to_dict()`` cells both have a score."""
-        both = [i for i in range(len(similarity)) if usable(similarity[i]) and usable(faithfulness[i])]
+        """`from_quantiles` over the rows whose two cells (or ``Score.to_dict()`` dicts, a DataFrame's column)
+        both have a score."""
+        cells = [(as_cell(sim), as_cell(faith)) for sim, faith in zip(similarity, faithfulness, strict=True)]
+        pairs = [
+            (sim.score, faith.score)
+            for sim, faith in cells
+            if sim is not None and faith is not None and usable(sim) and usable(faith)
+        ]
         return cls.from_quantiles(
-            [similarity[i]["score"] for i in both], [faithfulness[i]["score"] for i in both], **quantiles
+            [s for s, _ in pairs if s is not None], [f for _, f in pairs if f is not None], **quantiles
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    @classmethod
+    def of(cls, metadata: DisagreementMetadata) -> Thresholds:
+        """The thresholds a disagreement cell was read at."""
+        return cls(metadata.similarity_threshold, metadata.faithfulness_threshold, metadata.threshold_source)
+
+    def to_dict(self) -> dict[str, float | str]:
         return asdict(self)
 
 
-def _finite(values: Iterable[float], what: str) -> np.ndarray:
-    array = np.asarray([v for v in values if v is not None], dtype=float)
-    array = array[np.isfinite(array)]
-    if array.size == 0:
+def _finite(values: Iterable[float], what: str) -> npt.NDArray[np.float64]:
+    array = np.asarray([v for v in values if v is not None], dtype=np.float64)
+    finite: npt.NDArray[np.float64] = array[np.isfinite(array)]
+    if finite.size == 0:
         raise ArgumentError(f"cannot set thresholds from quantiles: no {what} scores to take them from")
-    return array
+    return finite
 
 
 def disagreement_label(similarity: float, faithfulness: float, thresholds: Thresholds) -> str:
@@ -131,92 +154,89 @@ def disagreement_label(similarity: float, faithfulness: float, thresholds: Thres
 
 
 def disagreement_cell(
-    similarity: Mapping[str, Any],
-    faithfulness: Mapping[str, Any],
+    similarity: Cell | None,
+    faithfulness: Cell,
     thresholds: Thresholds,
     *,
     name: str = DISAGREEMENT,
-) -> dict[str, Any]:
+) -> Cell:
     """The disagreement cell from two cells (similarity, faithfulness): score 1.0 where they disagree.
 
     An answer that is no answer to judge (the faithfulness label ``empty`` or ``abstained``) has no
     quadrant: its disagreement label is that outcome, score 0.0, so it is counted apart, never as
     ``agree`` and never as a disagreement to look at."""
-    faith_label = faithfulness.get("label")
+    faith_label = faithfulness.label
     if faith_label in OUTCOMES:
         return _outcome_cell(faith_label, similarity, faithfulness, thresholds, name)
-    sim_value = _check_number("similarity score", similarity.get("score"))
-    faith_value = _check_number("faithfulness score", faithfulness.get("score"))
+    if similarity is None:
+        raise ArgumentError("similarity score must be a finite number, got None")
+    sim_value = _check_number("similarity score", similarity.score)
+    faith_value = _check_number("faithfulness score", faithfulness.score)
     label = disagreement_label(sim_value, faith_value, thresholds)
-    sim_name = similarity.get("name", "similarity")
-    faith_name = faithfulness.get("name", FAITHFULNESS)
+    sim_name = similarity.name or "similarity"
+    faith_name = faithfulness.name or FAITHFULNESS
     explanation = (
         f"{sim_name} {sim_value:.3f} {'>=' if sim_value >= thresholds.similarity else '<'} "
         f"{thresholds.similarity:.3f}; {faith_name} {faith_value:.3f}"
         + (f" ({faith_label})" if faith_label else "")
         + f" {'>=' if faith_value >= thresholds.faithfulness else '<'} {thresholds.faithfulness:.3f}"
     )
-    metadata = {
-        "similarity": sim_value,
-        "faithfulness": faith_value,
-        "similarity_threshold": thresholds.similarity,
-        "faithfulness_threshold": thresholds.faithfulness,
-        "threshold_source": thresholds.source,
-        "similarity_signal": sim_name,
-        "faithfulness_signal": faith_name,
-        "faithfulness_label": faith_label,
-        "judge_explanation": faithfulness.get("explanation"),
-        "similarity_explanation": similarity.get("explanation"),
-    }
+    metadata = DisagreementMetadata(
+        sim_value,
+        faith_value,
+        thresholds.similarity,
+        thresholds.faithfulness,
+        thresholds.source,
+        sim_name,
+        faith_name,
+        faith_label,
+        faithfulness.explanation,
+        similarity.explanation,
+    )
     score = 0.0 if label == AGREE else 1.0
-    return Cell(name, score, label, explanation, metadata, direction="minimize").to_dict()
+    return Cell(name, score, label, explanation, metadata, direction="minimize")
 
 
 def _outcome_cell(
-    outcome: str,
-    similarity: Mapping[str, Any] | None,
-    faithfulness: Mapping[str, Any],
-    thresholds: Thresholds,
-    name: str,
-) -> dict[str, Any]:
-    sim_value = similarity.get("score") if isinstance(similarity, Mapping) and usable(similarity) else None
-    metadata = {
-        "similarity": sim_value,
-        "faithfulness": faithfulness.get("score"),
-        "similarity_threshold": thresholds.similarity,
-        "faithfulness_threshold": thresholds.faithfulness,
-        "threshold_source": thresholds.source,
-        "similarity_signal": (similarity or {}).get("name", "similarity"),
-        "faithfulness_signal": faithfulness.get("name", FAITHFULNESS),
-        "faithfulness_label": outcome,
-        "judge_explanation": faithfulness.get("explanation"),
-        "similarity_explanation": (similarity or {}).get("explanation"),
-    }
+    outcome: str, similarity: Cell | None, faithfulness: Cell, thresholds: Thresholds, name: str
+) -> Cell:
+    metadata = DisagreementMetadata(
+        similarity.score if similarity is not None and usable(similarity) else None,
+        faithfulness.score,
+        thresholds.similarity,
+        thresholds.faithfulness,
+        thresholds.source,
+        similarity.name if similarity is not None else "similarity",
+        faithfulness.name or FAITHFULNESS,
+        outcome,
+        faithfulness.explanation,
+        similarity.explanation if similarity is not None else None,
+    )
     explanation = f"the answer is {outcome}: similarity and faithfulness do not apply"
-    return Cell(name, 0.0, outcome, explanation, metadata, direction="minimize").to_dict()
+    return Cell(name, 0.0, outcome, explanation, metadata, direction="minimize")
 
 
 def disagreement_cells(
-    similarity: Sequence[Any],
-    faithfulness: Sequence[Any],
+    similarity: Sequence[Cell | None],
+    faithfulness: Sequence[Cell | None],
     thresholds: Thresholds,
     *,
     names: tuple[str, str, str] = (SIMILARITY, FAITHFULNESS, DISAGREEMENT),
-    labels: Iterable[Any],
-) -> tuple[list[dict[str, Any] | None], list[dict[str, Any]]]:
+    labels: Iterable[object],
+) -> tuple[list[Cell | None], list[Details]]:
     """The disagreement cell and execution details of each row from its two cells (``names``: similarity,
     faithfulness, disagreement). A row missing either score gets None and "DID NOT RUN" naming it."""
     similarity_name, faithfulness_name, name = names
-    cells: list[dict[str, Any] | None] = []
-    details: list[dict[str, Any]] = []
+    cells: list[Cell | None] = []
+    details: list[Details] = []
     for label, sim_cell, faith_cell in zip(labels, similarity, faithfulness, strict=True):
-        if usable(faith_cell) and faith_cell.get("label") in OUTCOMES:
-            cells.append(disagreement_cell(sim_cell or {}, faith_cell, thresholds, name=name))
+        if faith_cell is not None and usable(faith_cell) and faith_cell.label in OUTCOMES:
+            cells.append(disagreement_cell(sim_cell, faith_cell, thresholds, name=name))
             details.append(completed())
             continue
         pairs = ((similarity_name, sim_cell), (faithfulness_name, faith_cell))
         missing = [n for n, cell in pairs if not usable(cell)]
-        if missing:
+        if missing or sim_cell is None or faith_cell is None:
             cells.append(None)
             details.append(
                 execution_details(

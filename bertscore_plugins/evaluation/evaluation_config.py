@@ -16,11 +16,10 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.core.score_config import ScoreConfig, whole_number
 from bertscore_plugins.errors import SettingError
-from bertscore_plugins.evaluation.judge import is_judge
 from bertscore_plugins.evaluation.names import (
     ANNOTATION_IDENTIFIER,
     DISAGREEMENT,
@@ -37,6 +36,9 @@ from bertscore_plugins.thresholds import (
     check_threshold,
     threshold_from_text,
 )
+
+if TYPE_CHECKING:
+    from bertscore_plugins.evaluation.judge import Judge
 
 JUDGE_ROWS = ("all", "unsettled")
 DISAGREEMENT_READS = ("auto", "judge", "offline")
@@ -106,7 +108,7 @@ class EvaluationConfig:
     groundedness_name: str = setting(GROUNDEDNESS, "annotation name of the groundedness", flag=None)
     offline_name: str = setting(OFFLINE_FAITHFULNESS, "annotation name of the offline signal", flag=None)
     disagreement_name: str = setting(DISAGREEMENT, "annotation name of the disagreement", flag=None)
-    judge: Any = setting(
+    judge: Judge | None = setting(
         None,
         "the faithfulness judge (a `Judge`: rows in, verdicts out; Phoenix's FaithfulnessEvaluator is "
         "`bertscore_plugins.integrations.phoenix.faithfulness_judge(llm)`); None = no judge, the offline faithfulness "
@@ -124,7 +126,8 @@ class EvaluationConfig:
     def faithfulness_name(self) -> str:
         """The faithfulness signal the disagreement reads: the judge's name (unless ``disagreement_reads``
         is "offline"), else the offline signal's."""
-        return self.judge.name if self.reads_judge else self.offline_name
+        judge = self.judge
+        return judge.name if judge is not None and self.reads_judge else self.offline_name
 
     @property
     def reads_judge(self) -> bool:
@@ -188,14 +191,14 @@ class EvaluationConfig:
 EvaluationConfig.__doc__ = (EvaluationConfig.__doc__ or "") + document(EvaluationConfig)
 
 
-def judge_near_chance(judge: Any) -> bool:
+def judge_near_chance(judge: Judge) -> bool:
     """Whether ``judge`` says its measured quality is near chance (its ``near_chance`` attribute: the
     packaged local judge ranks development summaries at ROC-AUC about 0.5, benchmarks/QUALITY.md section
     9). A judge that says nothing is taken at its word: a provider's model is read."""
     return getattr(judge, "near_chance", False) is True
 
 
-def _signed_value(config: EvaluationConfig, name: str) -> Any:
+def _signed_value(config: EvaluationConfig, name: str) -> str | None:
     if name == "judge":
         return config.judge_model
     return repr(getattr(config, name))
@@ -225,6 +228,8 @@ def _check(config: EvaluationConfig) -> None:
         raise SettingError("reference_key", "give reference_key or reference_dataset, not both")
     if not isinstance(config.score, ScoreConfig):
         raise SettingError("score", f"score must be a ScoreConfig, got {type(config.score).__name__}")
+    from bertscore_plugins.evaluation.judge import is_judge  # a judge's cells: only where one is given
+
     if config.judge is not None and not is_judge(config.judge):
         raise SettingError(
             "judge",

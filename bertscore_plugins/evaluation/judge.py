@@ -11,7 +11,7 @@ With ``judge_rows="unsettled"`` the offline signals settle the rows whose verdic
     >>> class Always:
     ...     name, model = "faithfulness", "stub/always"
     ...     def verdicts(self, rows, *, concurrency, max_retries):
-    ...         return [Verdict({"name": self.name, "score": 1.0, "label": "faithful"}) for _ in rows]
+    ...         return [Verdict(Cell(self.name, 1.0, "faithful", None)) for _ in rows]
     >>> is_judge(Always())
     True
 """
@@ -19,11 +19,21 @@ With ``judge_rows="unsettled"`` the offline signals settle the rows whose verdic
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeGuard, runtime_checkable
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.cells import FAILED, completed, execution_details, usable
+from bertscore_plugins.evaluation.cells import (
+    FAILED,
+    Cell,
+    FactCheckMetadata,
+    VerdictMetadata,
+    as_cell,
+    completed,
+    exceptions_of,
+    execution_details,
+    usable,
+)
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 
@@ -41,10 +51,11 @@ SETTLED_UNFAITHFUL = 0.131
 class JudgeRow:
     """What the judge reads of a row: the question, the answer and its context (passages joined)."""
 
-    label: Any
-    input: Any
-    output: Any
-    context: Any
+    label: object
+    input: object
+    output: str
+    #: the context: one text, or passages (a judge joins them as it reads them)
+    context: str | Sequence[str]
     #: (start, end) spans of the context as the offline signal read it: the passages the answer aligns
     #: to, which a judge with a short window is shown instead of a long source
     passages: tuple[tuple[int, int], ...] = ()
@@ -52,11 +63,12 @@ class JudgeRow:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The judge's answer for one row: a cell (``Score.to_dict()`` shape, None when it failed) and its
-    execution details (status, exceptions, seconds)."""
+    """The judge's answer for one row: a cell (None when it failed; a ``Score.to_dict()`` dict from another
+    framework's judge is read as one by :func:`ask`) and its execution details (status, exceptions,
+    seconds)."""
 
-    cell: Mapping[str, Any] | None
-    details: Mapping[str, Any] = field(default_factory=completed)
+    cell: Cell | Mapping[str, object] | None
+    details: Mapping[str, object] = field(default_factory=completed)
 
 
 @runtime_checkable
@@ -66,13 +78,16 @@ class Judge(Protocol):
     in flight and ``max_retries`` extra attempts per failing row; a failing row is a Verdict with no cell,
     never an exception that stops the others."""
 
-    name: str
-    model: str | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
 
     def verdicts(self, rows: Sequence[JudgeRow], *, concurrency: int, max_retries: int) -> list[Verdict]: ...
 
 
-def is_judge(value: Any) -> bool:
+def is_judge(value: object) -> TypeGuard[Judge]:
     """Whether ``value`` can serve as the judge (a :class:`Judge`)."""
     return isinstance(value, Judge) and isinstance(getattr(value, "name", None), str)
 
@@ -87,10 +102,18 @@ def ask(judge: Judge, rows: Sequence[JudgeRow], *, concurrency: int, max_retries
 
 def _checked(verdict: Verdict) -> Verdict:
     details = dict(verdict.details or {})
-    if usable(verdict.cell):
-        return Verdict(dict(verdict.cell or {}), {**completed(), **details})
-    reason = "; ".join(details.get("exceptions") or []) or "no verdict"
+    cell = as_cell(verdict.cell)
+    if cell is not None and usable(cell):
+        if not isinstance(cell.metadata, VerdictMetadata):  # another framework's judge: its metadata kept
+            cell = replace(cell, metadata=VerdictMetadata(details=cell.metadata.to_dict()))
+        return Verdict(cell, {**completed(), **details})
+    reason = "; ".join(exceptions_of(details)) or "no verdict"
     return Verdict(None, {**completed(), **details, "status": FAILED, "exceptions": [reason[:500]]})
+
+
+def verdict_cell(verdict: Verdict) -> Cell | None:
+    """The cell of a verdict :func:`ask` checked."""
+    return as_cell(verdict.cell)
 
 
 def failed_verdict(reason: str, seconds: float = 0.0) -> Verdict:
@@ -101,7 +124,7 @@ def failed_verdict(reason: str, seconds: float = 0.0) -> Verdict:
 # -- triage: the rows the offline signals settle ----------------------------------------------------------
 
 
-def settled_label(cell: Mapping[str, Any] | None) -> str | None:
+def settled_label(cell: Cell | None) -> str | None:
     """ "faithful" / "unfaithful" when the offline signal settles the row, None when the judge must see it.
 
     The one triage rule, on every door (the recipe, the DataFrame functions, the Phoenix evaluators, trace
@@ -112,44 +135,31 @@ def settled_label(cell: Mapping[str, Any] | None) -> str | None:
     row whose facts were not checked (not English) is never settled, and an unsupported fact alone settles
     nothing (a third of the development rows it flags are faithful for people). The rest is for the judge.
     """
-    if not isinstance(cell, Mapping) or not usable(cell):
+    if cell is None or cell.score is None or not usable(cell):
         return None
-    meta = cell.get("metadata") or {}
-    if meta.get("fact_checked") is not True:
+    meta = cell.metadata
+    if not isinstance(meta, FactCheckMetadata) or not meta.fact_checked:
         return None  # not English (or not the offline signal's cell): the judge must see the row
-    score = float(cell["score"])
-    evidence = meta.get("fact_label") == "unsupported" or bool(meta.get("novel_rare_word"))
+    score = cell.score
+    evidence = meta.fact_label == "unsupported" or bool(meta.novel_rare_word)
     if score <= SETTLED_UNFAITHFUL and evidence:
         return UNFAITHFUL
-    if score >= SETTLED_FAITHFUL and meta.get("fact_label") != "unsupported":
+    if score >= SETTLED_FAITHFUL and meta.fact_label != "unsupported":
         return FAITHFUL
     return None
 
 
-def outcome_judge_cell(outcome: str, name: str = FAITHFULNESS) -> dict[str, Any]:
+def outcome_judge_cell(outcome: str, name: str = FAITHFULNESS) -> Cell:
     """A judge-shaped cell for an answer that is no answer to judge (``empty``, ``abstained``:
     faithfulness/outcome.py): no judge is asked, on any door, so no judge can call an empty answer
     faithful or a refusal a hallucination."""
-    return {
-        "name": name,
-        "score": 0.0,
-        "label": outcome,
-        "explanation": f"judge not asked: the answer is {outcome}"
-        + (" (no word to read)" if outcome == "empty" else " (it declines to answer)"),
-        "metadata": {"source": "outcome"},
-        "kind": "code",
-        "direction": "maximize",
-    }
+    why = " (no word to read)" if outcome == "empty" else " (it declines to answer)"
+    explanation = f"judge not asked: the answer is {outcome}{why}"
+    return Cell(name, 0.0, outcome, explanation, VerdictMetadata("outcome"))
 
 
-def settled_judge_cell(cell: Mapping[str, Any], label: str, name: str = FAITHFULNESS) -> dict[str, Any]:
+def settled_judge_cell(cell: Cell, label: str, name: str = FAITHFULNESS) -> Cell:
     """A judge-shaped cell for a row the offline signals settled (the judge was not asked)."""
-    return {
-        "name": name,
-        "score": 1.0 if label == FAITHFUL else 0.0,
-        "label": label,
-        "explanation": f"settled offline, judge not asked: {cell.get('explanation', '')}",
-        "metadata": {"source": "offline", "offline_score": cell.get("score")},
-        "kind": "code",
-        "direction": "maximize",
-    }
+    explanation = f"settled offline, judge not asked: {cell.explanation or ''}"
+    score = 1.0 if label == FAITHFUL else 0.0
+    return Cell(name, score, label, explanation, VerdictMetadata("offline", cell.score))

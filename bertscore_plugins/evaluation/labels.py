@@ -1,60 +1,54 @@
 """Thresholds re-applied to stored cells: a label is a score read against a threshold, so a new threshold needs no model.
 
 A stored cell keeps its score and what its label rests on besides the threshold (the offline faithfulness: the
-fact check's verdict and its own outcome, ``empty`` or ``abstained``, which no threshold changes); the label and
-the ``threshold`` in the metadata are read again at the configuration's threshold. The judge's verdict is not a
-score against a threshold and is kept as it is; the disagreement is computed again by the engine from the
-relabelled cells (:mod:`.pipeline`).
+fact check's verdict; every signal: the row's outcome, ``empty`` or ``abstained``, which no threshold changes);
+the label and the ``threshold`` in the metadata are read again at the configuration's threshold. The judge's
+verdict is not a score against a threshold and is kept as it is; the disagreement is computed again by the
+engine from the relabelled cells (:mod:`.pipeline`).
 
-    >>> cell = {"name": "bertscore", "score": 0.88, "label": "similar", "metadata": {"threshold": 0.85}}
-    >>> relabel(cell, EvaluationConfig(similarity_threshold=0.9))["label"]
+    >>> metadata = BertScoreMetadata(0.9, 0.86, threshold=0.85, signature="s")
+    >>> relabel(Cell("bertscore", 0.88, "similar", None, metadata), EvaluationConfig(similarity_threshold=0.9)).label
     'dissimilar'
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
 
-from bertscore_plugins.evaluation.cells import usable
+from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata, usable
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import DISSIMILAR, GROUNDED, SIMILAR, UNGROUNDED
 from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 
 
-def relabel(cell: Mapping[str, Any], config: EvaluationConfig) -> dict[str, Any]:
-    """``cell`` with its label read at ``config``'s threshold for its signal (a copy; unchanged when the threshold is
-    the one it was labelled at, or the signal has no threshold: the judge, the disagreement)."""
-    name = cell.get("name")
+def relabel(cell: Cell, config: EvaluationConfig) -> Cell:
+    """``cell`` with its label read at ``config``'s threshold for its signal (the same cell when the threshold
+    is the one it was labelled at, or the signal has no threshold: the judge, the disagreement)."""
     thresholds = {
         config.similarity_name: (config.similarity_threshold, SIMILAR, DISSIMILAR),
         config.groundedness_name: (config.groundedness_threshold, GROUNDED, UNGROUNDED),
         config.offline_name: (config.offline_threshold, FAITHFUL, UNFAITHFUL),
     }
-    if name not in thresholds or not usable(cell):
-        return dict(cell)
-    threshold, above, below = thresholds[name]
-    metadata = dict(cell.get("metadata") or {})
-    if metadata.get("threshold") == threshold:
-        return dict(cell)
-    passes = float(cell["score"]) >= threshold
-    label: str | None = above if passes else below
-    if name == config.offline_name:
-        if cell.get("label") not in (
-            FAITHFUL,
-            UNFAITHFUL,
-        ):  # its own outcome (empty, abstained): no threshold moves it
-            label = cell.get("label")
-        elif not _vouched(metadata):
-            label = UNFAITHFUL
-    return {**cell, "label": label, "metadata": {**metadata, "threshold": threshold}}
+    metadata = cell.metadata
+    if cell.name not in thresholds or cell.score is None or not usable(cell):
+        return cell
+    if not isinstance(metadata, (BertScoreMetadata, FactCheckMetadata)):
+        return cell
+    threshold, above, below = thresholds[cell.name]
+    grounded = metadata if isinstance(metadata, BertScoreMetadata) else metadata.grounded
+    if grounded.threshold == threshold:
+        return cell
+    label: str | None = above if cell.score >= threshold else below
+    if cell.label in OUTCOMES:  # the row's own outcome (empty, abstained): no threshold moves it
+        label = cell.label
+    elif isinstance(metadata, FactCheckMetadata) and not metadata.vouched:
+        label = UNFAITHFUL
+    again = replace(grounded, threshold=threshold)
+    new = again if isinstance(metadata, BertScoreMetadata) else replace(metadata, grounded=again)
+    return replace(cell, label=label, metadata=new)
 
 
-def _vouched(metadata: Mapping[str, Any]) -> bool:
-    """The fact check read every fact and found none unsupported (the offline label's other condition)."""
-    return metadata.get("fact_checked") is True and metadata.get("fact_label") != "unsupported"
-
-
-def changed(cell: Mapping[str, Any], config: EvaluationConfig) -> bool:
+def changed(cell: Cell, config: EvaluationConfig) -> bool:
     """Whether ``config``'s threshold gives ``cell`` another label or threshold than it was stored with."""
-    return relabel(cell, config) != dict(cell)
+    return relabel(cell, config) != cell

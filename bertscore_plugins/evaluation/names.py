@@ -40,11 +40,17 @@ CONFIGURATION_KEY = "bertscore_configuration"
 """Annotation metadata key holding the evaluation configuration's signature (trace evaluation)."""
 
 
+def column(name: str, part: str) -> str:
+    """The flat table's column of ``part`` of annotation ``name`` ("bertscore_f1", "bertscore_label"); the one
+    home of the ``<name>_<part>`` rule, which the result columns below follow too."""
+    return f"{name}_{part}"
+
+
 def score_column(name: str) -> str:
     """The result column of annotation ``name`` (a ``Score.to_dict()`` dict per row)."""
-    return f"{name}_score"
+    return column(name, "score")
 
 
 def details_column(name: str) -> str:
     """The execution-details column of annotation ``name``."""
-    return f"{name}_execution_details"
+    return column(name, "execution_details")

@@ -26,17 +26,21 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.progress import work_progress
 from bertscore_plugins.core.score_config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
+from bertscore_plugins.evaluation.cells import Cell, DisagreementMetadata, exceptions_of
 from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.labels import relabel
 from bertscore_plugins.evaluation.store import Entry, Keys, ResultStore, StoredResult
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer_protocol import Scorer
 
 
 class ThresholdsNotFromDataWarning(BertScorePluginsWarning):
@@ -50,17 +54,17 @@ class StoredRun:
     (cells per signal), ``triage`` (judge calls made and saved), the disagreement's ``thresholds`` (None
     when it did not run) and ``seconds`` per part ("score", "judge")."""
 
-    cells: dict[str, dict[str, dict[str, Any]]]
+    cells: dict[str, dict[str, Cell]]
     failures: dict[str, dict[str, str]]
     computed: dict[str, int] = field(default_factory=dict)
-    triage: dict[str, Any] = field(default_factory=dict)
+    triage: dict[str, int | str] = field(default_factory=dict)
     thresholds: Thresholds | None = None
     seconds: dict[str, float] = field(default_factory=lambda: {"score": 0.0, "judge": 0.0})
     fresh: list[Entry] = field(default_factory=list)
     #: every (row id, name) this pass stored (computed or relabelled): not logged by any sink yet
     written: set[tuple[str, str]] = field(default_factory=set)
 
-    def cell(self, row_id: str, name: str) -> dict[str, Any] | None:
+    def cell(self, row_id: str, name: str) -> Cell | None:
         return self.cells.get(row_id, {}).get(name)
 
 
@@ -100,7 +104,7 @@ def evaluate_stored(
     store: ResultStore,
     configuration: Keys,
     *,
-    scorer: Any = None,
+    scorer: Scorer | None = None,
     progress: bool | None = None,
     say: Callable[[str], None] | None = None,
     compute: bool = True,
@@ -117,7 +121,7 @@ def evaluate_stored(
         config: the evaluation configuration (its judge, thresholds, judge rows and concurrency).
         store: the result store; configuration: the keys its results are kept under (:mod:`.store_keys`:
             each signal's, or one id for all).
-        scorer: the core scorer (default ``get_scorer(config.score)``, loaded only when a row is scored).
+        scorer: the core scorer (default: ``config.score``'s, loaded only when a row is scored).
         progress: one bar (a person watching) or plain line (a log) over the rows to compute; False: none.
         say: called with one line before each long step ("Asking the judge about 8 rows ...").
         compute: False: no model and no judge, only the stored cells relabelled at ``config``'s thresholds and
@@ -250,7 +254,7 @@ class _Pass:
         config: EvaluationConfig,
         store: ResultStore,
         configuration: Keys,
-        scorer: Any,
+        scorer: Scorer | None,
         run: StoredRun,
         stored: Mapping[str, Mapping[str, StoredResult]],
     ) -> None:
@@ -261,7 +265,7 @@ class _Pass:
         for row_id, found in self.stored.items():
             if row_id in run.cells:  # a row met again (the disagreement after every chunk): as computed
                 continue
-            run.cells[row_id] = {n: dict(r.cell) for n, r in found.items() if r.cell is not None}
+            run.cells[row_id] = {n: r.cell for n, r in found.items() if r.cell is not None}
             run.failures[row_id] = {n: r.failure or "" for n, r in found.items() if r.cell is None}
         self.changed: set[str] = set()
 
@@ -283,7 +287,7 @@ class _Pass:
                 again = relabel(cell, self.config)
                 if again != cell:
                     cells[name] = again
-                    found.append((row_id, name, again, None))
+                    found.append(Entry(row_id, name, again, None))
                     self.run.written.add((row_id, name))
                     self.changed.add(row_id)
         if found:
@@ -308,7 +312,7 @@ class _Pass:
                 todo[start : start + chunk], config.replace(thresholds_from_data=False), "judge"
             )
             for key in ("rows", "judged", "saved"):
-                self.run.triage[key] += result.triage.get(key, 0)
+                self.run.triage[key] = _count(self.run.triage.get(key)) + _count(result.triage.get(key))
 
     def disagreement(self) -> None:
         config = self.config
@@ -320,7 +324,9 @@ class _Pass:
             todo = wanting
         else:
             todo = [row for row in wanting if str(row.label) in self.changed or self.stale(row, name)]
-        if not todo:
+        if not todo:  # every disagreement stands, read at the configuration's thresholds (``stale``)
+            fixed = Thresholds(config.similarity_threshold, config.effective_faithfulness_threshold)
+            self.run.thresholds = fixed if wanting else None
             return
         todo = [self.asking(row, frozenset({name})) for row in todo]
         try:
@@ -341,8 +347,10 @@ class _Pass:
         """The row's disagreement is missing, or was labelled at other thresholds than the configuration's."""
         if self.wants(row, (name,)):
             return True
-        metadata = self.run.cells[str(row.label)].get(name, {}).get("metadata") or {}
-        thresholds = (metadata.get("similarity_threshold"), metadata.get("faithfulness_threshold"))
+        cell = self.run.cells[str(row.label)].get(name)
+        if cell is None or not isinstance(cell.metadata, DisagreementMetadata):
+            return True
+        thresholds = (cell.metadata.similarity_threshold, cell.metadata.faithfulness_threshold)
         return thresholds != (self.config.similarity_threshold, self.config.effective_faithfulness_threshold)
 
     def compute(self, rows: list[BatchRow], config: EvaluationConfig, part: str) -> BatchResult:
@@ -354,14 +362,14 @@ class _Pass:
         found = [
             entry
             for entry in entries(rows, result)
-            if entry[2] is None or self.run.cells[entry[0]].get(entry[1]) != entry[2]
+            if entry.cell is None or self.run.cells[entry.row_id].get(entry.name) != entry.cell
         ]
         self.store.put(self.configuration, found)
         self.run.fresh += found
         for row_id, name, cell, failure in found:
             self.run.written.add((row_id, name))
             if cell is not None:
-                self.run.cells[row_id][name] = dict(cell)
+                self.run.cells[row_id][name] = cell
                 self.run.failures[row_id].pop(name, None)
                 self.changed.add(row_id)
             else:
@@ -379,8 +387,17 @@ def entries(rows: Sequence[BatchRow], result: BatchResult) -> list[Entry]:
             if row.wants is not None and name not in row.wants:
                 continue
             if cell is not None:
-                found.append((str(row.label), name, cell, None))
-            elif isinstance(details, Mapping) and details.get("status") == "FAILED":
-                reason = "; ".join(details.get("exceptions") or []) or "no result"
-                found.append((str(row.label), name, None, reason))
+                found.append(Entry(str(row.label), name, cell, None))
+            elif details is not None and details.get("status") == "FAILED":
+                reason = "; ".join(exceptions_of(details)) or "no result"
+                found.append(Entry(str(row.label), name, None, reason))
     return found
+
+
+def _no_calls(config: EvaluationConfig) -> dict[str, int | str]:
+    """The judge triage of a pass before it asked anything."""
+    return {"rows": 0, "judged": 0, "saved": 0, "mode": config.judge_rows if config.judge else "none"}
+
+
+def _count(value: int | str | None) -> int:
+    return value if isinstance(value, int) else 0

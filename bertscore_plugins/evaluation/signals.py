@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.cells import Cell
+from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata, TokenMatch
 from bertscore_plugins.evaluation.names import (
     DISSIMILAR,
     GROUNDED,
@@ -43,6 +43,10 @@ from bertscore_plugins.thresholds import (
     DEFAULT_SIMILARITY_THRESHOLD,
     FAITHFULNESS_THRESHOLD,
 )
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.core.scores import Scores
 
 
 def _fmt(value: float) -> str:
@@ -77,10 +81,11 @@ class Signal:
     def explanation_head(self, precision: float, recall: float, f1: float) -> str:
         return f"F1 {_fmt(f1)} (P {_fmt(precision)}, R {_fmt(recall)})"
 
-    def extra_metadata(self, precision: float, recall: float, f1: float) -> dict[str, Any]:
-        return {}
+    def extra_f1(self, f1: float) -> float | None:
+        """F1 as a part of the metadata, where the headline is another part (groundedness)."""
+        return None
 
-    def cell(self, result: Any, row: int) -> Cell:
+    def cell(self, result: Scores, row: int, outcome: str | None = None) -> Cell:
         """This signal's cell for row ``row`` of a core ``Scores`` (computed with ``explain=True``)."""
         precision, recall, f1 = (
             float(result.precision[row]),
@@ -88,28 +93,29 @@ class Signal:
             float(result.f1[row]),
         )
         value = self.headline(precision, recall, f1)
-        explained = result.explanations[row] if getattr(result, "explanations", None) else None
+        explained = result.explanations[row] if result.explanations else None
         worst = explained.worst(self.explain_k) if explained is not None else []
         summary = explained.summary(self.explain_k) if explained is not None else ""
         explanation = self.explanation_head(precision, recall, f1) + (
             f"; worst: {summary}" if summary else ""
         )
-        metadata = {
-            "precision": precision,
-            "recall": recall,
-            **self.extra_metadata(precision, recall, f1),
-            "threshold": self.threshold,
-            "signature": result.signature,
-            "worst_matches": [
-                {"token": m.token, "matched_token": m.matched_token, "similarity": float(m.similarity)}
-                for m in worst
-            ],
-        }
-        if self.keeps_matches and explained is not None:
-            metadata["token_matches"] = [
-                [m.token, m.matched_token, round(float(m.similarity), 4)] for m in explained.candidate_matches
-            ]
-        label = self.labels[0] if value >= self.threshold else self.labels[1]
+        metadata = BertScoreMetadata(
+            precision,
+            recall,
+            self.threshold,
+            str(result.signature),
+            tuple(TokenMatch(m.token, m.matched_token, float(m.similarity)) for m in worst),
+            self.extra_f1(f1),
+            tuple(
+                TokenMatch(m.token, m.matched_token, round(float(m.similarity), 4))
+                for m in explained.candidate_matches
+            )
+            if self.keeps_matches and explained is not None
+            else None,
+            outcome,
+        )
+        # an answer that is no answer to judge is that on every signal (its score stays, as computed)
+        label = outcome or (self.labels[0] if value >= self.threshold else self.labels[1])
         return Cell(self.name, value, label, explanation, metadata)
 
 
@@ -134,8 +140,8 @@ class Groundedness(Signal):
     def explanation_head(self, precision: float, recall: float, f1: float) -> str:
         return f"precision against the context {precision:.3f} (R {recall:.3f}, F1 {f1:.3f})"
 
-    def extra_metadata(self, precision: float, recall: float, f1: float) -> dict[str, Any]:
-        return {"f1": f1}
+    def extra_f1(self, f1: float) -> float | None:
+        return f1
 
 
 class OfflineSignal(Groundedness):
@@ -145,14 +151,25 @@ class OfflineSignal(Groundedness):
 
     labels = (FAITHFUL, UNFAITHFUL)
 
-    def offline_cell(self, result: Any, row: int, found: OfflineFaithfulness) -> Cell:
+    def offline_cell(self, result: Scores, row: int, found: OfflineFaithfulness) -> Cell:
         """The cell of row ``row``: ``found`` (read at this signal's threshold) with the groundedness
         metadata of the same core result."""
-        grounded = super().cell(result, row)
-        score, label, explanation, metadata = found.cell_parts()
-        return Cell(self.name, score, label, explanation, {**grounded.metadata, **metadata})
+        grounded = super().cell(result, row).metadata
+        assert isinstance(grounded, BertScoreMetadata)
+        score, label, explanation, parts = found.cell_parts()
+        unsupported = parts.pop("unsupported_facts")
+        metadata = FactCheckMetadata(
+            grounded,
+            parts.pop("outcome"),
+            parts.pop("fact_checked"),
+            parts.pop("fact_label"),
+            tuple(str(item) for item in unsupported),
+            float(parts.pop("novel_rare_word")),
+            parts,
+        )
+        return Cell(self.name, score, label, explanation, metadata)
 
-    def cell(self, result: Any, row: int) -> Cell:
+    def cell(self, result: Scores, row: int, outcome: str | None = None) -> Cell:
         raise ArgumentError("the offline faithfulness is read once per batch: use signal_cells")
 
 
@@ -196,20 +213,23 @@ def scorable(output: Any, other: Any, reads: str) -> tuple[str, Any]:
 
 
 def signal_cells(
-    scorer: Any,
+    scorer: Scorer,
     signals: Sequence[Signal],
     pairs: Mapping[int, tuple[str, Any]],
     labels: Mapping[int, str] | None = None,
     progress: bool | None = None,
-) -> dict[str, dict[int, dict[str, Any]]]:
-    """``{signal name: {position: cell dict}}`` for every pair, from ONE core call.
+    outcomes: Mapping[int, str] | None = None,
+) -> dict[str, dict[int, Cell]]:
+    """``{signal name: {position: cell}}`` for every pair, from ONE core call.
 
     Args:
-        scorer: the core ``BERTScorer``.
+        scorer: the core scorer.
         signals: the signals to read from the call (all read the same side of the pairs).
         pairs: ``{position: (output, reference or context)}``, already checked with :func:`pair_problem`.
         labels: how the core's warnings name each position's row (default: the position).
         progress: the core's progress bar (None: its default).
+        outcomes: ``{position: "empty" or "abstained"}`` for the answers that are no answer to judge: that
+            is their label on every signal (``faithfulness.outcome``).
     """
     if not pairs:
         return {signal.name: {} for signal in signals}
@@ -227,18 +247,16 @@ def signal_cells(
             read = read_batch(scorer, texts, offline[0].threshold, progress)
             result, found = read.scores, read.rows
         else:
-            options: dict[str, Any] = {
-                "explain": True,
-                **({"progress": progress} if progress is not None else {}),
-            }
-            result = scorer.score([output for output, _ in texts], [other for _, other in texts], **options)
+            outputs, others = [output for output, _ in texts], [other for _, other in texts]
+            result = scorer.score(outputs, others, progress=progress, explain=True)
+    outcome = outcomes or {}
     return {
         signal.name: {
             p: (
                 signal.offline_cell(result, row, found[row])
                 if isinstance(signal, OfflineSignal)
-                else signal.cell(result, row)
-            ).to_dict()
+                else signal.cell(result, row, outcome.get(p))
+            )
             for row, p in enumerate(positions)
         }
         for signal in signals

@@ -17,14 +17,15 @@ import math
 import os
 import sqlite3
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from typing_extensions import Self
 
 from bertscore_plugins.errors import BertScorePluginsWarning, ResultStoreError
+from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.store_keys import StoreKeys
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
@@ -39,8 +40,17 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (row_id, configuration, name)
 )
 """
-#: one result for the store: (row id, signal name, cell or None, failure or None)
-Entry = tuple[str, str, Mapping[str, Any] | None, str | None]
+
+
+class Entry(NamedTuple):
+    """One result for the store: a row's cell of one signal, or the failure that stopped it."""
+
+    row_id: str
+    name: str
+    cell: Cell | None
+    failure: str | None
+
+
 #: what results are kept under: each signal's key, or one configuration id for every signal
 Keys = StoreKeys | str
 
@@ -72,7 +82,7 @@ class StoredResult:
     """One signal's stored outcome for one row: its cell, or the failure that stopped it."""
 
     name: str
-    cell: dict[str, Any] | None
+    cell: Cell | None
     failure: str | None
     logged: bool
 
@@ -208,7 +218,7 @@ class ResultStore:
     def count(self, configuration: Keys | None = None) -> int:
         """The results stored in all, or under ``configuration`` (each signal's under its key)."""
         if configuration is None:
-            query, parameters = "SELECT COUNT(*) FROM results", []
+            query, parameters = "SELECT COUNT(*) FROM results", list[str]()
         elif isinstance(configuration, str):
             query, parameters = "SELECT COUNT(*) FROM results WHERE configuration = ?", [configuration]
         else:
@@ -218,7 +228,7 @@ class ResultStore:
             )
             parameters = [value for pair in pairs for value in pair]
         with self._guard("cannot read it"):
-            return self._db.execute(query, parameters).fetchone()[0]
+            return int(self._db.execute(query, parameters).fetchone()[0])
 
 
 def _owns(configuration: Keys, name: Any, key: str) -> bool:
@@ -229,15 +239,16 @@ def _owns(configuration: Keys, name: Any, key: str) -> bool:
     return isinstance(name, str) and configuration.by_name.get(name) == key
 
 
-def _cell_text(row_id: str, cell: Mapping[str, Any] | None) -> str | None:
-    """The JSON stored for a cell: the cell with the row it belongs to."""
+def _cell_text(row_id: str, cell: Cell | None) -> str | None:
+    """The JSON stored for a cell (one of the three edges where a cell is a dict): the cell with the row it
+    belongs to."""
     if cell is None:
         return None
-    return json.dumps({**cell, ROW_KEY: row_id}, default=str)
+    return json.dumps({**cell.to_dict(), ROW_KEY: row_id}, default=str)
 
 
 def _read_row(
-    row_id: Any, name: Any, cell: Any, failure: Any, logged: Any
+    row_id: object, name: object, cell: object, failure: object, logged: object
 ) -> tuple[StoredResult | None, str | None]:
     """One stored row as written by `put`, or (None, why not): SQLite keeps whatever a hand (or another
     program) put there, so every cell is checked; a damaged row is computed again, never used."""
@@ -261,10 +272,10 @@ def _read_row(
     if problem:
         return None, problem
     value.pop(ROW_KEY)
-    return StoredResult(name, value, failure, bool(logged)), None
+    return StoredResult(name, Cell.from_dict({"name": name, **value}), failure, bool(logged)), None
 
 
-def _cell_problem(value: Any, row_id: str, name: str) -> str | None:
+def _cell_problem(value: object, row_id: str, name: str) -> str | None:
     """What is wrong with a stored cell (``Score.to_dict()`` shape plus its row), or None; one copied
     from another row would be read as this row's, so its row and name must be the row's."""
     if not isinstance(value, dict):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.facts.extract import extract
@@ -29,6 +29,10 @@ from bertscore_plugins.faithfulness.reading import as_read, checked_rows, plain_
 from bertscore_plugins.faithfulness.result import OfflineFaithfulness
 from bertscore_plugins.faithfulness.sentence_entailment import SentenceEntailment
 from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_threshold
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.score_config import ScoreConfig
+    from bertscore_plugins.core.scorer_protocol import Scorer
 
 #: rows scored per core call: each call's alignments (a similarity matrix per row) are read and dropped
 #: before the next, so memory stays flat however many rows there are (benchmarks/speed/facts_cost.py --memory)
@@ -96,7 +100,7 @@ def entailment_of_rows(rows: Sequence[tuple[str, str, Any]]) -> list[SentenceEnt
 def check_facts(
     outputs: Sequence[str],
     contexts: Sequence[str | Sequence[str]],
-    scorer: Any = None,
+    scorer: Scorer | ScoreConfig | None = None,
     explanations: Sequence[Any] | None = None,
 ) -> list[FactCheck]:
     """The fact check of each output against its context, guided by the core's alignment.
@@ -132,7 +136,7 @@ def check_facts(
 def offline_faithfulness(
     outputs: Sequence[str],
     contexts: Sequence[str | Sequence[str]],
-    scorer: Any = None,
+    scorer: Scorer | ScoreConfig | None = None,
     threshold: float = FAITHFULNESS_THRESHOLD,
     progress: bool | None = None,
     read_entailment: bool = False,
@@ -176,7 +180,10 @@ class ReadBatch:
 
 
 def read_batch(
-    scorer: Any, pairs: Sequence[tuple[str, Any]], threshold: float, progress: bool | None = None
+    scorer: Scorer | ScoreConfig | None,
+    pairs: Sequence[tuple[str, Any]],
+    threshold: float,
+    progress: bool | None = None,
 ) -> ReadBatch:
     """Every (output, context) row of a batch through the offline signal, with ONE core call.
 
@@ -188,6 +195,7 @@ def read_batch(
     rows = [as_read(output, context) for output, context in pairs]
     options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}
     scores = scorer.score([output for output, _ in rows], [context for _, context in rows], **options)
+    assert scores.explanations is not None  # asked for (explain=True)
     found = [
         aligned_row(output, context, explanation, float(precision), threshold)
         for (output, context), precision, explanation in zip(
@@ -217,7 +225,7 @@ def _in_groups(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
 
 
 def aligned_chunks(
-    outputs: list[str], contexts: list[str], scorer: Any, progress: bool | None
+    outputs: list[str], contexts: list[str], scorer: Scorer | ScoreConfig | None, progress: bool | None
 ) -> Iterator[tuple[str, str, float, Any]]:
     """(output, context, precision, explanation) per row, scored ``CHUNK_ROWS`` rows at a time: a chunk's
     alignments are dropped once read, so memory does not grow with the rows."""
@@ -231,6 +239,7 @@ def aligned_chunks(
         for start in range(0, len(outputs), max(1, size)):
             chunk = slice(start, start + max(1, size))
             result = scorer.score(outputs[chunk], contexts[chunk], progress=False, explain=True)
+            assert result.explanations is not None  # asked for (explain=True)
             rows = zip(outputs[chunk], contexts[chunk], result.precision, result.explanations, strict=True)
             for output, context, precision, explanation in rows:
                 yield output, context, float(precision), explanation
@@ -242,7 +251,7 @@ def aligned_chunks(
             bar.close()
 
 
-def offline_scorer(scorer: Any) -> Any:
+def offline_scorer(scorer: Scorer | ScoreConfig | None) -> Scorer:
     """The core scorer, reading sources whole (overlapping windows), as the combination was fitted: a
     truncated source leaves its end unable to support anything (a sentence copied word for word from the
     end of a long source scored 0.32 with a truncating scorer). A scorer set to truncate is used with

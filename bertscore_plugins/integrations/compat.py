@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 import torch
@@ -84,14 +84,8 @@ def _config(
 
 
 def _tensors(scores: Scores) -> Triple:
-    return tuple(
-        torch.from_numpy(np.array(values, dtype=np.float32))
-        for values in (  # type: ignore[return-value]
-            scores.precision,
-            scores.recall,
-            scores.f1,
-        )
-    )
+    found = (scores.precision, scores.recall, scores.f1)
+    return cast(Triple, tuple(torch.from_numpy(np.array(values, dtype=np.float32)) for values in found))
 
 
 def _score(
@@ -104,7 +98,7 @@ def _score(
     by_layer = scorer.score_layers(cands, refs, progress=progress)
     layers = sorted(by_layer)
     stacked = tuple(torch.stack([_tensors(by_layer[layer])[i] for layer in layers]) for i in range(3))
-    return stacked, str(by_layer[layers[-1]].signature)  # type: ignore[return-value]
+    return cast(Triple, stacked), str(by_layer[layers[-1]].signature)
 
 
 # What a type checker sees: (P, R, F) by default, ((P, R, F), signature) with return_hash=True.

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib.resources
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import datasets
 import evaluate
@@ -33,6 +33,9 @@ from bertscore_plugins.core.scorer import get_scorer
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.inputs import check_pairs
 from bertscore_plugins.integrations.compat import warn_packaged_model
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer import BERTScorer
 
 # Constructor arguments that `evaluate.load` / `EvaluationModule.__init__` own (not scoring settings).
 EVALUATE_ARGUMENTS = (
@@ -218,7 +221,7 @@ class BERTScorePlugins(evaluate.Metric):
             "hashcode": scores.signature,
         }
 
-    def _rows(self, scorer: Any, predictions: list[str], references: list, progress: bool | None):
+    def _rows(self, scorer: BERTScorer, predictions: list[str], references: list, progress: bool | None):
         """Per-row columns, memoised per (prediction, references) pair for this scorer.
 
         A row's score never depends on the other rows (without per-call idf), so evaluate's bootstrap, which

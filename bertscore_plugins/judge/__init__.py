@@ -6,7 +6,7 @@ Modules (each public name is imported from its module)::
 
     environment   judge_from_env, JudgeSettings, JUDGE_SETUP_HINT, NO_JUDGE_LINE  (one set of variables)
     yes_no        YesNoJudge  (the engine's Judge: asks yes or no, reads p(yes))
-    endpoint      Endpoint, EndpointError, retry_wait  (an OpenAI-compatible /v1, spoken with the stdlib)
+    endpoint      Endpoint, retry_wait (its failure: errors.EndpointError)  (an OpenAI-compatible /v1, spoken with the stdlib)
     prompt        question, prompt_identity, estimated_tokens, PROMPT_VERSION  (what the judge is asked)
     verdict       read_verdict, JudgeVerdict, UnusableAnswer  (an answer -> p(yes) and a label)
     local_model   local_model, LOCAL_MODEL, MEASURED_AUC, MEASURED_AUC_BY_SET, near_chance  (the packaged Gemma 3 270M)

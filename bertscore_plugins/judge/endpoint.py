@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from bertscore_plugins.errors import SettingError
+from bertscore_plugins.errors import EndpointError, SettingError
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: seconds one request may take before the row fails as timed out (a slow server fails rows, not the run)
@@ -38,25 +38,6 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 BACKOFF_SECONDS = 0.5
 #: the longest single pause (a Retry-After beyond the row's budget fails the row instead)
 MAX_BACKOFF_SECONDS = 30.0
-
-
-class EndpointError(Exception):
-    """A request the endpoint did not answer usably; ``kind`` names why (for the failure cell).
-
-    ``retry``: worth another attempt; ``retry_after``: the seconds the server asked to wait (Retry-After);
-    ``status``: the HTTP status when the server answered with an error."""
-
-    def __init__(
-        self,
-        kind: str,
-        message: str,
-        *,
-        retry: bool = False,
-        retry_after: float | None = None,
-        status: int | None = None,
-    ) -> None:
-        self.kind, self.retry, self.retry_after, self.status = kind, retry, retry_after, status
-        super().__init__(message)
 
 
 def retry_wait(error: EndpointError, attempt: int) -> float:

@@ -27,7 +27,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.judge.endpoint import (
@@ -38,6 +38,9 @@ from bertscore_plugins.judge.endpoint import (
     timeout_problem,
 )
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS
+
+if TYPE_CHECKING:
+    from bertscore_plugins.evaluation.judge import Judge
 
 #: the smallest prompt budget that leaves room for a source beside the instructions and the answer
 MIN_CONTEXT_TOKENS = 512
@@ -125,7 +128,7 @@ class JudgeSettings:
         )
 
 
-def judge_from_env(environ: Mapping[str, str] | None = None) -> Any:
+def judge_from_env(environ: Mapping[str, str] | None = None) -> Judge | None:
     """The evaluation engine's judge ``BERTSCORE_JUDGE_*`` configures, or None when no model is set.
 
     The yes/no judge over the OpenAI-compatible endpoint (the local server or a provider: the same code),

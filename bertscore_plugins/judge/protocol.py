@@ -26,6 +26,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from bertscore_plugins.errors import Refused
+
 MAX_TOKENS = 64
 MAX_TOP_LOGPROBS = 20
 MAX_STOP = 4
@@ -33,30 +35,25 @@ ROLES = ("system", "developer", "user", "assistant")
 #: fields read only to check them: they change nothing in the answer, so any value of their type is fine
 NO_EFFECT = {"user": str, "metadata": dict, "store": bool, "parallel_tool_calls": bool}
 KNOWN_FIELDS = {
-    "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop",
-    "logprobs", "top_logprobs", "n", "stream", "response_format", "tools", "tool_choice",
-    "frequency_penalty", "presence_penalty", *NO_EFFECT,
-}  # fmt: skip
-
-
-class Refused(Exception):
-    """A request this server will not answer as asked: HTTP ``status``, the field ``param``, why."""
-
-    def __init__(
-        self, param: str | None, message: str, *, status: int = 400, code: str = "invalid_request"
-    ) -> None:
-        self.param, self.status, self.code = param, status, code
-        super().__init__(message)
-
-    def body(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "message": str(self),
-                "type": "invalid_request_error",
-                "param": self.param,
-                "code": self.code,
-            }
-        }
+    "model",
+    "messages",
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "stop",
+    "logprobs",
+    "top_logprobs",
+    "n",
+    "stream",
+    "response_format",
+    "tools",
+    "tool_choice",
+    "frequency_penalty",
+    "presence_penalty",
+    *NO_EFFECT,
+}
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from bertscore_plugins.errors import Refused
 from bertscore_plugins.judge import protocol
 from bertscore_plugins.judge.decoding import Engine, generate, label_logprobs, label_probabilities
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, measured_quality
@@ -107,7 +108,7 @@ class Judge:
             request = protocol.read_request(body, self.alias)
             tokens = self.engine.tokens(request.messages)
             self._check_budget(request, len(tokens))
-        except protocol.Refused as refused:
+        except Refused as refused:
             return refused.status, refused.body(), {}
         if not self.waiting.acquire(blocking=False):
             message = f"{MAX_WAITING} requests are waiting for the engine; retry shortly"
@@ -125,7 +126,7 @@ class Judge:
         if request.choice is not None:
             sizes = [len(self.engine.encode_piece(label)) for label in request.choice.labels]
             if sum(sizes) > MAX_LABEL_TOKENS:
-                raise protocol.Refused(
+                raise Refused(
                     request.choice.param,
                     f"the {len(sizes)} labels take {sum(sizes)} tokens in all; this server scores at most "
                     f"{MAX_LABEL_TOKENS} label tokens a request",
@@ -133,7 +134,7 @@ class Judge:
                 )
             needed = max(sizes)
         if prompt_tokens + needed > self.n_ctx:
-            raise protocol.Refused(
+            raise Refused(
                 "messages",
                 f"the prompt has {prompt_tokens} tokens and the answer may take {needed}; this server's "
                 f"context is {self.n_ctx} tokens",

@@ -16,15 +16,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bertscore_plugins.errors import UnusableAnswer
 from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL
 
 #: at or above this p(yes) the judge's label is "faithful" (its probabilities are its own: not calibrated)
 YES_THRESHOLD = 0.5
 _WORD = re.compile(r"[^a-z]")
-
-
-class UnusableAnswer(Exception):
-    """The judge answered, but with neither yes nor no (the message says what it wrote)."""
 
 
 @dataclass(frozen=True)

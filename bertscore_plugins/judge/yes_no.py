@@ -32,13 +32,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from bertscore_plugins.errors import EndpointError, UnusableAnswer
+from bertscore_plugins.evaluation.cells import Cell, VerdictMetadata
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
-from bertscore_plugins.judge.endpoint import Endpoint, EndpointError, retry_wait
+from bertscore_plugins.judge.endpoint import Endpoint, retry_wait
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS, prompt_identity, question
-from bertscore_plugins.judge.verdict import UnusableAnswer, read_verdict
+from bertscore_plugins.judge.verdict import JudgeVerdict, read_verdict
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -162,27 +164,20 @@ class YesNoJudge:
             return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
         return failed_verdict(f"row {row.label}: {reason}", time.perf_counter() - started)
 
-    def _cell(self, verdict: Any, cut: str) -> dict[str, Any]:
+    def _cell(self, verdict: JudgeVerdict, cut: str) -> Cell:
         how = "p(yes)" if verdict.from_probabilities else "answered (no probabilities from the provider)"
         explanation = f"{self.endpoint.model} {how} {verdict.p_yes:.3f}: '{verdict.word}'" + (
             f"; {cut}" if cut else ""
         )
-        return {
-            "name": self.name,
-            "score": verdict.p_yes,
-            "label": verdict.label,
-            "explanation": explanation,
-            "metadata": {
-                "source": "judge",
-                "model": self.endpoint.model,
-                "prompt": prompt_identity(),
-                "first_token": verdict.word,
-                "from_probabilities": verdict.from_probabilities,
-                "context_cut": cut,
-            },
-            "kind": "llm",
-            "direction": "maximize",
+        details = {
+            "model": self.endpoint.model,
+            "prompt": prompt_identity(),
+            "first_token": verdict.word,
+            "from_probabilities": verdict.from_probabilities,
+            "context_cut": cut,
         }
+        metadata = VerdictMetadata("judge", None, details)
+        return Cell(self.name, verdict.p_yes, verdict.label, explanation, metadata, kind="llm")
 
 
 def _details(seconds: float) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import socket
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import torch
@@ -52,7 +52,7 @@ class ModelSpec:
 
     `identity` (digests of the weights and of every other file, memoised per file) is part of it, so a
     checkpoint, tokenizer or config.json rewritten in the same folder is loaded again instead of silently
-    reusing the old model. Built from a configuration by the core (`core.score_config.model_spec`).
+    reusing the old model. Built from a configuration by the core (`core.scorer.model_spec`).
     """
 
     model: str
@@ -316,7 +316,9 @@ def _load_encoder_quietly(
     )
     try:
         # with output_loading_info, a (model, info) pair (transformers' annotation says the model alone)
-        model, info = model_class.from_pretrained(source.location, **kwargs)  # type: ignore[misc]
+        model, info = cast(
+            "tuple[Any, dict[str, Any]]", model_class.from_pretrained(source.location, **kwargs)
+        )
     except OSError as error:
         raise ModelLoadError(
             f"could not load model {source.location!r}: {error}. Only safetensors weights load by default; "

@@ -27,10 +27,14 @@ def test_the_public_names_of_the_tree_are_pinned() -> None:
         "BertScorePluginsError",
         "ClusterResourceError",
         "ColumnNotFoundError",
+        "DamagedRunFolder",
+        "EndpointError",
         "FileFormatError",
         "FolderGivenError",
         "IdfWeightError",
         "InputError",
+        "InputTableError",
+        "JudgeServerError",
         "MissingFileError",
         "ModelLoadError",
         "NotPermittedError",
@@ -40,11 +44,13 @@ def test_the_public_names_of_the_tree_are_pinned() -> None:
         "PresetIntegrityError",
         "PresetNotInstalledError",
         "ProjectOSError",
+        "Refused",
         "ResultStoreError",
         "SettingError",
         "SignatureMismatch",
         "TraceEvaluationError",
         "UnreadableInputError",
+        "UnusableAnswer",
         "UnwritableOutputError",
         "UsageError",
     ]
@@ -85,12 +91,30 @@ def test_a_preset_that_is_not_installed_is_a_model_load_error() -> None:
     assert issubclass(errors.PresetNotInstalledError, errors.ModelLoadError)
 
 
-def test_the_recipes_errors_are_under_the_root() -> None:
-    from bertscore_plugins.cli.disagreement.folder import DamagedRunFolder
-    from bertscore_plugins.cli.disagreement.rows import InputTableError
-
-    for cls in (InputTableError, DamagedRunFolder):
+def test_the_recipes_and_the_judges_errors_are_in_the_tree() -> None:
+    for cls in (errors.InputTableError, errors.DamagedRunFolder):
         assert issubclass(cls, BertScorePluginsError) and issubclass(cls, ValueError)
+    for cls in (errors.EndpointError, errors.UnusableAnswer, errors.Refused, errors.JudgeServerError):
+        assert issubclass(cls, BertScorePluginsError)
+
+
+def test_every_error_class_of_the_package_is_in_the_one_module_and_its_names() -> None:
+    """No exception class is declared outside errors.py, and each one there is in ``__all__``."""
+    package = Path(errors.__file__).parent
+    elsewhere = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and path.name != "errors.py":
+                bases = {base.id for base in node.bases if isinstance(base, ast.Name)}
+                if bases & {"Exception", "BertScorePluginsError", *errors.__all__}:
+                    elsewhere.append(f"{path.relative_to(package)}:{node.lineno} {node.name}")
+    assert elsewhere == []
+    declared = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, Warning)
+    }
+    assert declared == set(errors.__all__)
 
 
 def _raised_builtins(path: Path) -> list[str]:

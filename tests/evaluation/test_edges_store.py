@@ -10,13 +10,14 @@ import warnings
 import pytest
 
 from bertscore_plugins.errors import BertScorePluginsError
+from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.store import DamagedResultWarning, ResultStore, ResultStoreError
 
 CONFIG = "cfg"
 
 
-def _cell(score: float = 0.9) -> dict:
-    return {"name": "bertscore", "label": "similar", "score": score, "metadata": {}}
+def _cell(score: float = 0.9) -> Cell:
+    return Cell("bertscore", score, "similar", None)
 
 
 @pytest.fixture()
@@ -65,7 +66,7 @@ def test_a_damaged_row_is_named_and_computed_again(store_path, column, value, pr
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             again = store.results(CONFIG, ["s1"])
-    assert again["s1"]["bertscore"].cell["score"] == 0.5
+    assert again["s1"]["bertscore"].cell.score == 0.5
 
 
 def test_a_failed_result_without_annotation_is_kept_for_the_retry(store_path):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bertscore_plugins.evaluation.cells import Cell, DisagreementMetadata
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cells
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY, answer_outcome
 from bertscore_plugins.faithfulness.reading import plain_text
@@ -234,15 +235,18 @@ def test_a_value_that_is_not_text_has_no_outcome_the_doors_refuse_it_first():
 
 @pytest.mark.parametrize("outcome", [EMPTY, ABSTAINED])
 def test_the_disagreement_of_an_empty_or_refusing_answer_is_its_outcome_not_a_quadrant(outcome):
-    similarity = {"name": "bertscore", "score": 0.97, "label": "similar"}
-    faithfulness = {"name": "offline_faithfulness", "score": 0.0, "label": outcome}
+    similarity = Cell("bertscore", 0.97, "similar", None)
+    faithfulness = Cell("offline_faithfulness", 0.0, outcome, None)
     cells, details = disagreement_cells(
         [similarity, None], [faithfulness, faithfulness], Thresholds(0.9), labels=["0", "1"]
     )
-    assert [cell["label"] for cell in cells] == [outcome, outcome]  # with no similarity (no reference) too
-    assert [cell["score"] for cell in cells] == [0.0, 0.0]
+    found = [cell for cell in cells if cell is not None]
+    assert [cell.label for cell in found] == [outcome, outcome]  # with no similarity (no reference) too
+    assert [cell.score for cell in found] == [0.0, 0.0]
     assert [detail["status"] for detail in details] == ["COMPLETED", "COMPLETED"]
-    assert cells[0]["metadata"]["similarity"] == 0.97 and cells[1]["metadata"]["similarity"] is None
+    metadata = [cell.metadata for cell in found]
+    assert all(isinstance(m, DisagreementMetadata) for m in metadata)
+    assert [m.similarity for m in metadata if isinstance(m, DisagreementMetadata)] == [0.97, None]
 
 
 def test_the_labelled_answers_meet_the_reader_targets_and_no_claim_is_read_as_a_refusal():

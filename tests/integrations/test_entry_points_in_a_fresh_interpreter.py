@@ -603,8 +603,8 @@ def _engine_rows_label_the_wrong_day(run: Run, oracle: Oracle) -> None:
         def verdicts(self, rows, *, concurrency, max_retries):
             return [Verdict({"name": self.name, "score": 0.0, "label": "unfaithful"}) for _ in rows]
     result = evaluate_batch([BatchRow("r0", **ROW)], EvaluationConfig(judge=Always()))
-    report(label=result.cells["sim_faith_disagreement"][0]["label"],
-           judge=result.cells["faithfulness"][0]["label"], triage=result.triage["judged"])
+    report(label=result.cells["sim_faith_disagreement"][0].label,
+           judge=result.cells["faithfulness"][0].label, triage=result.triage["judged"])
     """),
 )
 def _batch_engine_takes_a_judge_of_its_own(run: Run, oracle: Oracle) -> None:

@@ -38,7 +38,7 @@ def test_a_429_with_retry_after_is_tried_again_after_that_wait(pauses):
     with StubJudge(refuse_first={"BUSY": [(429, "2")]}) as stub:
         verdicts = ask(_judge(stub), _rows("BUSY"), concurrency=1, max_retries=2)
         answers = list(stub.log.answers)
-    assert verdicts[0].details["status"] == "COMPLETED" and verdicts[0].cell["label"] == "faithful"
+    assert verdicts[0].details["status"] == "COMPLETED" and verdicts[0].cell.label == "faithful"
     assert pauses == [2.0]
     assert answers == [(429, "refused 429"), (200, "logprobs")]
 
@@ -88,4 +88,4 @@ def test_an_absurd_or_missing_log_probability_fails_only_its_row(value, says):
         verdicts = ask(_judge(stub), _rows("", "ODD", ""), concurrency=2, max_retries=0)
     assert [v.details["status"] for v in verdicts] == ["COMPLETED", "FAILED", "COMPLETED"]
     assert verdicts[1].details["exceptions"] == [f"row r1: judge answer unusable: {says}"]
-    assert verdicts[0].cell["score"] == pytest.approx(0.9)
+    assert verdicts[0].cell.score == pytest.approx(0.9)

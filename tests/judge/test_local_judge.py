@@ -42,7 +42,7 @@ def test_the_local_judge_answers_every_row_with_a_probability_and_a_label(local_
     verdicts = ask(_judge(local_judge), ROWS, concurrency=2, max_retries=0)
     assert [v.details["status"] for v in verdicts] == ["COMPLETED"] * 3
     for verdict in verdicts:
-        cell = verdict.cell
+        cell = verdict.cell.to_dict()  # the dict an annotation carries
         assert 0.0 <= cell["score"] <= 1.0 and math.isfinite(cell["score"])
         assert cell["label"] == ("faithful" if cell["score"] >= 0.5 else "unfaithful")
         assert cell["kind"] == "llm" and cell["metadata"]["model"] == LOCAL_MODEL
@@ -53,9 +53,9 @@ def test_the_local_judge_answers_every_row_with_a_probability_and_a_label(local_
 
 def test_the_same_row_gets_the_same_verdict_twice(local_judge):
     judge = _judge(local_judge)
-    first = ask(judge, ROWS[:1], concurrency=1, max_retries=0)[0].cell["score"]
+    first = ask(judge, ROWS[:1], concurrency=1, max_retries=0)[0].cell.score
     ask(judge, ROWS[1:2], concurrency=1, max_retries=0)  # another prompt in between (the server's cache)
-    again = ask(judge, ROWS[:1], concurrency=1, max_retries=0)[0].cell["score"]
+    again = ask(judge, ROWS[:1], concurrency=1, max_retries=0)[0].cell.score
     assert again == pytest.approx(first, abs=1e-6)
 
 
@@ -115,7 +115,7 @@ def test_an_answer_in_another_form_is_a_named_unusable_row(local_judge):
         )
     for verdict in verdicts:
         if verdict.cell is not None:  # read from its one alternative: certain either way
-            assert verdict.cell["score"] in (0.0, 1.0)
+            assert verdict.cell.score in (0.0, 1.0)
 
 
 def test_a_server_killed_mid_run_keeps_the_rows_judged_and_fails_the_rest(tmp_path):
@@ -163,7 +163,7 @@ def test_the_same_code_reaches_the_stub_and_the_local_server_by_url_model_and_ke
         judge = judge_from_env(environment)
         verdicts = ask(judge, ROWS, concurrency=2, max_retries=0)
         assert [v.details["status"] for v in verdicts] == ["COMPLETED"] * 3
-        assert all(0.0 <= v.cell["score"] <= 1.0 for v in verdicts)
+        assert all(0.0 <= v.cell.score <= 1.0 for v in verdicts)
     assert stub_judge.log.count("logprobs") == 3
     assert all(body["logprobs"] is True and body["max_tokens"] == 1 for body in stub_judge.log.bodies)
 

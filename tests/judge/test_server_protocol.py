@@ -216,4 +216,4 @@ def test_a_source_in_a_script_of_about_one_token_a_character_is_cut_to_fit(local
         0
     ]
     assert verdict.details["status"] == "COMPLETED", verdict.details
-    assert "source cut to its first" in verdict.cell["explanation"]
+    assert "source cut to its first" in verdict.cell.explanation

@@ -24,7 +24,9 @@ import pytest
 
 from bertscore_plugins.cli import disagreement
 from bertscore_plugins.cli.disagreement import html_report as report
-from bertscore_plugins.cli.disagreement.rows import ColumnNames, InputTableError, normalise_rows, read_table
+from bertscore_plugins.cli.disagreement.rows import normalise_rows, read_table
+from bertscore_plugins.errors import InputTableError
+from bertscore_plugins.evaluation.dataframe import Columns
 from bertscore_plugins.integrations.phoenix import table_traces as phoenix_logging
 from tests.support.browser import Browser
 
@@ -152,7 +154,7 @@ def user_table() -> pd.DataFrame:
     )
 
 
-USER_COLUMNS = ColumnNames(question="q", context="ctx", output="answer", reference="gold", row_id="key")
+USER_COLUMNS = Columns(input="q", context="ctx", output="answer", reference="gold")
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet", "dataset"])
@@ -169,7 +171,7 @@ def test_reads_each_format_and_renames_the_columns(tmp_path, suffix):
         from datasets import Dataset
 
         Dataset.from_pandas(table).save_to_disk(str(path))
-    rows = normalise_rows(read_table(path), USER_COLUMNS)
+    rows = normalise_rows(read_table(path), USER_COLUMNS, "key")
     assert list(rows["input"]) == ["Q1?", "Q2?"]
     assert list(rows["context"]) == ["C1.", "C2."]
     assert list(rows["output"]) == ["A1.", "A2."]
@@ -182,19 +184,21 @@ def test_bad_input_names_the_row_as_the_user_counts_it_and_the_problem(tmp_path)
     table = user_table()
     table.loc[1, "answer"] = None
     with pytest.raises(InputTableError, match=r"^data row 2 \(id 'b'\): column 'answer' is missing a value"):
-        normalise_rows(table, USER_COLUMNS)
+        normalise_rows(table, USER_COLUMNS, "key")
     table = user_table().astype(object)
     table.loc[0, "gold"] = 3.5
     with pytest.raises(
         InputTableError, match=r"^data row 1 \(id 'a'\): column 'gold' must be text, got float"
     ):
-        normalise_rows(table, USER_COLUMNS)
+        normalise_rows(table, USER_COLUMNS, "key")
     with pytest.raises(InputTableError, match=r"^data row 2: column 'answer' is missing a value"):
-        normalise_rows(user_table().drop(columns="key").assign(answer=["A1.", float("nan")]), USER_COLUMNS)
+        normalise_rows(
+            user_table().drop(columns="key").assign(answer=["A1.", float("nan")]), USER_COLUMNS, "key"
+        )
     with pytest.raises(InputTableError, match=r"no column 'question' \(for input\)"):
-        normalise_rows(user_table(), ColumnNames())
+        normalise_rows(user_table(), Columns(input="question"))
     with pytest.raises(InputTableError, match=r"data row 2: id 'a' appears twice"):
-        normalise_rows(user_table().assign(key=["a", "a"]), USER_COLUMNS)
+        normalise_rows(user_table().assign(key=["a", "a"]), USER_COLUMNS, "key")
     with pytest.raises(InputTableError, match=r"unknown file type '\.xlsx'"):
         (tmp_path / "x.xlsx").write_text("")
         read_table(tmp_path / "x.xlsx")

@@ -73,33 +73,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="output folder (default: runs/<input name>)")
     parser.add_argument("--split", default=None, help="split of a saved DatasetDict")
     parser.add_argument(
-        "--format", choices=("jsonl", "parquet"), default="jsonl", dest="table_format",
+        "--format",
+        choices=("jsonl", "parquet"),
+        default="jsonl",
+        dest="table_format",
         help="format of the scores table (default jsonl)",
-    )  # fmt: skip
+    )
     for field in ("question", "context", "output", "reference", "id"):
         parser.add_argument(
             f"--{field}-column", default=field, help=f"column holding the {field} (default {field!r})"
         )
     parser.add_argument("--limit", type=int, default=None, help="use only the first N rows")
     parser.add_argument(
-        "--model", default="default",
+        "--model",
+        default="default",
         help="encoder: 'default' (packaged all-MiniLM-L6-v2), a Hugging Face id or a local model folder",
-    )  # fmt: skip
+    )
     add_flags(parser, EvaluationConfig, skip=_TRACE_ONLY)  # thresholds, judge rows, concurrency
     parser.add_argument(
-        "--phoenix-url", default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
+        "--phoenix-url",
+        default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
         help=f"Phoenix server (default $PHOENIX_BASE_URL or {DEFAULT_PHOENIX_URL})",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--project", default=DEFAULT_PROJECT, help=f"Phoenix project (default {DEFAULT_PROJECT})"
     )
     parser.add_argument("--no-phoenix", action="store_true", help="score and report only; log nothing")
     parser.add_argument("--top", type=int, default=20, help="disagreements listed in the HTML report")
     parser.add_argument(
-        "--thresholds-only", action="store_true",
+        "--thresholds-only",
+        action="store_true",
         help="re-apply the thresholds to the scores stored in --out: no model, no judge (an error if a row "
         "has no stored scores)",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--quiet",
         action="store_true",

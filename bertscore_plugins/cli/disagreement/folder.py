@@ -24,7 +24,7 @@ import pandas as pd
 from bertscore_plugins.errors import (
     ArgumentError,
     ArgumentTypeError,
-    BertScorePluginsError,
+    DamagedRunFolder,
     UnwritableOutputError,
 )
 from bertscore_plugins.evaluation.names import FAITHFULNESS, OFFLINE_FAITHFULNESS
@@ -42,14 +42,6 @@ TABLE_FILES = {"jsonl": "scores.jsonl", "parquet": "scores.parquet"}
 STATE_VERSION = 2
 MOVE_IT = "move it away or use another --out"
 RESCORE_HINT = "run the same command with --rescore to score again into this folder, or use another --out"
-
-
-class DamagedRunFolder(BertScorePluginsError, ValueError):
-    """A file in the output folder cannot be read back; the message names it and the way on."""
-
-    def __init__(self, path: Path, problem: str, line: int | None = None) -> None:
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where} is damaged ({problem}); {RESCORE_HINT}")
 
 
 @dataclass
@@ -169,9 +161,11 @@ class OutputFolder:
                 raise ArgumentError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
             return RunState.from_json(json.loads(text))
         except json.JSONDecodeError as error:
-            raise DamagedRunFolder(self.state_path, f"not valid JSON: {error.msg}", error.lineno) from None
+            raise DamagedRunFolder(
+                self.state_path, f"not valid JSON: {error.msg}", error.lineno, way_on=RESCORE_HINT
+            ) from None
         except (ValueError, TypeError, OSError) as error:  # FileFormatError (invalid UTF-8), a folder
-            raise DamagedRunFolder(self.state_path, str(error)) from None
+            raise DamagedRunFolder(self.state_path, str(error), way_on=RESCORE_HINT) from None
 
     def save_state(self, state: RunState) -> None:
         write_run_file(self.state_path, json.dumps(state.to_json(), indent=2) + "\n")

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bertscore_plugins.cli.disagreement.folder import write_run_file
+from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata, VerdictMetadata
 from bertscore_plugins.evaluation.names import FAITHFULNESS, OFFLINE_FAITHFULNESS
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 
 OFFLINE = OFFLINE_FAITHFULNESS  # the offline signal (its cell holds the fact check)
 JUDGE = FAITHFULNESS  # the LLM judge's signal, when one ran
@@ -31,8 +34,17 @@ QUADRANT_TEXT = {
 
 
 @dataclass(frozen=True)
+class Names:
+    """The signals the report reads: similarity, the faithfulness signal of the quadrants, the disagreement."""
+
+    similarity: str
+    faithfulness: str
+    disagreement: str
+
+
+@dataclass(frozen=True)
 class ReportRow:
-    """One table row as the report sees it (plain values pulled out of the Score dicts)."""
+    """One table row as the report sees it (plain values pulled out of its typed cells)."""
 
     row_id: str
     case: str | None
@@ -53,80 +65,87 @@ class ReportRow:
     judge: float | None = None  # the LLM judge's p(yes), when one ran
     judge_label: str = ""
     judge_asked: bool = False  # the judge answered this row (not settled offline by triage)
+    outcome: str | None = None  # "empty" / "abstained": no answer to judge (faithfulness/outcome.py)
 
 
 def report_rows(
-    records: list[dict[str, Any]], similarity: str, faithfulness: str, disagreement: str
+    fields: Sequence[Mapping[str, object]], cells: Sequence[Mapping[str, Cell]], names: Names
 ) -> list[ReportRow]:
-    """Pull the report's values out of each row's ``<name>_score`` cells (the token matches out of the
-    similarity cell's ``token_matches``)."""
+    """The report's values of each row: its fields (``row_id``, ``input``, ``context``, ``output``,
+    ``reference``, ``case``) and its cells by signal name (the token matches out of the similarity cell)."""
     rows = []
-    for record in records:
-        sim_cell = record.get(f"{similarity}_score") or {}
-        faith_cell = record.get(f"{faithfulness}_score") or {}
-        dis_cell = record.get(f"{disagreement}_score") or {}
+    for record, found in zip(fields, cells, strict=True):
+        sim_cell, faith_cell = found.get(names.similarity), found.get(names.faithfulness)
+        dis_cell, offline, judge = found.get(names.disagreement), found.get(OFFLINE), found.get(JUDGE)
+        sim_meta = sim_cell.metadata if sim_cell is not None else None
+        label = dis_cell.label if dis_cell is not None and dis_cell.label else "not scored"
         rows.append(
             ReportRow(
                 row_id=str(record.get("row_id", "")),
-                case=record.get("case") if isinstance(record.get("case"), str) else None,
+                case=_text(record.get("case")) or None,
                 question=_text(record.get("input")),
                 context=_text(record.get("context")),
                 output=_text(record.get("output")),
                 reference=_text(record.get("reference")),
-                similarity=sim_cell.get("score"),
-                faithfulness=faith_cell.get("score"),
-                label=dis_cell.get("label") or "not scored",
-                similarity_explanation=sim_cell.get("explanation") or "",
-                judge_explanation=faith_cell.get("explanation") or "",
+                similarity=sim_cell.score if sim_cell is not None else None,
+                faithfulness=faith_cell.score if faith_cell is not None else None,
+                label=label,
+                similarity_explanation=(sim_cell.explanation if sim_cell is not None else None) or "",
+                judge_explanation=(faith_cell.explanation if faith_cell is not None else None) or "",
                 matches=[
-                    (str(t), str(m), float(s))
-                    for t, m, s in (sim_cell.get("metadata") or {}).get("token_matches") or []
+                    (m.token, m.matched_token, m.similarity)
+                    for m in (sim_meta.token_matches or () if isinstance(sim_meta, BertScoreMetadata) else ())
                 ],
-                fact_check=_fact_check(record.get(f"{OFFLINE}_score")),
-                unsupported=_unsupported(record.get(f"{OFFLINE}_score")),
-                offline=(record.get(f"{OFFLINE}_score") or {}).get("score"),
-                offline_label=str((record.get(f"{OFFLINE}_score") or {}).get("label") or ""),
-                **_judge_fields(record.get(f"{JUDGE}_score")),
+                fact_check=_fact_check(offline),
+                unsupported=_unsupported(offline),
+                offline=offline.score if offline is not None else None,
+                offline_label=(offline.label if offline is not None else None) or "",
+                outcome=label if label in OUTCOMES else None,
+                judge=judge.score if judge is not None else None,
+                judge_label=(judge.label if judge is not None else None) or "",
+                judge_asked=_asked(judge),
             )
         )
     return rows
 
 
-def _judge_fields(cell: Any) -> dict[str, Any]:
-    """The judge's score and label from its cell, and whether it was asked (not settled offline)."""
-    if not isinstance(cell, dict):
-        return {}
-    asked = (cell.get("metadata") or {}).get("source") != "offline"
-    return {"judge": cell.get("score"), "judge_label": str(cell.get("label") or ""), "judge_asked": asked}
+def _asked(judge: Cell | None) -> bool:
+    """Whether the judge read the row (not settled offline, not an answer with no claim to judge)."""
+    if judge is None:
+        return False
+    return not isinstance(judge.metadata, VerdictMetadata) or judge.metadata.asked
 
 
-def _fact_check(cell: Any) -> str:
+def _fact_check(cell: Cell | None) -> str:
     """The offline fact check's verdict from an offline-faithfulness cell ("" when absent)."""
-    if not isinstance(cell, dict):
+    if cell is None or not isinstance(cell.metadata, FactCheckMetadata):
         return ""
-    meta = cell.get("metadata") or {}
-    unsupported = meta.get("unsupported_facts") or []
-    if unsupported:
-        return "unsupported: " + "; ".join(str(item) for item in unsupported)
-    facts = meta.get("facts") or []
-    return f"all {len(facts)} facts supported" if facts else "no checkable facts"
+    meta = cell.metadata
+    if meta.unsupported_facts:
+        return "unsupported: " + "; ".join(meta.unsupported_facts)
+    facts = meta.parts.get("facts")
+    return f"all {len(facts)} facts supported" if isinstance(facts, list) and facts else "no checkable facts"
 
 
-def _unsupported(cell: Any) -> tuple[str, ...]:
-    if not isinstance(cell, dict):
+def _unsupported(cell: Cell | None) -> tuple[str, ...]:
+    if cell is None or not isinstance(cell.metadata, FactCheckMetadata):
         return ()
-    return tuple(str(item) for item in (cell.get("metadata") or {}).get("unsupported_facts") or ())
+    return cell.metadata.unsupported_facts
 
 
 def unfaithful_rows(rows: list[ReportRow], thresholds: dict[str, Any]) -> list[ReportRow]:
-    """Every row with an unsupported fact or below the faithfulness threshold, whatever its similarity; worst
+    """Every row with an unsupported fact or below the faithfulness threshold, whatever its similarity (an
+    answer that is no answer to judge, empty or abstained, is listed on its own: :func:`outcome_rows`); worst
     first: lowest faithfulness, then lowest offline score (a judge scores 0 or 1), then most facts wrong."""
     threshold = thresholds.get("faithfulness")
     unfaithful = [
         row
         for row in rows
-        if row.unsupported
-        or (row.faithfulness is not None and threshold is not None and row.faithfulness < threshold)
+        if row.outcome is None
+        and (
+            row.unsupported
+            or (row.faithfulness is not None and threshold is not None and row.faithfulness < threshold)
+        )
     ]
     return sorted(
         unfaithful,
@@ -138,7 +157,12 @@ def unfaithful_rows(rows: list[ReportRow], thresholds: dict[str, Any]) -> list[R
     )
 
 
-def _text(value: Any) -> str:
+def outcome_rows(rows: list[ReportRow]) -> list[ReportRow]:
+    """The rows that are no answer to judge (empty, abstained), in table order."""
+    return [row for row in rows if row.outcome is not None]
+
+
+def _text(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "\n\n".join(str(v) for v in value)
     return "" if value is None else str(value)
@@ -241,6 +265,7 @@ def write_html(
             "worst.</p>"
         ),
         *_unfaithful_section(unfaithful_rows(rows, thresholds), name),
+        *_outcome_section(outcome_rows(rows)),
         *(_judge_offline_section(rows) if any(row.judge_asked for row in rows) else []),
         "<table class='counts'><tr><th>quadrant</th><th>rows</th></tr>",
         *(f"<tr><td>{html.escape(label)}</td><td>{n}</td></tr>" for label, n in sorted(counts.items())),
@@ -319,6 +344,26 @@ def _unfaithful_section(rows: list[ReportRow], faithfulness_name: str) -> list[s
             + (f"<td>{_num(row.offline)}</td>" if faithfulness_name != OFFLINE else "")
             + (f"<td>{_num(row.judge)}</td>" if judged and faithfulness_name != JUDGE else "")
             + f"<td>{_num(row.similarity)}</td><td>{html.escape(row.label)}</td></tr>"
+        )
+    parts.append("</table>")
+    return parts
+
+
+def _outcome_section(rows: list[ReportRow]) -> list[str]:
+    """The answers that are no answer to judge: empty ones and refusals, each its own outcome on every signal."""
+    if not rows:
+        return []
+    counts = ", ".join(f"{label} {sum(row.outcome == label for row in rows)}" for label in OUTCOMES)
+    parts = [
+        f"<h2 id='no-answer'>No answer to judge ({len(rows)}: {counts})</h2>",
+        "<p>Empty answers (no word to read) and refusals (the answer declines to answer): neither faithful nor "
+        "unfaithful, on every signal; they are in no quadrant.</p>",
+        "<table class='unfaithful outcomes'><tr><th>row</th><th>answer</th><th>outcome</th></tr>",
+    ]
+    for row in rows:
+        parts.append(
+            f"<tr class='{html.escape(row.label)}'><td>{html.escape(row.row_id)}</td>"
+            f"<td>{html.escape(row.output)}</td><td>{html.escape(row.outcome or '')}</td></tr>"
         )
     parts.append("</table>")
     return parts

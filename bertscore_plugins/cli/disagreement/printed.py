@@ -4,14 +4,22 @@ judge's failure and the Phoenix outage with the way on, the judge triage."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from bertscore_plugins.evaluation.names import DISAGREEMENT, DISAGREEMENT_LABELS, FAITHFULNESS
+from bertscore_plugins.evaluation.names import DISAGREEMENT, DISAGREEMENT_LABELS, FAITHFULNESS, column
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 
+if TYPE_CHECKING:
+    from bertscore_plugins.cli.disagreement.folder import OutputFolder, RunState
+    from bertscore_plugins.evaluation.pipeline import StoredRun
+
+#: the rows' disagreement labels, in the order printed
+SHOWN = (*DISAGREEMENT_LABELS, *OUTCOMES, "not scored")
 #: the means printed (all are in summary.json)
 MEANS = ("bertscore_f1", "groundedness_precision", "offline_faithfulness_score", "faithfulness_score")
 
@@ -24,8 +32,8 @@ class Paths:
     html: Path
 
 
-def summary(flat: pd.DataFrame, state: Any, paths: Paths, urls: dict[str, str]) -> None:
-    labels = flat.get(f"{DISAGREEMENT}_label", pd.Series([None] * len(flat)))
+def summary(flat: pd.DataFrame, state: RunState, paths: Paths, urls: dict[str, str]) -> None:
+    labels = flat.get(column(DISAGREEMENT, "label"), pd.Series([None] * len(flat)))
     counts = Counter(label if isinstance(label, str) else "not scored" for label in labels)
     t = state.thresholds
     lines = [
@@ -34,8 +42,9 @@ def summary(flat: pd.DataFrame, state: Any, paths: Paths, urls: dict[str, str]) 
         f"  thresholds: similarity >= {_threshold(t.get('similarity'))}, {state.faithfulness_signal} >= "
         f"{_threshold(t.get('faithfulness'))} ({t.get('source')})",
     ]
-    for label in (*DISAGREEMENT_LABELS, "not scored"):
-        if counts.get(label) or label != "not scored":
+    # every row once: its quadrant, its outcome (an empty answer, a refusal: no answer to judge) or not scored
+    for label in (*DISAGREEMENT_LABELS, *OUTCOMES, "not scored", *sorted(set(counts) - set(SHOWN))):
+        if counts.get(label) or label in DISAGREEMENT_LABELS:
             lines.append(f"  {label:<22}{counts.get(label, 0):>6}")
     means = [f"{c} {flat[c].mean():.3f}" for c in MEANS if c in flat and flat[c].notna().any()]
     if means:
@@ -50,11 +59,12 @@ def summary(flat: pd.DataFrame, state: Any, paths: Paths, urls: dict[str, str]) 
     print("\n".join(lines), flush=True)
 
 
-def judge_failure(found: Any, rows: pd.DataFrame, keys: list[str], state: Any, paths: Paths) -> str:
+def judge_failure(
+    found: StoredRun, rows: pd.DataFrame, keys: list[str], state: RunState, paths: Paths
+) -> str:
     failed = state.judge_failed_rows
-    reasons = [
-        found.failures[key].get(FAITHFULNESS) for key in keys if found.failures.get(key, {}).get(FAITHFULNESS)
-    ]
+    reasons = [found.failures.get(key, {}).get(FAITHFULNESS) or "" for key in keys]
+    reasons = [reason for reason in reasons if reason]
     first = (reasons or ["no detail"])[0]
     return (
         f"error: the faithfulness judge failed on {len(failed)} of {len(rows)} rows "
@@ -65,7 +75,7 @@ def judge_failure(found: Any, rows: pd.DataFrame, keys: list[str], state: Any, p
     )
 
 
-def nothing_lost(rows: int, folder: Any, url: str) -> str:
+def nothing_lost(rows: int, folder: OutputFolder, url: str) -> str:
     return (
         f"Nothing is lost: all {rows} scored rows are in {folder.store_path} and {folder.state_path} records "
         f"what was logged.\nWhen the server at {url} is back, run the same command again: it logs the rest "
@@ -73,14 +83,14 @@ def nothing_lost(rows: int, folder: Any, url: str) -> str:
     )
 
 
-def triage(found: dict[str, Any]) -> str:
+def triage(found: Mapping[str, int | str]) -> str:
     return (
         f"Judge triage: {found['judged']} of {found['rows']} rows sent to the judge; {found['saved']} calls "
         "saved (the offline signals settled those rows)"
     )
 
 
-def filters(state: Any) -> dict[str, str]:
+def filters(state: RunState) -> dict[str, str]:
     """The integration's ready-made filter strings for this run, flattened to {"spans / name": text}."""
     from bertscore_plugins.integrations.phoenix.annotation_sink import disagreement_filters
 
@@ -98,5 +108,5 @@ def filters(state: Any) -> dict[str, str]:
     return flat
 
 
-def _threshold(value: Any) -> str:
+def _threshold(value: object) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)

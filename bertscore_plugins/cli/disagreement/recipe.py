@@ -13,24 +13,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import json
 import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from bertscore_plugins.cli.disagreement import printed
 from bertscore_plugins.cli.disagreement.exits import EXIT_JUDGE, EXIT_OK, EXIT_PHOENIX, HTML_NAME, PNG_NAME
 from bertscore_plugins.cli.disagreement.folder import OutputFolder, RunState, now
-from bertscore_plugins.cli.disagreement.rows import (
-    TEXT_COLUMNS,
-    ColumnNames,
-    normalise_rows,
-    read_table,
-    row_name,
-)
+from bertscore_plugins.cli.disagreement.rows import normalise_rows, read_table, row_name
 from bertscore_plugins.evaluation.batch import BatchRow
+from bertscore_plugins.evaluation.cells import Cell
+from bertscore_plugins.evaluation.dataframe import Columns, row_key, rows_of
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import score_column
 from bertscore_plugins.evaluation.pipeline import StoredRun, bertscore_names, evaluate_stored
@@ -39,33 +35,40 @@ from bertscore_plugins.evaluation.store import ResultStore
 from bertscore_plugins.evaluation.store_keys import scorer_identity
 from bertscore_plugins.evaluation.store_keys import store_keys as signal_keys
 
+#: a row's cells, by signal name
+RowCells = Mapping[str, Cell]
+
 
 def run_recipe(args: argparse.Namespace) -> int:
     """One run over one input and one output folder; returns the exit code."""
-    columns = ColumnNames(
-        args.question_column, args.context_column, args.output_column, args.reference_column, args.id_column
+    columns = Columns(
+        input=args.question_column,
+        output=args.output_column,
+        context=args.context_column,
+        reference=args.reference_column,
     )
     wanted = {
         user: f"--{ {'input': 'question'}.get(ours, ours) }-column"
-        for ours, user in columns.mapping().items()
+        for ours, user in columns.as_dict().items()
     }
     table = read_table(args.input, args.split, args.input_format, {args.id_column: "--id-column", **wanted})
     if args.limit is not None:
         table = table.head(args.limit).reset_index(drop=True)
-    rows = normalise_rows(table, columns)
+    rows = normalise_rows(table, columns, args.id_column)
     folder = OutputFolder(args.out)
     folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))
     config = _configuration(args)
     if args.rescore:
         _discard(folder)
     previous = folder.load_state()  # a damaged one is named before any work
-    keys = [row_key(row) for row in rows.to_dict(orient="records")]
+    engine_rows = batch_rows(rows)
+    keys = [str(row.label) for row in engine_rows]
     # each signal under its own key (a fixed judge name asks only the judge); the model loads only when a
     # row is scored, never for a run that reads the store
     store_keys = signal_keys(config, scorer_identity(config.score))
     with ResultStore(folder.store_path) as store:
         found = evaluate_stored(
-            batch_rows(rows, keys),
+            engine_rows,
             config,
             store,
             store_keys,
@@ -153,24 +156,19 @@ def _say_if_the_scorer_changed(state: RunState | None, signature: str, folder: O
         )
 
 
-def row_key(row: dict[str, Any]) -> str:
-    """A row's identity in the store: its id and a digest of its texts (an edited row is a new row)."""
-    texts = json.dumps([row[name] for name in TEXT_COLUMNS], ensure_ascii=False, default=str)
-    return f"{row['row_id']}#{hashlib.sha256(texts.encode()).hexdigest()[:12]}"
-
-
-def batch_rows(rows: pd.DataFrame, keys: list[str]) -> list[BatchRow]:
-    """The engine's rows: keyed by their store identity, named in warnings as the user counts them."""
+def batch_rows(rows: pd.DataFrame) -> list[BatchRow]:
+    """The engine's rows (the DataFrame adapter's, :func:`~bertscore_plugins.evaluation.dataframe.rows_of`):
+    keyed by their store identity (their id and a digest of their texts, ``row_key``), named in warnings as
+    the user counts them."""
+    by_id = rows.set_index("row_id", drop=False)
+    found = rows_of(by_id, needs_input=True)
     return [
-        BatchRow(
-            key,
-            output=row["output"],
-            context=row["context"],
-            reference=row["reference"],
-            input=row["input"],
-            named=row_name(position, None if row["row_id"] == str(position + 1) else row["row_id"]),
+        replace(
+            row,
+            label=row_key(row),
+            named=row_name(position, None if row.label == str(position + 1) else row.label),
         )
-        for position, key, row in zip(rows.index, keys, rows.to_dict(orient="records"), strict=True)
+        for position, row in enumerate(found)
     ]
 
 
@@ -207,36 +205,27 @@ def _state(
     ]
     state.rows, state.scored_at = len(keys), now()
     state.faithfulness_signal = config.faithfulness_name
-    state.thresholds = thresholds_of([found.cell(key, config.disagreement_name) for key in keys])
+    state.thresholds = found.thresholds.to_dict() if found.thresholds is not None else {}
     if found.triage.get("mode") == "unsettled" and found.triage.get("rows"):
         calls = state.judge_calls or {"rows": 0, "judged": 0, "saved": 0, "mode": "unsettled"}
         state.judge_calls = {
             **calls,
             "rows": len(keys),
-            **{k: calls[k] + found.triage[k] for k in ("judged", "saved")},
+            **{k: calls[k] + _count(found.triage[k]) for k in ("judged", "saved")},
         }
         print(printed.triage(found.triage), flush=True)
     folder.save_state(state)
     return state
 
 
-def thresholds_of(cells: list[dict[str, Any] | None]) -> dict[str, Any]:
-    """The thresholds the disagreement used, read back from its cells' metadata."""
-    for cell in cells:
-        if isinstance(cell, dict):
-            meta = cell.get("metadata") or {}
-            return {
-                "similarity": meta.get("similarity_threshold"),
-                "faithfulness": meta.get("faithfulness_threshold"),
-                "source": meta.get("threshold_source", "fixed"),
-            }
-    return {}
+def _count(value: int | str) -> int:
+    return value if isinstance(value, int) else 0
 
 
 def _scores_table(
     table: pd.DataFrame,
     rows: pd.DataFrame,
-    cells: list[dict[str, Any]],
+    cells: Sequence[RowCells],
     config: EvaluationConfig,
     id_column: str,
 ) -> pd.DataFrame:
@@ -251,26 +240,35 @@ def _scores_table(
     return pd.concat([user, flat], axis=1)
 
 
-def records(rows: pd.DataFrame, cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each row's fields with its ``<name>_score`` cells: what the report and Phoenix read."""
+def records(rows: pd.DataFrame, cells: Sequence[RowCells]) -> list[dict[str, object]]:
+    """Each row's fields with its ``<name>_score`` cells as ``Score.to_dict()`` dicts: the DataFrame Phoenix
+    reads (one of the three edges where a cell is a dict)."""
     return [
-        {**row, **{score_column(name): cell for name, cell in found.items()}}
+        {**row, **{score_column(name): cell.to_dict() for name, cell in found.items()}}
         for row, found in zip(rows.to_dict(orient="records"), cells, strict=True)
     ]
 
 
 def _report(
-    args: argparse.Namespace, folder: OutputFolder, rows: pd.DataFrame, cells: list, state: RunState
+    args: argparse.Namespace,
+    folder: OutputFolder,
+    rows: pd.DataFrame,
+    cells: Sequence[RowCells],
+    state: RunState,
 ) -> tuple[Path, Path]:
     from bertscore_plugins.cli.disagreement import html_report, scatter
     from bertscore_plugins.evaluation.names import DISAGREEMENT, FAITHFULNESS, SIMILARITY
 
-    found = html_report.report_rows(records(rows, cells), SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
+    names = html_report.Names(SIMILARITY, state.faithfulness_signal, DISAGREEMENT)
+    found = html_report.report_rows(rows.to_dict(orient="records"), cells, names)
     thresholds = state.thresholds or {"similarity": 0.0, "faithfulness": 0.0}
     png = scatter.plot_scatter(
-        found, thresholds, folder.report_dir / PNG_NAME, faithfulness_name=state.faithfulness_signal,
+        found,
+        thresholds,
+        folder.report_dir / PNG_NAME,
+        faithfulness_name=state.faithfulness_signal,
         binary_faithfulness=state.faithfulness_signal == FAITHFULNESS,
-    )  # fmt: skip
+    )
     page = html_report.Page(
         title=f"Similarity vs {state.faithfulness_signal}: {Path(args.input).name}",
         faithfulness_name=state.faithfulness_signal,
@@ -287,19 +285,29 @@ def _report(
 
 
 def _log_to_phoenix(
-    args: argparse.Namespace, folder: OutputFolder, state: RunState, rows: pd.DataFrame, cells: list
+    args: argparse.Namespace,
+    folder: OutputFolder,
+    state: RunState,
+    rows: pd.DataFrame,
+    cells: Sequence[RowCells],
 ) -> dict[str, str]:
     from bertscore_plugins.integrations.phoenix.run_logging import RunLog, log_run
 
     state.logging_attempts += 1
     folder.save_state(state)
+    signal = state.faithfulness_signal
     run = RunLog(
-        url=args.phoenix_url, project=args.project, run_key=state.run_key, logged=state.logged,
+        url=args.phoenix_url,
+        project=args.project,
+        run_key=state.run_key,
+        logged=state.logged,
         save=lambda: folder.save_state(state),
         description=f"rows of {Path(args.input).name} (bertscore-plugins disagreement)",
-        experiment_name=f"bertscore-vs-{state.faithfulness_signal}",
+        experiment_name=f"bertscore-vs-{signal}",
         experiment_metadata={
-            "thresholds": state.thresholds, "model": args.model, "faithfulness_signal": state.faithfulness_signal
+            "thresholds": state.thresholds,
+            "model": args.model,
+            "faithfulness_signal": signal,
         },
-    )  # fmt: skip
+    )
     return log_run(pd.DataFrame(records(rows, cells)), run, say=lambda line: print(line, flush=True))

@@ -11,42 +11,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeGuard
 
 import pandas as pd
 
-from bertscore_plugins.errors import BertScorePluginsError, ColumnNotFoundError, FileFormatError, UsageError
+from bertscore_plugins.errors import ColumnNotFoundError, FileFormatError, InputTableError, UsageError
+from bertscore_plugins.evaluation.dataframe import Columns
 from bertscore_plugins.faithfulness.reading import context_problem
 from bertscore_plugins.tables import Table
 
 TEXT_COLUMNS = ("input", "context", "output", "reference")
-
-
-@dataclass(frozen=True)
-class ColumnNames:
-    """Which of the user's columns hold the question, the retrieved context, the answer and the gold answer."""
-
-    question: str = "question"
-    context: str = "context"
-    output: str = "output"
-    reference: str = "reference"
-    row_id: str | None = "id"  # optional; the row number is used when the column is absent
-
-    def mapping(self) -> dict[str, str]:
-        """The user's column name for each of the recipe's text columns."""
-        return {
-            "input": self.question,
-            "context": self.context,
-            "output": self.output,
-            "reference": self.reference,
-        }
-
-
-class InputTableError(BertScorePluginsError, ValueError):
-    """The input file cannot be read, or a row is unusable; the message names the row and the problem."""
 
 
 def read_table(
@@ -150,8 +126,11 @@ def _read_saved_dataset(path: Path, split: str | None) -> pd.DataFrame:
     return loaded.to_pandas()
 
 
-def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
+def normalise_rows(table: pd.DataFrame, columns: Columns, id_column: str | None = "id") -> pd.DataFrame:
     """Rename the user's columns to ``input/context/output/reference``, add ``row_id``, check every cell.
+
+    ``columns`` names the user's column of each field (the DataFrame adapter's :class:`Columns`: ``input``
+    is the question); ``id_column`` the optional column of row ids (the row counted from 1 when absent).
 
     Raises :class:`InputTableError` naming the missing column, or the first bad row and its problem
     (a missing value, a value that is not text, a context with no text: there is nothing to check the
@@ -160,7 +139,7 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     ``empty``); a list of strings is accepted as context (passages) and
     as reference (several gold answers).
     """
-    mapping = columns.mapping()
+    mapping = {name: columns.as_dict()[name] for name in TEXT_COLUMNS}
     missing = [f"{user!r} (for {ours})" for ours, user in mapping.items() if user not in table.columns]
     if missing:
         raise InputTableError(
@@ -171,14 +150,14 @@ def normalise_rows(table: pd.DataFrame, columns: ColumnNames) -> pd.DataFrame:
     clashes = [ours for ours, user in mapping.items() if ours in table.columns and ours != user]
     rows = table.drop(columns=clashes).rename(columns={user: ours for ours, user in mapping.items()})
     rows = rows.reset_index(drop=True)
-    has_ids = bool(columns.row_id and columns.row_id in rows.columns)
+    has_ids = bool(id_column and id_column in rows.columns)
     if has_ids:
-        row_ids = rows[columns.row_id].astype(str)
+        row_ids = rows[id_column].astype(str)
         duplicated = row_ids[row_ids.duplicated()]
         if len(duplicated):
             raise InputTableError(
                 f"{row_name(int(duplicated.index[0]))}: id {duplicated.iloc[0]!r} appears twice "
-                f"in column {columns.row_id!r}"
+                f"in column {id_column!r}"
             )
         rows["row_id"] = row_ids
     else:

@@ -122,5 +122,10 @@ def _points(ax: Any, scored: list[Any], binary: bool) -> None:
             ax.scatter(
                 [scored[i].similarity for i in idx],
                 [scored[i].faithfulness + jitter[i] for i in idx],
-                s=36, color=colour, edgecolor="white", linewidth=0.6, label=f"{label} ({len(idx)})", zorder=3,
-            )  # fmt: skip
+                s=36,
+                color=colour,
+                edgecolor="white",
+                linewidth=0.6,
+                label=f"{label} ({len(idx)})",
+                zorder=3,
+            )

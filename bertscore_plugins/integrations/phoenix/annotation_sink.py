@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from phoenix.evals.utils import to_annotation_dataframe
@@ -41,10 +41,14 @@ from bertscore_plugins.evaluation.names import (
     LOW_SIM_FAITHFUL,
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
+    score_column,
 )
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 from bertscore_plugins.integrations.phoenix import gateway
+
+if TYPE_CHECKING:
+    from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +113,7 @@ def annotation_configs(
 
 
 def ensure_annotation_configs(
-    client: Any,
+    client: PhoenixClient,
     configs: Sequence[Mapping[str, Any]] | None = None,
     *,
     project: str | None = None,
@@ -146,7 +150,7 @@ def span_annotation_dataframe(
     with an empty one, so ours never overwrite theirs)."""
     names = list(score_names) if score_names is not None else None
     if names is not None:
-        present = [n for n in names if f"{n}_score" in results.columns]
+        present = [n for n in names if score_column(n) in results.columns]
         if missing := sorted(set(names) - set(present)):
             logger.info("no result columns for %s; not logging them", missing)
         names = present
@@ -159,7 +163,7 @@ def span_annotation_dataframe(
 
 
 def log_span_annotations(
-    client: Any,
+    client: PhoenixClient,
     results: pd.DataFrame,
     score_names: Sequence[str] | None = None,
     identifier: str | None = ANNOTATION_IDENTIFIER,

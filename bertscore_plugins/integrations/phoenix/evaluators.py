@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError, InputError
 from bertscore_plugins.evaluation import dataframe as engine
-from bertscore_plugins.evaluation.cells import completed, failed, row_number
+from bertscore_plugins.evaluation.cells import Cell, completed, failed, row_number
 from bertscore_plugins.evaluation.disagreement import Thresholds, disagreement_cell
 from bertscore_plugins.evaluation.names import DISAGREEMENT, SIMILARITY, details_column, score_column
 from bertscore_plugins.evaluation.signals import Signal, Similarity, pair_problem, scorable, signal_cells
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from bertscore_plugins.core.score_settings import ScoreSettings
+    from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.evaluation.dataframe import RowOptions
 
 
 class SimilarityInput(BaseModel):
@@ -55,7 +57,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
         *,
         name: str,
         threshold: float,
-        scorer: Any = None,
+        scorer: Scorer | None = None,
         explain_k: int = 3,
         input_schema: type[BaseModel],
         **core_settings: Unpack[ScoreSettings],
@@ -75,12 +77,12 @@ class _BERTScoreEvaluatorBase(Evaluator):
             ScoreConfig.from_kwargs(**core_settings)  # fail now, not on the first row, when a name is wrong
 
     @property
-    def scorer(self) -> Any:
+    def scorer(self) -> Scorer:
         """The core ``BERTScorer`` (shared through ``get_scorer``: one model load per configuration)."""
         if self._scorer is None:
-            from bertscore_plugins.core.scorer import get_scorer  # torch: loaded on first use
+            from bertscore_plugins.core.scorer import resolve_scorer  # torch: loaded on first use
 
-            self._scorer = get_scorer(ScoreConfig.from_kwargs(**self._core_settings))
+            self._scorer = resolve_scorer(None, self._core_settings)
         return self._scorer
 
     def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, Any]:
@@ -96,7 +98,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
     def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
         candidate, reference = self._pair(eval_input)
         cells = signal_cells(self.scorer, [self.signal], {0: (candidate, reference)})
-        return [Score(**cells[self.name][0])]
+        return [Score(**cells[self.name][0].to_dict())]
 
 
 class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
@@ -129,7 +131,7 @@ class BERTScoreEvaluator(_BERTScoreEvaluatorBase):
         threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
         *,
         name: str = SIMILARITY,
-        scorer: Any = None,
+        scorer: Scorer | None = None,
         explain_k: int = 3,
         **core_settings: Unpack[ScoreSettings],
     ) -> None:
@@ -235,7 +237,10 @@ def scored_frame(
             failed(failures[p], seconds) if p in failures else completed(seconds)
             for p in range(len(dataframe))
         ]
-        result[score_column(signal.name)] = [cells[signal.name].get(p) for p in range(len(dataframe))]
+        found = cells[signal.name]
+        result[score_column(signal.name)] = [
+            found[p].to_dict() if p in found else None for p in range(len(dataframe))
+        ]
     return result
 
 
@@ -243,7 +248,7 @@ def scored_frame(
 
 
 def evaluate_rows(
-    dataframe: pd.DataFrame, llm: Any = None, *, judge: Any = None, **options: Any
+    dataframe: pd.DataFrame, llm: object = None, *, judge: object = None, **options: Unpack[RowOptions]
 ) -> pd.DataFrame:
     """Every signal for every row of ``dataframe``, with Phoenix's ``FaithfulnessEvaluator`` as the judge.
 
@@ -253,9 +258,9 @@ def evaluate_rows(
     judge, the offline faithfulness is the faithfulness signal.
     """
     chosen = as_judge(judge if judge is not None else llm)
-    if chosen is not None:
-        options["judge"] = chosen
-    return engine.evaluate_rows(dataframe, **options)
+    if chosen is None:  # no judge keyword: a judge in ``config`` stays
+        return engine.evaluate_rows(dataframe, **options)
+    return engine.evaluate_rows(dataframe, **options, judge=chosen)
 
 
 # -- the disagreement as an evaluator (experiments) ---------------------------------------------------
@@ -290,9 +295,12 @@ class DisagreementEvaluator(Evaluator):
 
     def _score(self, similarity: Score, faithfulness: Score) -> list[Score]:
         cell = disagreement_cell(
-            similarity.to_dict(), faithfulness.to_dict(), self.thresholds, name=self.name
+            Cell.from_dict(similarity.to_dict()),
+            Cell.from_dict(faithfulness.to_dict()),
+            self.thresholds,
+            name=self.name,
         )
-        return [Score(**cell)]
+        return [Score(**cell.to_dict())]
 
     def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
         sim = self.similarity.evaluate(dict(eval_input))[0]

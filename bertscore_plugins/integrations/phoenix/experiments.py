@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from phoenix.evals import Evaluator, Score, bind_evaluator
@@ -23,6 +23,9 @@ from bertscore_plugins.integrations.phoenix.groundedness import GroundednessEval
 from bertscore_plugins.integrations.phoenix.phoenix_judge import _LogLines
 
 # -- datasets and experiments ------------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
 
 
 class _SharedResult(Evaluator):
@@ -88,7 +91,7 @@ def experiment_evaluators(
 
 
 def create_dataset(
-    client: Any,
+    client: PhoenixClient,
     rows: pd.DataFrame,
     *,
     name: str,
@@ -169,7 +172,7 @@ def _stored_evaluator(results: pd.DataFrame, name: str) -> Any:
 
 
 def log_experiment(
-    client: Any,
+    client: PhoenixClient,
     results: pd.DataFrame,
     *,
     dataset_name: str,

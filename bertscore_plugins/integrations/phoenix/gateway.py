@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote
 
 from bertscore_plugins.errors import ArgumentError, PhoenixServerError
@@ -27,12 +27,36 @@ from bertscore_plugins.errors import ArgumentError, PhoenixServerError
 if TYPE_CHECKING:
     import httpx
     import pandas as pd
+    from phoenix.client.resources.datasets import Datasets
+    from phoenix.client.resources.experiments import Experiments
+    from phoenix.client.resources.projects import Projects
+    from phoenix.client.resources.spans import SpanAnnotationData, Spans
 
 CHECKED_CLIENT = "arize-phoenix-client 3.5.0"
 CHECKED_SERVER = "arize-phoenix 20.26.1"
 
 
-def connect(client: Any = None, base_url: str | None = None) -> Any:
+class PhoenixClient(Protocol):
+    """What this package uses of ``phoenix.client.Client``: its resources, and the configured ``httpx.Client``
+    behind them (the one private attribute read, :func:`_http`). A renamed resource is a type error here."""
+
+    @property
+    def spans(self) -> Spans: ...
+
+    @property
+    def projects(self) -> Projects: ...
+
+    @property
+    def datasets(self) -> Datasets: ...
+
+    @property
+    def experiments(self) -> Experiments: ...
+
+    @property
+    def _client(self) -> httpx.Client: ...
+
+
+def connect(client: PhoenixClient | None = None, base_url: str | None = None) -> PhoenixClient:
     """``client`` itself, else a ``phoenix.client.Client`` for ``base_url`` (default: Phoenix's
     environment variables, then http://localhost:6006)."""
     if client is not None:
@@ -42,7 +66,7 @@ def connect(client: Any = None, base_url: str | None = None) -> Any:
     return Client(base_url=base_url) if base_url else Client()
 
 
-def _http(client: Any) -> httpx.Client:
+def _http(client: PhoenixClient) -> httpx.Client:
     # Private: `Client._client`, the configured httpx.Client (a property in arize-phoenix-client 3.5.0;
     # no public accessor). The only private attribute of phoenix.client this package reads.
     return client._client
@@ -51,7 +75,7 @@ def _http(client: Any) -> httpx.Client:
 # -- projects ---------------------------------------------------------------------------
 
 
-def base_url_of(client: Any) -> str:
+def base_url_of(client: PhoenixClient) -> str:
     """The server address ``client`` talks to, for messages (no public accessor in client 3.5.0)."""
     try:
         return str(_http(client).base_url)
@@ -59,7 +83,7 @@ def base_url_of(client: Any) -> str:
         return "the configured URL"
 
 
-def project_exists(client: Any, project: str) -> bool:
+def project_exists(client: PhoenixClient, project: str) -> bool:
     """Whether the server has a project of that name or id (``Projects.get``; 404 means no)."""
     import httpx
 
@@ -72,12 +96,12 @@ def project_exists(client: Any, project: str) -> bool:
     return True
 
 
-def project_names(client: Any) -> list[str]:
+def project_names(client: PhoenixClient) -> list[str]:
     """The names of the server's projects (``Projects.list``)."""
     return [str(project.get("name")) for project in client.projects.list()]
 
 
-def project_id(client: Any, project_name: str) -> str:
+def project_id(client: PhoenixClient, project_name: str) -> str:
     """The id Phoenix's UI uses in project URLs."""
     return client.projects.get(project_name=project_name)["id"]
 
@@ -86,7 +110,7 @@ def project_id(client: Any, project_name: str) -> str:
 
 
 def span_pages(
-    client: Any,
+    client: PhoenixClient,
     project: str,
     *,
     page_size: int = 500,
@@ -129,7 +153,9 @@ def span_pages(
             return
 
 
-def matching_span_ids(client: Any, project: str, where: str, *, since: datetime | None = None) -> set[str]:
+def matching_span_ids(
+    client: PhoenixClient, project: str, where: str, *, since: datetime | None = None
+) -> set[str]:
     """Ids of the spans matching a Phoenix filter string (``Spans.get_spans_dataframe``; one narrow
     column travels, so this stays small for large projects).
 
@@ -157,22 +183,26 @@ def matching_span_ids(client: Any, project: str, where: str, *, since: datetime 
 
 
 def span_annotations(
-    client: Any, project: str, span_ids: Iterable[str], names: Sequence[str]
+    client: PhoenixClient, project: str, span_ids: Iterable[str], names: Sequence[str]
 ) -> list[dict[str, Any]]:
     """The annotations named ``names`` on those spans, every identifier (``Spans.get_span_annotations``)."""
-    return client.spans.get_span_annotations(
+    found = client.spans.get_span_annotations(
         span_ids=list(span_ids), project_identifier=project, include_annotation_names=list(names)
     )
+    return [dict(annotation) for annotation in found]
 
 
-def log_span_annotations(client: Any, annotations: Sequence[Mapping[str, Any]]) -> None:
+def log_span_annotations(client: PhoenixClient, annotations: Sequence[Mapping[str, Any]]) -> None:
     """Write ``SpanAnnotationData`` dicts and wait for the server to store them (``sync=True``).
 
     The server upserts on (span, name, identifier): an annotation replaces the one it had there."""
-    client.spans.log_span_annotations(span_annotations=list(annotations), sync=True)
+    # plain dicts in SpanAnnotationData's shape (span_rows.annotation writes them)
+    client.spans.log_span_annotations(
+        span_annotations=[cast("SpanAnnotationData", a) for a in annotations], sync=True
+    )
 
 
-def log_span_annotation_frame(client: Any, frame: pd.DataFrame) -> None:
+def log_span_annotation_frame(client: PhoenixClient, frame: pd.DataFrame) -> None:
     """``log_span_annotations`` for a ``to_annotation_dataframe`` frame (same upsert)."""
     client.spans.log_span_annotations_dataframe(dataframe=frame, sync=True)
 
@@ -180,14 +210,14 @@ def log_span_annotation_frame(client: Any, frame: pd.DataFrame) -> None:
 # -- annotation configs (REST routes only; server 20.26.1, no method in client 3.5.0) ----------------
 
 
-def annotation_config_ids(client: Any) -> dict[str, str]:
+def annotation_config_ids(client: PhoenixClient) -> dict[str, str]:
     """``{name: id}`` of the server's annotation configs (``GET /v1/annotation_configs``)."""
     reply = _http(client).get("v1/annotation_configs", params={"limit": 1000})
     reply.raise_for_status()
     return {item["name"]: item["id"] for item in reply.json().get("data", [])}
 
 
-def create_annotation_config(client: Any, config: Mapping[str, Any]) -> str:
+def create_annotation_config(client: PhoenixClient, config: Mapping[str, Any]) -> str:
     """Create one annotation config; returns its id (``POST /v1/annotation_configs``). Another writer that
     created the same name meanwhile (HTTP 409) is not a failure: that config's id is returned.
 
@@ -206,7 +236,7 @@ def create_annotation_config(client: Any, config: Mapping[str, Any]) -> str:
     return created.json()["data"]["id"]
 
 
-def attach_annotation_config(client: Any, project: str, config_id: str) -> str | None:
+def attach_annotation_config(client: PhoenixClient, project: str, config_id: str) -> str | None:
     """Show a config in a project's spans table (``PUT /v1/projects/{p}/annotation_configs/{id}``);
     None when done, else the server's answer."""
     reply = _http(client).put(
@@ -218,6 +248,6 @@ def attach_annotation_config(client: Any, project: str, config_id: str) -> str |
 # -- datasets (public API) ---------------------------------------------------------------------------
 
 
-def dataset_examples(client: Any, dataset: str) -> list[Mapping[str, Any]]:
+def dataset_examples(client: PhoenixClient, dataset: str) -> list[Mapping[str, Any]]:
     """The examples of a Phoenix dataset (``Datasets.get_dataset``)."""
     return list(client.datasets.get_dataset(dataset=dataset).examples)

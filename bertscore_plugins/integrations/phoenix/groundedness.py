@@ -8,7 +8,7 @@ engine's (:class:`bertscore_plugins.evaluation.signals.Groundedness`); this is i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from bertscore_plugins.core.score_settings import ScoreSettings
+    from bertscore_plugins.core.scorer_protocol import Scorer
 
 
 class GroundednessInput(BaseModel):
@@ -53,7 +54,7 @@ class GroundednessEvaluator(_BERTScoreEvaluatorBase):
         threshold: float = DEFAULT_GROUNDEDNESS_THRESHOLD,
         *,
         name: str = GROUNDEDNESS,
-        scorer: Any = None,
+        scorer: Scorer | None = None,
         explain_k: int = 3,
         **core_settings: Unpack[ScoreSettings],
     ) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from bertscore_plugins.core.score_settings import ScoreSettings
+    from bertscore_plugins.core.scorer_protocol import Scorer
 
 
 class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
@@ -53,7 +54,7 @@ class OfflineFaithfulnessEvaluator(GroundednessEvaluator):
         threshold: float = FAITHFULNESS_THRESHOLD,
         *,
         name: str = OFFLINE_FAITHFULNESS,
-        scorer: Any = None,
+        scorer: Scorer | None = None,
         explain_k: int = 3,
         **core_settings: Unpack[ScoreSettings],
     ) -> None:

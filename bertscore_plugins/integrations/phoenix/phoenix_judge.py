@@ -28,7 +28,8 @@ from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
 from phoenix.evals.metrics import FaithfulnessEvaluator
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict, is_judge
+from bertscore_plugins.evaluation.judge import Judge, JudgeRow, Verdict, failed_verdict, is_judge
+from bertscore_plugins.evaluation.names import details_column, score_column
 
 logger = logging.getLogger(__name__)
 
@@ -76,11 +77,11 @@ def faithfulness_evaluator(
 
 def _report_failures(result: pd.DataFrame, name: str) -> None:
     """Keep the score column (Phoenix drops it when every row failed) and log the failed positions."""
-    if f"{name}_score" not in result.columns:
-        result[f"{name}_score"] = [None] * len(result)
+    if score_column(name) not in result.columns:
+        result[score_column(name)] = [None] * len(result)
     failed = [
         position
-        for position, details in enumerate(result[f"{name}_execution_details"])
+        for position, details in enumerate(result[details_column(name)])
         if not details or details.get("status") == "FAILED"
     ]
     if failed:
@@ -184,8 +185,8 @@ def run_judge(
         raise ArgumentError(f"concurrency must be a positive integer, got {concurrency!r}")
     if len(dataframe) == 0:
         result = dataframe.copy()
-        result[f"{judge.name}_execution_details"] = []
-        result[f"{judge.name}_score"] = []
+        result[details_column(judge.name)] = []
+        result[score_column(judge.name)] = []
         return result
 
     def evaluate() -> Any:
@@ -234,8 +235,8 @@ class PhoenixJudge:
         started = time.perf_counter()
         judged = run_judge(frame, judge=self.evaluator, concurrency=concurrency, max_retries=max_retries)
         seconds = (time.perf_counter() - started) / max(len(rows), 1)
-        cells = judged[f"{self.name}_score"]
-        details = judged[f"{self.name}_execution_details"]
+        cells = judged[score_column(self.name)]
+        details = judged[details_column(self.name)]
         return [
             Verdict(cell if isinstance(cell, Mapping) else None, detail)
             if isinstance(detail, Mapping)
@@ -261,7 +262,7 @@ def faithfulness_judge(llm: Any, **invocation_parameters: Any) -> PhoenixJudge:
     return PhoenixJudge(faithfulness_evaluator(llm, **invocation_parameters))
 
 
-def as_judge(value: Any) -> Any:
+def as_judge(value: object) -> Judge | None:
     """The engine's judge for what a user passed as ``llm=`` or ``judge=``: None, a
     :class:`~bertscore_plugins.evaluation.judge.Judge` (kept), a Phoenix evaluator or a Phoenix ``LLM``
     (wrapped with :func:`faithfulness_judge`)."""

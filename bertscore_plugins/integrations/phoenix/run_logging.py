@@ -78,7 +78,9 @@ def log_run(table: pd.DataFrame, run: RunLog, say: Callable[[str], None] = print
 
 
 class _Steps:
-    def __init__(self, client: Any, table: pd.DataFrame, run: RunLog, say: Callable[[str], None]) -> None:
+    def __init__(
+        self, client: gateway.PhoenixClient, table: pd.DataFrame, run: RunLog, say: Callable[[str], None]
+    ) -> None:
         self.client, self.table, self.run, self.say = client, table, run, say
         self.step = "traces"
 
@@ -140,7 +142,7 @@ class _Steps:
         self.done("experiment", {"id": _get(experiment, "experiment_id"), "at": _now()})
 
 
-def _existing_dataset(client: Any, name: str) -> Any:
+def _existing_dataset(client: gateway.PhoenixClient, name: str) -> Any:
     """The dataset called `name` on the server, or None."""
     try:
         return client.datasets.get_dataset(dataset=name, timeout=30)
@@ -148,7 +150,7 @@ def _existing_dataset(client: Any, name: str) -> Any:
         return None
 
 
-def _drop_earlier_experiments(client: Any, dataset_id: str, run_key: str) -> None:
+def _drop_earlier_experiments(client: gateway.PhoenixClient, dataset_id: str, run_key: str) -> None:
     """Delete experiments an interrupted earlier attempt of this run left on its dataset (killed after
     the server created them, before the record named them), so a re-run never adds a duplicate. One made
     by an attempt that was killed may lack runs or evaluations, so none is reused."""

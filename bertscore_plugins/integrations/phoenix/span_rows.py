@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import CONFIGURATION_KEY
 from bertscore_plugins.evaluation.store import StoredResult
@@ -90,6 +91,7 @@ def span_row(
         input=fields.input,
         wants=frozenset(wants),
         known={name: r.cell for name, r in mine.items() if r.cell is not None},
+        named=f"span {fields.span_id}",  # warnings and failures name the span a trace user finds, not a position
     )
 
 
@@ -107,17 +109,18 @@ def _missing(fields: SpanFields, config: EvaluationConfig, not_a_reference: str 
     return missing
 
 
-def annotation(span_id: str, cell: Mapping[str, Any], annotating: Annotating) -> dict[str, Any]:
-    """A ``SpanAnnotationData`` dict from a ``Score.to_dict()`` cell."""
-    metadata = dict(cell.get("metadata") or {})
-    if cell.get("direction"):
-        metadata["direction"] = cell["direction"]
+def annotation(span_id: str, cell: Cell, annotating: Annotating) -> dict[str, Any]:
+    """A ``SpanAnnotationData`` dict from a cell (one of the three edges where a cell becomes a dict)."""
+    metadata = cell.metadata.to_dict()
+    if cell.direction:
+        metadata["direction"] = cell.direction
     metadata[CONFIGURATION_KEY] = annotating.configuration
-    result = {k: cell[k] for k in ("label", "score", "explanation") if cell.get(k) is not None}
+    parts = {"label": cell.label, "score": cell.score, "explanation": cell.explanation}
+    result = {key: value for key, value in parts.items() if value is not None}
     plain = {
-        "name": cell["name"],
+        "name": cell.name,
         "span_id": span_id,
-        "annotator_kind": "LLM" if cell.get("kind") == "llm" else "CODE",
+        "annotator_kind": "LLM" if cell.kind == "llm" else "CODE",
         "identifier": annotating.identifier,
         "result": result,
         "metadata": metadata,

@@ -25,7 +25,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openinference.semconv.trace import (
     DocumentAttributes,
@@ -37,6 +37,9 @@ from openinference.semconv.trace import (
 
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep, value_too_deep
 from bertscore_plugins.integrations.phoenix.gateway import span_pages
+
+if TYPE_CHECKING:
+    from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
 
 ROOT = "root"
 """``span_kind`` value selecting the root span of each trace (the default)."""
@@ -289,7 +292,7 @@ def extract_fields(
 # -- reading (pages come through the gateway) ------------------------------------------------------
 
 
-def trace_documents(client: Any, project: str, trace_ids: Sequence[str]) -> dict[str, list[str]]:
+def trace_documents(client: PhoenixClient, project: str, trace_ids: Sequence[str]) -> dict[str, list[str]]:
     """``{trace_id: documents}`` of the RETRIEVER spans in those traces, in start order."""
     found: dict[str, list[tuple[str, list[str]]]] = {}
     unique = sorted(set(trace_ids))

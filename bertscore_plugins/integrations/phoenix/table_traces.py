@@ -12,12 +12,15 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pandas as pd
 
 from bertscore_plugins.errors import PhoenixServerError
+
+if TYPE_CHECKING:
+    from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
 
 TRACE_SERVICE_NAME = "bertscore-plugins-recipe"
 ROOT_SPAN_NAME = "rag_answer"
@@ -129,7 +132,9 @@ def build_spans(table: pd.DataFrame, project: str) -> list[Any]:
     return collected.spans
 
 
-def spans_on_server(client: Any, project: str, span_ids: Sequence[str], chunk: int = 50) -> set[str]:
+def spans_on_server(
+    client: PhoenixClient, project: str, span_ids: Sequence[str], chunk: int = 50
+) -> set[str]:
     """Which of ``span_ids`` the server holds in ``project`` (an unknown project holds none)."""
     found: set[str] = set()
     for start in range(0, len(span_ids), chunk):
@@ -147,7 +152,13 @@ def spans_on_server(client: Any, project: str, span_ids: Sequence[str], chunk: i
 
 
 def send_traces(
-    client: Any, base_url: str, table: pd.DataFrame, project: str, *, chunk: int = 200, wait_s: float = 60.0
+    client: PhoenixClient,
+    base_url: str,
+    table: pd.DataFrame,
+    project: str,
+    *,
+    chunk: int = 200,
+    wait_s: float = 60.0,
 ) -> int:
     """Send the traces of the rows whose root span the server lacks; wait until it has them all.
 

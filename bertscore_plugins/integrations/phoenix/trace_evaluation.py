@@ -17,12 +17,10 @@ the metadata (see :mod:`.annotation_sink`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.cache_home import cached
 from bertscore_plugins.core.score_config import refuse_idf_per_batch
@@ -38,6 +36,9 @@ from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
 from bertscore_plugins.integrations.phoenix.trace_settings import LONG_TEXT, TraceSettings
 from bertscore_plugins.settings import names_of
 
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer_protocol import Scorer
+
 STORE_ENV_VAR = "BERTSCORE_PHOENIX_STORE"
 
 
@@ -49,14 +50,9 @@ def default_store_path() -> Path:
     return cached("phoenix_results.sqlite")
 
 
-def configuration_signature(description: Mapping[str, Any]) -> str:
-    """A short stable id of a description (kept for callers; `EvaluationConfig.configuration_id` is the
-    trace evaluation's)."""
-    text = json.dumps(description, sort_keys=True, default=str)
-    return "cfg-" + hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _dataset_references(client: Any, dataset: str, field_name: str | None) -> dict[str, Any]:
+def _dataset_references(
+    client: gateway.PhoenixClient, dataset: str, field_name: str | None
+) -> dict[str, Any]:
     """``{example id: reference value}`` from a Phoenix dataset (its examples' expected output)."""
     examples = gateway.dataset_examples(client, dataset)
     references: dict[str, Any] = {}
@@ -80,12 +76,12 @@ def evaluate_project(
     project: str,
     *,
     config: EvaluationConfig | None = None,
-    client: Any = None,
+    client: gateway.PhoenixClient | None = None,
     base_url: str | None = None,
     store: str | Path | ResultStore | None = None,
     on_progress: Callable[[EvaluationReport], None] | None = None,
     on_poll: Callable[[EvaluationReport], None] | None = None,
-    scorer: Any = None,
+    scorer: Scorer | None = None,
     **settings: Any,
 ) -> EvaluationReport:
     """Annotate the spans of Phoenix project ``project`` with every signal of the evaluation pipeline.
@@ -105,7 +101,7 @@ def evaluate_project(
         client: a ``phoenix.client.Client``; default ``Client(base_url=base_url)``.
         store: the local result store (path or :class:`ResultStore`); default :func:`default_store_path`.
         on_progress: called with the report after each logged batch; on_poll: after each poll.
-        scorer: the core scorer to use (default ``get_scorer(config.score)``).
+        scorer: the core scorer to use (default: ``config.score``'s, ``core.scorer.resolve_scorer``).
         **settings: :class:`TraceSettings` (``span_kind``, ``where``, ``since``, ``page_size``,
             ``follow``, ``interval``, ...), :class:`EvaluationConfig` settings (``reference_key``,
             ``judge``, ``judge_rows``, thresholds, ...; ``llm=`` is taken as ``judge=``) or core settings.
@@ -123,19 +119,29 @@ def evaluate_project(
     check_project(project)
     trace, evaluation = _split_settings(config, settings)
     client = gateway.connect(client, base_url)
-    scorer = _checked_scorer(scorer, evaluation)
-    annotating = Annotating(evaluation, evaluation.configuration_id(str(scorer.signature)))
-    report = EvaluationReport(project=project, configuration=annotating.configuration)
     result_store = store if isinstance(store, ResultStore) else ResultStore(store or default_store_path())
-    job = TraceJob(
-        client, project, trace, annotating, scorer, _reference_reader(client, evaluation), result_store, report,
-        on_progress,
-    )  # fmt: skip
+    job = _job(project, client, trace, evaluation, _checked_scorer(scorer, evaluation), result_store)
+    job.on_progress = on_progress
     try:
         return poll(OnePass(job), on_poll)
     finally:
         if not isinstance(store, ResultStore):
             result_store.close()
+
+
+def _job(
+    project: str,
+    client: gateway.PhoenixClient,
+    trace: TraceSettings,
+    evaluation: EvaluationConfig,
+    scorer: Scorer,
+    store: ResultStore,
+) -> TraceJob:
+    """One run's job: what it reads, how it evaluates and annotates, where it keeps results, its report."""
+    annotating = Annotating(evaluation, evaluation.configuration_id(str(scorer.signature)))
+    report = EvaluationReport(project=project, configuration=annotating.configuration)
+    references = _reference_reader(client, evaluation)
+    return TraceJob(client, project, trace, annotating, scorer, references, store, report)
 
 
 def check_project(project: Any) -> None:
@@ -177,11 +183,10 @@ def _split_settings(
     return trace, evaluation
 
 
-def _checked_scorer(scorer: Any, config: EvaluationConfig) -> Any:
-    if scorer is None:
-        from bertscore_plugins.core.scorer import get_scorer
+def _checked_scorer(scorer: Scorer | None, config: EvaluationConfig) -> Scorer:
+    from bertscore_plugins.core.scorer import resolve_scorer
 
-        scorer = get_scorer(config.score)
+    scorer = resolve_scorer(config.score if scorer is None else scorer, {})
     refuse_idf_per_batch(
         getattr(scorer, "config", None),
         "page of spans",
@@ -190,7 +195,9 @@ def _checked_scorer(scorer: Any, config: EvaluationConfig) -> Any:
     return scorer
 
 
-def _reference_reader(client: Any, config: EvaluationConfig) -> Callable[[Mapping[str, Any]], Any]:
+def _reference_reader(
+    client: gateway.PhoenixClient, config: EvaluationConfig
+) -> Callable[[Mapping[str, Any]], Any]:
     """``span -> reference value``: a span attribute / metadata key, or a dataset example's output."""
     if config.reference_key:
         key = config.reference_key

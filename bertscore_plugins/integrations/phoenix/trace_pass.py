@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.pipeline import StoredRun, missing
@@ -29,6 +29,10 @@ from bertscore_plugins.integrations.phoenix.span_source import ROOT, trace_docum
 from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
 from bertscore_plugins.integrations.phoenix.trace_settings import TraceSettings
 
+if TYPE_CHECKING:
+    from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
+
 Work = list[tuple[dict[str, Any], dict[str, StoredResult]]]
 
 
@@ -36,11 +40,11 @@ Work = list[tuple[dict[str, Any], dict[str, StoredResult]]]
 class TraceJob:
     """One configuration against one project: everything a page needs besides the page."""
 
-    client: Any
+    client: PhoenixClient
     project: str
     settings: TraceSettings
     annotating: Annotating
-    scorer: Any
+    scorer: Scorer
     reference_of: Callable[[Mapping[str, Any]], Any]
     store: ResultStore
     report: EvaluationReport
@@ -183,7 +187,10 @@ class OnePass:
                 report.failed[f"{name}: {_short(failure or '')}"] += 1
         report.evaluated += len({row_id for row_id, _, cell, _ in run.fresh if cell is not None})
         for key in ("judged", "saved"):
-            report.judge_calls[key] += run.triage.get(key, 0) if run.triage.get("mode") != "none" else 0
+            calls = run.triage.get(key, 0)
+            report.judge_calls[key] += (
+                calls if isinstance(calls, int) and run.triage.get("mode") != "none" else 0
+            )
 
     def _log(
         self,

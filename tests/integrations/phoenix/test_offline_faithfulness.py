@@ -10,6 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from bertscore_plugins.evaluation.cells import Cell
+from bertscore_plugins.evaluation.names import OFFLINE_FAITHFULNESS
+
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "recipes" / "demo_data.jsonl"
 FACT_CASES = ("wrong_day", "wrong_number", "negation", "wrong_name")
@@ -200,9 +203,12 @@ def test_the_cost_benchmark_runs_on_the_demo_rows(fresh_python):
 
 def _offline_cell(
     score: float, fact_label: str = "supported", checked: bool = True, novel: float = 0.0
-) -> dict:
-    metadata = {"fact_label": fact_label, "fact_checked": checked, "novel_rare_word": novel}
-    return {"score": score, "metadata": metadata}
+) -> Cell:
+    from bertscore_plugins.evaluation.cells import BertScoreMetadata, FactCheckMetadata
+
+    grounded = BertScoreMetadata(precision=score, recall=score, threshold=0.5, signature="s")
+    metadata = FactCheckMetadata(grounded, None, checked, fact_label, (), novel)
+    return Cell(OFFLINE_FAITHFULNESS, score, None, None, metadata)
 
 
 def test_triage_never_settles_a_row_whose_facts_were_not_checked():
@@ -224,9 +230,9 @@ def test_triage_never_settles_a_row_whose_facts_were_not_checked():
         (_offline_cell(0.02), None),  # a low score alone (polite padding, a paraphrase): ask the judge
         (_offline_cell(0.132, "unsupported"), None),
         (_offline_cell(0.40, "unsupported"), None),  # an unsupported fact alone settles nothing
-        ({"score": float("nan"), "metadata": {"fact_checked": True}}, None),
+        (Cell.from_dict({"score": float("nan"), "metadata": {"fact_checked": True}}), None),
         (None, None),
-        ({"score": 0.99}, None),  # no fact check in the cell: not the offline signal's
+        (Cell.from_dict({"score": 0.99}), None),  # no fact check in the cell: not the offline signal's
     ],
 )
 def test_triage_settles_by_the_cuts_fitted_on_the_development_sets(cell, settled):
