@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bertscore_plugins.errors import ModelLoadError
+
 #: Gemma's turn markers (the GGUF is the base model and carries no chat template of its own): control tokens
 #: of the template alone, never read out of a message's text (see GemmaEngine.tokens)
 START_OF_TURN, END_OF_TURN = "<start_of_turn>", "<end_of_turn>"
@@ -160,7 +162,7 @@ def _control_token(tokenizer: Any, spelling: str) -> int:
     """The id of one of the template's control tokens; a tokenizer without it cannot serve the template."""
     token = tokenizer.convert_tokens_to_ids(spelling)
     if not isinstance(token, int) or token < 0 or token == tokenizer.unk_token_id:
-        raise ValueError(f"the judge's tokenizer has no {spelling} token: it cannot read Gemma's turn format")
+        raise ModelLoadError(f"the judge's tokenizer has no {spelling} token: it cannot read Gemma's turn format")
     return token
 
 

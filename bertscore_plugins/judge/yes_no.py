@@ -107,8 +107,9 @@ class YesNoJudge:
         """``call()``, tried again after an error worth it (429, 5xx, a timeout, a refused connection) at
         most ``max_retries`` times, waiting the server's Retry-After (else a backoff) while the waits stay
         within :attr:`retry_budget`; else the last EndpointError, saying why it was not tried again."""
-        attempts, waited = max(0, int(max_retries)) + 1, 0.0
-        for attempt in range(1, attempts + 1):
+        attempts, waited, attempt = max(0, int(max_retries)) + 1, 0.0, 0
+        while True:  # the last attempt returns or raises
+            attempt += 1
             try:
                 return call()
             except EndpointError as error:
@@ -124,7 +125,6 @@ class YesNoJudge:
                     ) from None
                 time.sleep(wait)
                 waited += wait
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _server_problem(self, max_retries: int) -> str | None:
         """Why no row can be judged (the server is not there, or serves another model), or None."""
