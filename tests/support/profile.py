@@ -119,12 +119,8 @@ class _Timing:
             )
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    started = config.stash.get(_owner, None)
-    if started is None:
-        return
-    path = Path(os.environ[EVENTS])
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """The events file's lines (a line cut short by a killed process is left out)."""
     events = []
     if path.exists():
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -132,6 +128,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
                 events.append(json.loads(line))
             except json.JSONDecodeError:
                 continue
+    return events
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    started = config.stash.get(_owner, None)
+    if started is None:
+        return
+    events = read_events(Path(os.environ[EVENTS]))
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     text = summary(
@@ -152,6 +157,8 @@ def interpreter_kind(argv: list[str]) -> str:
         ("zygote", r"fresh_interpreter\.py --zygote"),
         ("mypy", r"-m mypy\b|/mypy\b"),
         ("phoenix keeper", r"tests\.support\.phoenix_session"),
+        ("phoenix server", r"phoenix_loopback\.py|phoenix\.server"),
+        ("phoenix venv probe", r"version\('arize-phoenix'\)"),
         ("judge server", r"bertscore_plugins\.judge"),
         ("ray worker/runtime", r"\bray\b|default_worker\.py|raylet|ray/_private"),
         ("spark", r"pyspark|spark"),
@@ -274,3 +281,7 @@ def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, ch
             break
         lines.append(f"{event['cpu']:8.1f} {event['wall']:8.1f}  {event['nodeid']}")
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # the summary of a run's events file so far: python -m tests.support.profile FILE
+    sys.stdout.write(summary(read_events(Path(sys.argv[1])), 0.0, 0.0, 0.0))
