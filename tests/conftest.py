@@ -52,6 +52,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = longest_files_first(items)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's addopts) for a run of one file, or of tests in one file: no workers. xdist
+    gives a worker a whole file (--dist loadfile), so a second worker would only import and collect it
+    again (seconds of torch and pandas). Any other run: xdist's own count (one worker per core)."""
+    files = {arg.split("::", 1)[0] for arg in config.args}
+    if len(files) == 1 and Path(config.invocation_params.dir, *files).is_file():
+        return 0
+    return None
+
+
 @pytest.fixture(scope="session")
 def phoenix_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Phoenix server on 127.0.0.1 (free ports, SQLite in a temp folder), stopped by pid at the end.
