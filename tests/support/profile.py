@@ -153,7 +153,7 @@ def interpreter_kind(argv: list[str]) -> str:
     text = " ".join(argv)
     rules = [
         ("xdist worker", r"execnet|exec\(eval\(sys\.stdin"),
-        ("pytest", r"\bpytest\b"),
+        ("pytest", r"^\S*python\S* -m pytest\b|^\S*/pytest( |$)"),
         ("zygote", r"fresh_interpreter\.py --zygote"),
         ("mypy", r"-m mypy\b|/mypy\b"),
         ("phoenix keeper", r"tests\.support\.phoenix_session"),
@@ -189,7 +189,10 @@ def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, ch
         row["slow"] += bool(event.get("slow"))
     counted: dict[str, Counter[str]] = defaultdict(Counter)
     interpreters = [event for event in events if event["kind"] == "interpreter"]
+    command_cpu: Counter[str] = Counter()
     for event in events:
+        if event["kind"] == "zygote-command-exit":
+            command_cpu[_file_of(event)] += event["cpu"]
         if event["kind"] in EXPENSIVE:
             counted[_file_of(event)][event["kind"]] += 1
         elif event["kind"] == "interpreter" and interpreter_kind(event.get("argv", [])) not in (
@@ -241,13 +244,15 @@ def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, ch
         lines.append(f"profile errors: {errors[:3]}")
     lines.append("")
     lines.append(
-        "## test files by CPU (the worker's and its finished subprocesses'), counted events while they ran"
+        "## test files by CPU (the worker's and its finished subprocesses'; zyg cpu: its zygote commands'), "
+        "counted events while they ran"
     )
-    lines.append(f"{'cpu s':>8} {'wall s':>8} {'tests':>5} {'slow':>4}  file  [events]")
-    for name, row in sorted(by_file.items(), key=lambda item: -item[1]["cpu"]):
+    lines.append(f"{'cpu s':>8} {'zyg cpu':>8} {'wall s':>8} {'tests':>5} {'slow':>4}  file  [events]")
+    for name, row in sorted(by_file.items(), key=lambda item: -(item[1]["cpu"] + command_cpu[item[0]])):
         marks = " ".join(f"{short[k]}={n}" for k, n in sorted(counted.get(name, {}).items()) if k in short)
         lines.append(
-            f"{row['cpu']:8.1f} {row['wall']:8.1f} {row['tests']:5d} {row['slow']:4d}  {name}  {marks}"
+            f"{row['cpu']:8.1f} {command_cpu[name]:8.1f} {row['wall']:8.1f} {row['tests']:5d} {row['slow']:4d}  "
+            f"{name}  {marks}"
         )
     lines.append("")
     lines.append("## fixture set-ups (module/class/session scope, and function scope over 1 s), by CPU")

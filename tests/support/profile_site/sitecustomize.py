@@ -58,6 +58,20 @@ def _at_exit(pid: int) -> None:
         record("interpreter-exit", cpu=round(_cpu_seconds(), 3), wall=round(time.monotonic() - _STARTED, 3))
 
 
+def command_started(argv: list[str]) -> None:
+    """A zygote's child became a command (tests/support/fresh_interpreter.py): counted, and its CPU at exit
+    (a forked child's usage starts at zero)."""
+    import atexit
+
+    record("zygote-command", argv=list(argv)[:8])
+    atexit.register(_command_exit, os.getpid())
+
+
+def _command_exit(pid: int) -> None:
+    if os.getpid() == pid:
+        record("zygote-command-exit", cpu=round(_cpu_seconds(), 3))
+
+
 def _counted(kind: str, function, describe=None):
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
