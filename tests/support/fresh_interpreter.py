@@ -552,9 +552,8 @@ def _become(request: dict[str, Any]) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    events = sys.modules.get(
-        "bertscore_test_events"
-    )  # `make test-profile` counts it (tests/support/profile.py)
+    # `make test-profile` counts the command (tests/support/profile.py)
+    events = sys.modules.get("bertscore_test_events")
     if events is not None:
         events.command_started(argv)
     importlib.invalidate_caches()
