@@ -106,15 +106,12 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The controller, once every worker is done: the shared Phoenix and judge servers stopped, their folder
-    removed."""
+    """The controller, once every worker is done: the shared Phoenix server stopped, its folder removed."""
     folder = config.stash.get(_shared_folder, None)
     if folder is not None:
-        from tests.support.judge_session import FOLDER_NAME
         from tests.support.phoenix_session import stop_shared_server
 
         stop_shared_server(folder)
-        stop_shared_server(folder / FOLDER_NAME)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -134,23 +131,12 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session")
-def local_judge(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def local_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The real local judge (Gemma 3 270M on transformers, the judge extra) on 127.0.0.1, started once per
-    run and stopped by pid; tests point the judge at it with ``local_judge.environment()``. Under xdist the
-    run's workers share one (tests/support/judge_session.py), stopped by the controller."""
+    session and stopped by pid; tests point the judge at it with ``local_judge.environment()``."""
     from bertscore_plugins.errors import JudgeServerError
     from bertscore_plugins.judge.server import JudgeServer
 
-    shared = getattr(request.config, "workerinput", {}).get(SHARED_FOLDER)
-    if shared is not None:
-        from tests.support.judge_session import shared_judge
-
-        try:
-            found = shared_judge(Path(shared), request.config.workerinput[CONTROLLER_PID])
-        except JudgeServerError as error:
-            pytest.skip(f"the local judge cannot start here: {error}")
-        yield found
-        return
     server = JudgeServer(workdir=tmp_path_factory.mktemp("judge-server"), threads=1)
     try:
         server.start()
