@@ -62,6 +62,17 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with the files that take the local judge on one worker (one judge start per run):
+    tests/support/scheduling.py."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.support.scheduling import LocalJudgeFilesTogether
+
+    return LocalJudgeFilesTogether(config, log)
+
+
 @pytest.fixture(scope="session")
 def phoenix_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A Phoenix server on 127.0.0.1 (free ports, SQLite in a temp folder), stopped by pid at the end.
