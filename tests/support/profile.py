@@ -178,8 +178,80 @@ def _file_of(event: dict[str, Any]) -> str:
     return event.get("file") or (event.get("test") or "(outside tests)").split("::", 1)[0]
 
 
+#: the column names of the counted events in the per-file table
+SHORT = {
+    "interpreter": "py",
+    "zygote-command": "zyg",
+    "model-load": "load",
+    "from-pretrained": "pretr",
+    "phoenix-start": "phx",
+    "judge-start": "judge",
+    "ray-init": "ray",
+    "mypy": "mypy",
+}
+
+
 def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, children_cpu: float) -> str:
+    """The printed profile: the run, its counts, the files, the fixtures, the costliest tests."""
     tests = [event for event in events if event["kind"] == "test"]
+    quick = [event for event in tests if not event.get("slow")]
+    lines = [
+        f"# test profile: {len(tests)} tests, {len({event['file'] for event in tests})} files",
+        "",
+        f"run: {wall:.1f} s wall; CPU {controller_cpu + children_cpu:.1f} s (controller {controller_cpu:.1f} s "
+        f"+ its finished children {children_cpu:.1f} s); tests' own CPU {sum(e['cpu'] for e in tests):.1f} s "
+        f"(not slow: {len(quick)} tests, {sum(e['cpu'] for e in quick):.1f} CPU s, "
+        f"{sum(e['wall'] for e in quick):.1f} wall s)",
+        "",
+        *_counts(events),
+        "",
+        *_files(events, tests),
+        "",
+        *_fixtures(events),
+        "",
+        "## slowest tests by CPU",
+        *(
+            f"{e['cpu']:8.1f} {e['wall']:8.1f}  {'slow ' if e.get('slow') else 'QUICK'} {e['nodeid']}"
+            for e in sorted(tests, key=lambda e: -e["cpu"])[:25]
+        ),
+        "",
+        "## quick tier (not slow) tests over 1 CPU s",
+        *(
+            f"{e['cpu']:8.1f} {e['wall']:8.1f}  {e['nodeid']}"
+            for e in sorted(quick, key=lambda e: -e["cpu"])
+            if e["cpu"] >= 1.0
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _counts(events: list[dict[str, Any]]) -> list[str]:
+    interpreters = [event for event in events if event["kind"] == "interpreter"]
+    kinds = Counter(interpreter_kind(event.get("argv", [])) for event in interpreters)
+    argv_of = {event["pid"]: event.get("argv", []) for event in interpreters}
+    cpu_by_kind: Counter[str] = Counter()
+    for event in events:
+        if event["kind"] == "interpreter-exit":
+            cpu_by_kind[interpreter_kind(argv_of.get(event["pid"], []))] += event["cpu"]
+    lines = [
+        "## counts for the whole run",
+        f"fresh interpreters: {len(interpreters)} ({', '.join(f'{k} {n}' for k, n in kinds.most_common())})",
+        "  their own CPU s at a clean exit: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in cpu_by_kind.most_common()),
+    ]
+    for kind in EXPENSIVE:
+        found = [event for event in events if event["kind"] == kind]
+        seconds = sum(event.get("seconds", 0.0) for event in found)
+        detail = Counter(event.get("model", "") for event in found if event.get("model"))
+        extra = f"; {', '.join(f'{m} x{n}' for m, n in detail.most_common(6))}" if detail else ""
+        lines.append(f"{kind}: {len(found)}" + (f" ({seconds:.1f} s inside)" if seconds else "") + extra)
+    errors = [event for event in events if event["kind"] == "profile-error"]
+    if errors:
+        lines.append(f"profile errors: {errors[:3]}")
+    return lines
+
+
+def _files(events: list[dict[str, Any]], tests: list[dict[str, Any]]) -> list[str]:
     by_file: dict[str, dict[str, Any]] = defaultdict(lambda: {"tests": 0, "wall": 0.0, "cpu": 0.0, "slow": 0})
     for event in tests:
         row = by_file[event["file"]]
@@ -188,7 +260,6 @@ def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, ch
         row["cpu"] += event["cpu"]
         row["slow"] += bool(event.get("slow"))
     counted: dict[str, Counter[str]] = defaultdict(Counter)
-    interpreters = [event for event in events if event["kind"] == "interpreter"]
     command_cpu: Counter[str] = Counter()
     for event in events:
         if event["kind"] == "zygote-command-exit":
@@ -200,62 +271,21 @@ def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, ch
             "pytest",
         ):
             counted[_file_of(event)]["interpreter"] += 1
-    short = {
-        "interpreter": "py",
-        "zygote-command": "zyg",
-        "model-load": "load",
-        "from-pretrained": "pretr",
-        "phoenix-start": "phx",
-        "judge-start": "judge",
-        "ray-init": "ray",
-        "mypy": "mypy",
-    }
-    lines = [f"# test profile: {len(tests)} tests, {len(by_file)} files", ""]
-    total_cpu = controller_cpu + children_cpu
-    quick = [event for event in tests if not event.get("slow")]
-    lines.append(
-        f"run: {wall:.1f} s wall; CPU {total_cpu:.1f} s (controller {controller_cpu:.1f} s + its finished children "
-        f"{children_cpu:.1f} s); tests' own CPU {sum(e['cpu'] for e in tests):.1f} s "
-        f"(not slow: {len(quick)} tests, {sum(e['cpu'] for e in quick):.1f} CPU s, {sum(e['wall'] for e in quick):.1f} wall s)"
-    )
-    lines.append("")
-    lines.append("## counts for the whole run")
-    kinds = Counter(interpreter_kind(event.get("argv", [])) for event in interpreters)
-    lines.append(
-        f"fresh interpreters: {len(interpreters)} ({', '.join(f'{k} {n}' for k, n in kinds.most_common())})"
-    )
-    exits = [event for event in events if event["kind"] == "interpreter-exit"]
-    cpu_by_kind: Counter[str] = Counter()
-    argv_of = {event["pid"]: event.get("argv", []) for event in interpreters}
-    for event in exits:
-        cpu_by_kind[interpreter_kind(argv_of.get(event["pid"], []))] += event["cpu"]
-    lines.append(
-        "  their own CPU s at a clean exit: "
-        + ", ".join(f"{k} {v:.1f}" for k, v in cpu_by_kind.most_common())
-    )
-    for kind in EXPENSIVE:
-        found = [event for event in events if event["kind"] == kind]
-        seconds = sum(event.get("seconds", 0.0) for event in found)
-        detail = Counter(event.get("model", "") for event in found if event.get("model"))
-        extra = f"; {', '.join(f'{m} x{n}' for m, n in detail.most_common(6))}" if detail else ""
-        lines.append(f"{kind}: {len(found)}" + (f" ({seconds:.1f} s inside)" if seconds else "") + extra)
-    errors = [event for event in events if event["kind"] == "profile-error"]
-    if errors:
-        lines.append(f"profile errors: {errors[:3]}")
-    lines.append("")
-    lines.append(
+    lines = [
         "## test files by CPU (the worker's and its finished subprocesses'; zyg cpu: its zygote commands'), "
-        "counted events while they ran"
-    )
-    lines.append(f"{'cpu s':>8} {'zyg cpu':>8} {'wall s':>8} {'tests':>5} {'slow':>4}  file  [events]")
+        "counted events while they ran",
+        f"{'cpu s':>8} {'zyg cpu':>8} {'wall s':>8} {'tests':>5} {'slow':>4}  file  [events]",
+    ]
     for name, row in sorted(by_file.items(), key=lambda item: -(item[1]["cpu"] + command_cpu[item[0]])):
-        marks = " ".join(f"{short[k]}={n}" for k, n in sorted(counted.get(name, {}).items()) if k in short)
+        marks = " ".join(f"{SHORT[k]}={n}" for k, n in sorted(counted.get(name, {}).items()) if k in SHORT)
         lines.append(
             f"{row['cpu']:8.1f} {command_cpu[name]:8.1f} {row['wall']:8.1f} {row['tests']:5d} {row['slow']:4d}  "
             f"{name}  {marks}"
         )
-    lines.append("")
-    lines.append("## fixture set-ups (module/class/session scope, and function scope over 1 s), by CPU")
+    return lines
+
+
+def _fixtures(events: list[dict[str, Any]]) -> list[str]:
     fixtures: dict[tuple[str, str], dict[str, Any]] = defaultdict(
         lambda: {"n": 0, "wall": 0.0, "cpu": 0.0, "files": set()}
     )
@@ -266,26 +296,16 @@ def summary(events: list[dict[str, Any]], wall: float, controller_cpu: float, ch
             row["wall"] += event["wall"]
             row["cpu"] += event["cpu"]
             row["files"].add(event["file"])
-    lines.append(f"{'cpu s':>8} {'wall s':>8} {'set-ups':>7}  fixture (scope)  files")
+    lines = [
+        "## fixture set-ups (module/class/session scope, and function scope over 1 s), by CPU",
+        f"{'cpu s':>8} {'wall s':>8} {'set-ups':>7}  fixture (scope)  files",
+    ]
     for (name, scope), row in sorted(fixtures.items(), key=lambda item: -item[1]["cpu"])[:40]:
-        if row["wall"] < 0.05:
-            continue
-        files = sorted(row["files"])
-        where = files[0] if len(files) == 1 else f"{len(files)} files"
-        lines.append(f"{row['cpu']:8.1f} {row['wall']:8.1f} {row['n']:7d}  {name} ({scope})  {where}")
-    lines.append("")
-    lines.append("## slowest tests by CPU")
-    for event in sorted(tests, key=lambda e: -e["cpu"])[:25]:
-        lines.append(
-            f"{event['cpu']:8.1f} {event['wall']:8.1f}  {'slow ' if event.get('slow') else 'QUICK'} {event['nodeid']}"
-        )
-    lines.append("")
-    lines.append("## quick tier (not slow) tests over 1 CPU s")
-    for event in sorted(quick, key=lambda e: -e["cpu"]):
-        if event["cpu"] < 1.0:
-            break
-        lines.append(f"{event['cpu']:8.1f} {event['wall']:8.1f}  {event['nodeid']}")
-    return "\n".join(lines) + "\n"
+        if row["wall"] >= 0.05:
+            files = sorted(row["files"])
+            where = files[0] if len(files) == 1 else f"{len(files)} files"
+            lines.append(f"{row['cpu']:8.1f} {row['wall']:8.1f} {row['n']:7d}  {name} ({scope})  {where}")
+    return lines
 
 
 if __name__ == "__main__":  # the summary of a run's events file so far: python -m tests.support.profile FILE
