@@ -171,7 +171,7 @@ def interpreter_kind(argv: list[str]) -> str:
     for name, pattern in rules:
         if re.search(pattern, text):
             return name
-    return "other: " + " ".join(argv[1:4])[:70]
+    return "other: " + " ".join(" ".join(argv[1:4]).split())[:70]
 
 
 def _file_of(event: dict[str, Any]) -> str:
