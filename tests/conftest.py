@@ -44,12 +44,43 @@ def _share_the_cores_between_workers() -> None:
 _share_the_cores_between_workers()
 
 
+#: the session fixtures that start a process: a test that takes one (directly or through its fixtures) is
+#: `slow` whatever its own marks say, so the quick tier (`pytest -m "not slow"`) never starts a server or a
+#: zygote (~10 CPU s of preloading for the first command of a worker)
+STARTS_A_PROCESS = ("phoenix_server", "local_judge", "fresh_python")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: it reads the marks added here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist, the longest files go to the workers first (tests/support/slow_files.py says why);
-    xdist keeps this order (`--no-loadscope-reorder` in pyproject.toml). A shuffled run
-    (`make test-random`) keeps its shuffle."""
+    """Tests that take a fixture of STARTS_A_PROCESS are marked slow. Under xdist, the longest files go to
+    the workers first (tests/support/slow_files.py says why); xdist keeps this order
+    (`--no-loadscope-reorder` in pyproject.toml). A shuffled run (`make test-random`) keeps its shuffle."""
+    for item in items:
+        if any(name in getattr(item, "fixturenames", ()) for name in STARTS_A_PROCESS):
+            item.add_marker(pytest.mark.slow)
     if hasattr(config, "workerinput") and config.pluginmanager.get_plugin("randomly") is None:
         items[:] = longest_files_first(items)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's addopts) for a run of one file, or of tests in one file: no workers. xdist
+    gives a worker a whole file (--dist loadfile), so a second worker would only import and collect it
+    again (seconds of torch and pandas). Any other run: xdist's own count (one worker per core)."""
+    files = {arg.split("::", 1)[0] for arg in config.args}
+    if len(files) == 1 and Path(config.invocation_params.dir, *files).is_file():
+        return 0
+    return None
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with the files that take the local judge on one worker (one judge start per run):
+    tests/support/scheduling.py."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.support.scheduling import LocalJudgeFilesTogether
+
+    return LocalJudgeFilesTogether(config, log)
 
 
 @pytest.fixture(scope="session")
