@@ -213,7 +213,8 @@ def test_phoenix_evaluate_names_a_foreign_store_file_a_bad_setting_and_a_bad_jud
     monkeypatch.setenv("BERTSCORE_JUDGE_TIMEOUT", "-1")
     error = _one_line_error(capsys, evaluate[:-1])
     assert error == (
-        "error: BERTSCORE_JUDGE_TIMEOUT must be a positive, finite number (a number of seconds), got '-1'"
+        "error: BERTSCORE_JUDGE_TIMEOUT must be a number of seconds from 0.01 to 86400 (one request, all of it), "
+        "got '-1'"
     )
     monkeypatch.setenv("BERTSCORE_JUDGE_STYLE", "phoenix")  # Phoenix's judge reads the rate too
     monkeypatch.setenv("BERTSCORE_JUDGE_TIMEOUT", "30")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bertscore_plugins.core.score_config import ScoreConfig
+from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import (
     DISAGREEMENT,
@@ -13,7 +14,7 @@ from bertscore_plugins.evaluation.names import (
     OFFLINE_FAITHFULNESS,
     SIMILARITY,
 )
-from bertscore_plugins.evaluation.store import ResultStore
+from bertscore_plugins.evaluation.store import Entry, ResultStore
 from bertscore_plugins.evaluation.store_keys import StoreKeys, store_keys
 
 SCORER = "model=all-MiniLM-L6-v2@1110a24;transformers=4.0"
@@ -93,7 +94,7 @@ def test_the_store_reads_each_signal_under_its_own_key_only(tmp_path):
     keys = store_keys(judged(), SCORER)
     other_judge = store_keys(judged(model="gpt-4o;prompt=abc"), SCORER)
     with ResultStore(tmp_path / "results.sqlite") as store:
-        store.put(keys, [("r1", name, {"name": name, "score": 0.5}, None) for name in keys.by_name])
+        store.put(keys, [Entry("r1", name, Cell(name, 0.5, None, None), None) for name in keys.by_name])
         found = store.results(other_judge, ["r1"])["r1"]
         assert set(found) == set(BERTSCORE_SIGNALS)  # the verdict and the disagreement were another judge's
         assert store.stored_names(other_judge, ["r1", "r2"]) == {"r1": dict.fromkeys(BERTSCORE_SIGNALS, True)}

@@ -79,7 +79,7 @@ def test_a_provider_without_models_is_asked_without_the_check():
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=10))
         verdicts = ask(judge, _rows("", ""), concurrency=2, max_retries=0)
         answers = list(stub.log.answers)
-    assert [v.cell["label"] for v in verdicts] == ["faithful", "faithful"]
+    assert [v.cell.label for v in verdicts] == ["faithful", "faithful"]
     assert answers == [(200, "logprobs"), (200, "logprobs")]
 
 

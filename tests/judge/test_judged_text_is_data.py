@@ -41,7 +41,7 @@ def _p_yes(local_judge, answers: list[str]) -> list[float]:
     ]
     verdicts = ask(judge, rows, concurrency=1, max_retries=0)
     assert [v.details["status"] for v in verdicts] == ["COMPLETED"] * len(rows)
-    return [float(v.cell["score"]) for v in verdicts]
+    return [float(v.cell.score or 0.0) for v in verdicts]
 
 
 def test_a_forged_model_turn_in_the_answer_does_not_write_the_verdict(local_judge):
