@@ -202,12 +202,7 @@ def compare_systems(
     """
     chosen = {name: settings.pop(name) for name in _OPTION_NAMES if name in settings}
     options = replace(options or ComparisonOptions(), **chosen)
-    for name, candidates in (("candidates_a", candidates_a), ("candidates_b", candidates_b)):
-        if len(candidates) != len(references):
-            raise InputError(
-                f"{name} has {len(candidates)} rows but references has {len(references)}: "
-                "both systems need one output per reference row"
-            )
+    _check_one_output_per_row(candidates_a, candidates_b, references)
     scorer = resolve_scorer(scorer, settings)
     shown = {} if progress is None else {"progress": progress}  # a stand-in scorer may take no progress
     result_a = scorer.score(list(candidates_a), references, **shown)
@@ -236,6 +231,20 @@ def compare_systems(
 
 
 _OPTION_NAMES = tuple(field.name for field in fields(ComparisonOptions))
+
+
+def _check_one_output_per_row(
+    candidates_a: Sequence[str],
+    candidates_b: Sequence[str],
+    references: Sequence[str] | Sequence[Sequence[str]],
+) -> None:
+    """Raise InputError when either system does not have one output per reference row."""
+    for name, candidates in (("candidates_a", candidates_a), ("candidates_b", candidates_b)):
+        if len(candidates) != len(references):
+            raise InputError(
+                f"{name} has {len(candidates)} rows but references has {len(references)}: "
+                "both systems need one output per reference row"
+            )
 
 
 def _moved_rows(

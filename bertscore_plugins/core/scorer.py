@@ -18,12 +18,12 @@ import numpy as np
 import torch
 
 from bertscore_plugins.core.baseline import Baseline, baseline_for
+from bertscore_plugins.core.chunk_steps import RowCredit, explain_chunk, match_chunk
 from bertscore_plugins.core.chunks import Chunk, fit_idf_on_chunks, plan_chunks
 from bertscore_plugins.core.embed import Embedder
-from bertscore_plugins.core.explain import Explanation, explain_pair, plot_explanation
+from bertscore_plugins.core.explain import Explanation, plot_explanation
 from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.idf import IdfTable, idf_from_token_ids
-from bertscore_plugins.core.match import match_pairs
 from bertscore_plugins.core.multi_reference import reduce_over_references
 from bertscore_plugins.core.progress import progress_bar as _progress_bar
 from bertscore_plugins.core.reference_cache import ReferenceCache, embed_through_cache
@@ -268,17 +268,18 @@ class BERTScorer:
     ) -> tuple[np.ndarray, list[list[Explanation]]]:
         """(precision/recall/f1, layers, rows) values of one chunk's rows and, when asked, their
         explanations per layer; the chunk's embeddings live only as long as this call."""
-        credit = _RowCredit(bar, len(planned.rows), len(planned.texts))
+        credit = RowCredit(bar, len(planned.rows), len(planned.texts))
         chunk = replace(
             planned,
             embeddings=self._embed(planned, layers, credit),
             weights=self._weigh(planned, idf_table, report),
         )
         row_values, best = reduce_over_references(
-            self._match(chunk), chunk.reference_counts, self.config.multi_ref
+            match_chunk(chunk), chunk.reference_counts, self.config.multi_ref
         )
         explanations = [
-            self._explain(chunk, depth, best[depth]) if explain else [] for depth in range(len(layers))
+            explain_chunk(chunk, depth, best[depth], self.tokenizer) if explain else []
+            for depth in range(len(layers))
         ]
         credit.finish()
         return row_values, explanations
@@ -294,7 +295,7 @@ class BERTScorer:
             chunk_pairs=self.config.chunk_pairs,
         )
 
-    def _embed(self, chunk: Chunk, layers: list[int], credit: _RowCredit | None = None) -> list[torch.Tensor]:
+    def _embed(self, chunk: Chunk, layers: list[int], credit: RowCredit | None = None) -> list[torch.Tensor]:
         """Per unique text: (layers, tokens, hidden) unit-norm embeddings; (layers, 0, hidden) when empty.
 
         References come from the reference cache when it holds them (it holds this scorer's layer).
@@ -317,32 +318,6 @@ class BERTScorer:
         return [
             token_weights(tokens, self.tokenizer, idf_table, report.idf_fallback).to(self._model.device)
             for tokens in chunk.tokens
-        ]
-
-    def _match(self, chunk: Chunk) -> np.ndarray:
-        """(precision/recall/f1, layers, pairs) float32 for the chunk's pairs, row by row."""
-        candidates, references = chunk.pair_texts()
-        return match_pairs(
-            [chunk.embeddings[i] for i in candidates],
-            [chunk.weights[i] for i in candidates],
-            [chunk.embeddings[i] for i in references],
-            [chunk.weights[i] for i in references],
-        )
-
-    def _explain(self, chunk: Chunk, depth: int, best: np.ndarray) -> list[Explanation]:
-        """Per row: the explanation of its best-F1 pair at the `depth`-th layer (`best`: pair per row)."""
-        candidates, references = chunk.pair_texts()
-        prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)
-        return [
-            explain_pair(
-                chunk.tokens[candidates[pair]],
-                chunk.embeddings[candidates[pair]][depth],
-                chunk.tokens[references[pair]],
-                chunk.embeddings[references[pair]][depth],
-                prefix,
-                suffix,
-            )
-            for pair in best.tolist()
         ]
 
     def _finish(
@@ -386,27 +361,6 @@ class BERTScorer:
     def _hidden_size(self) -> int:
         config = self._model.encoder.config
         return int(getattr(config, "hidden_size", None) or getattr(config, "d_model", None) or 1024)
-
-
-class _RowCredit:
-    """Moves a progress bar by a chunk's rows as its texts are encoded: a chunk takes 30-60 s on a busy
-    2-core CPU, so a bar moved only between chunks left a log without a line for over a minute."""
-
-    def __init__(self, bar: Any, rows: int, texts: int) -> None:
-        self.bar, self.rows, self.texts = bar, rows, max(texts, 1)
-        self.encoded = self.credited = 0
-
-    def __call__(self, texts: int) -> None:
-        self.encoded += texts
-        self._credit(min(self.rows * self.encoded // self.texts, self.rows))
-
-    def finish(self) -> None:
-        self._credit(self.rows)
-
-    def _credit(self, due: int) -> None:
-        if self.bar is not None and due > self.credited:
-            self.bar.update(due - self.credited)
-            self.credited = due
 
 
 def model_spec(config: ScoreConfig, source: ModelSource) -> ModelSpec:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.progress import work_progress
@@ -98,6 +98,24 @@ def bertscore_names(config: EvaluationConfig) -> tuple[str, str, str]:
 CHUNK_ROWS = 256
 
 
+@dataclass(frozen=True)
+class PassOptions:
+    """How a pass of :func:`evaluate_stored` runs, apart from what it computes it for.
+
+    Args:
+        progress: one bar (a person watching) or plain line (a log) over the rows to compute; False: none.
+        say: called with one line before each long step ("Asking the judge about 8 rows ...").
+        compute: False: no model and no judge, only the stored cells relabelled at the configuration's
+            thresholds and the disagreement computed again from them.
+        chunk_rows: rows a chunk (default :data:`CHUNK_ROWS`).
+    """
+
+    progress: bool | None = None
+    say: Callable[[str], None] | None = None
+    compute: bool = True
+    chunk_rows: int | None = None
+
+
 def evaluate_stored(
     rows: Sequence[BatchRow],
     config: EvaluationConfig,
@@ -105,15 +123,12 @@ def evaluate_stored(
     configuration: Keys,
     *,
     scorer: Scorer | None = None,
-    progress: bool | None = None,
-    say: Callable[[str], None] | None = None,
-    compute: bool = True,
+    options: PassOptions | None = None,
     stored: Mapping[str, Mapping[str, StoredResult]] | None = None,
-    chunk_rows: int | None = None,
 ) -> StoredRun:
     """Compute what the store lacks for ``rows`` under ``configuration`` and store it as it comes.
 
-    The rows go through the engine ``chunk_rows`` at a time: each chunk is read from the store, computed
+    The rows go through the engine a chunk of rows at a time: each chunk is read from the store, computed
     (BERTScore signals, then the judge, then the disagreement) and stored before the next is read.
 
     Args:
@@ -122,13 +137,9 @@ def evaluate_stored(
         store: the result store; configuration: the keys its results are kept under (:mod:`.store_keys`:
             each signal's, or one id for all).
         scorer: the core scorer (default: ``config.score``'s, loaded only when a row is scored).
-        progress: one bar (a person watching) or plain line (a log) over the rows to compute; False: none.
-        say: called with one line before each long step ("Asking the judge about 8 rows ...").
-        compute: False: no model and no judge, only the stored cells relabelled at ``config``'s thresholds and
-            the disagreement computed again from them.
+        options: how the pass runs (:class:`PassOptions`: progress, say, compute, chunk_rows).
         stored: the rows' results as the caller read them from the store (a page of spans: read once);
             None: read here, a chunk at a time.
-        chunk_rows: rows a chunk (default :data:`CHUNK_ROWS`).
 
     Returns:
         The :class:`StoredRun`.
@@ -137,38 +148,22 @@ def evaluate_stored(
         InputError: with ``compute=False``, a row the store has no score for (naming it).
         ResultStoreError: the store cannot be read or written.
     """
-    rows, say = list(rows), say or (lambda _: None)
-    chunk_rows = chunk_rows or CHUNK_ROWS
+    rows, options = list(rows), options or PassOptions()
+    compute, chunk_rows = options.compute, options.chunk_rows or CHUNK_ROWS
     refuse_idf_per_batch(
         getattr(scorer, "config", None) or config.score,
         "chunk of rows",
         "fit it once (bertscore_plugins.fit_idf(references)) and pass the IdfTable as idf=",
     )
-    mode = config.judge_rows if config.judge else "none"
-    run = StoredRun(cells={}, failures={}, triage={"rows": 0, "judged": 0, "saved": 0, "mode": mode})
+    run = StoredRun(cells={}, failures={}, triage=_no_calls(config))
     plan = _Plan(rows, config, _found(rows, store, configuration, stored))
-    if compute:
-        plan.say(say)
-    else:
-        plan.refuse_missing()
-    shown = work_progress(len(plan.to_compute), progress, "scoring", plan.characters()) if compute else None
+    shown = plan.start(options)
     try:
         for start in range(0, len(rows), chunk_rows):
             chunk = rows[start : start + chunk_rows]
             ids = [str(row.label) for row in chunk]
-            found = (
-                {i: stored.get(i, {}) for i in ids}
-                if stored is not None
-                else store.results(configuration, ids)
-            )
-            pass_ = _Pass(chunk, config, store, configuration, scorer, run, found)
-            pass_.relabel()
-            if compute:
-                pass_.offline()
-                if config.judge is not None:
-                    pass_.judge()
-            if not config.thresholds_from_data:
-                pass_.disagreement()
+            found = stored if stored is not None else store.results(configuration, ids)
+            _Pass(chunk, config, store, configuration, scorer, run, found).steps(compute)
             if shown is not None:
                 shown.update(sum(1 for i in ids if i in plan.to_compute))
             release_freed_memory()  # the chunk's freed heap pages: else the next chunk's tensors take fresh ones
@@ -209,6 +204,15 @@ class _Plan:
             (row.wants is None or name in row.wants) and lacks(found.get(name), name, self.config)
             for name in names
         )
+
+    def start(self, options: PassOptions) -> Any:
+        """Say what the pass will compute, and return the progress over its rows (None: none shown); not
+        computing, refuse a row without its stored scores instead."""
+        if not options.compute:
+            self.refuse_missing()
+            return None
+        self.say(options.say or (lambda _: None))
+        return work_progress(len(self.to_compute), options.progress, "scoring", self.characters())
 
     def say(self, say: Callable[[str], None]) -> None:
         config, total = self.config, len(self.rows)
@@ -268,6 +272,17 @@ class _Pass:
             run.cells[row_id] = {n: r.cell for n, r in found.items() if r.cell is not None}
             run.failures[row_id] = {n: r.failure or "" for n, r in found.items() if r.cell is None}
         self.changed: set[str] = set()
+
+    def steps(self, compute: bool) -> None:
+        """The chunk's steps in order: relabel; when computing, the BERTScore signals, then the judge; the
+        disagreement when its thresholds are fixed (from the data, it waits for every chunk)."""
+        self.relabel()
+        if compute:
+            self.offline()
+            if self.config.judge is not None:
+                self.judge()
+        if not self.config.thresholds_from_data:
+            self.disagreement()
 
     def wants(self, row: BatchRow, names: Sequence[str]) -> frozenset[str]:
         """Which of ``names`` the row can have and the store lacks."""

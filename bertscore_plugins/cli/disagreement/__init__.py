@@ -57,6 +57,37 @@ def register(subparsers) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
     from bertscore_plugins.settings import add_flags
+
+    _add_table_flags(parser)
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N rows")
+    parser.add_argument(
+        "--model",
+        default="default",
+        help="encoder: 'default' (packaged all-MiniLM-L6-v2), a Hugging Face id or a local model folder",
+    )
+    add_flags(parser, EvaluationConfig, skip=_TRACE_ONLY)  # thresholds, judge rows, concurrency
+    _add_phoenix_flags(parser)
+    parser.add_argument("--top", type=int, default=20, help="disagreements listed in the HTML report")
+    parser.add_argument(
+        "--thresholds-only",
+        action="store_true",
+        help="re-apply the thresholds to the scores stored in --out: no model, no judge (an error if a row "
+        "has no stored scores)",
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (written every 20 s while scoring when stderr is not a terminal)",
+    )
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="discard the scores in --out and score again (otherwise reused)",
+    )
+
+
+def _add_table_flags(parser: argparse.ArgumentParser) -> None:
+    """The table read (input, its format, split, columns) and the scores table written (--out, --format)."""
     from bertscore_plugins.tables import FORMAT_FLAG, FORMATS
 
     parser.add_argument(
@@ -83,13 +114,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{field}-column", default=field, help=f"column holding the {field} (default {field!r})"
         )
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N rows")
-    parser.add_argument(
-        "--model",
-        default="default",
-        help="encoder: 'default' (packaged all-MiniLM-L6-v2), a Hugging Face id or a local model folder",
-    )
-    add_flags(parser, EvaluationConfig, skip=_TRACE_ONLY)  # thresholds, judge rows, concurrency
+
+
+def _add_phoenix_flags(parser: argparse.ArgumentParser) -> None:
+    """Where the run is logged: the Phoenix server and project, or nowhere."""
     parser.add_argument(
         "--phoenix-url",
         default=os.environ.get("PHOENIX_BASE_URL", DEFAULT_PHOENIX_URL),
@@ -99,23 +127,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--project", default=DEFAULT_PROJECT, help=f"Phoenix project (default {DEFAULT_PROJECT})"
     )
     parser.add_argument("--no-phoenix", action="store_true", help="score and report only; log nothing")
-    parser.add_argument("--top", type=int, default=20, help="disagreements listed in the HTML report")
-    parser.add_argument(
-        "--thresholds-only",
-        action="store_true",
-        help="re-apply the thresholds to the scores stored in --out: no model, no judge (an error if a row "
-        "has no stored scores)",
-    )
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress line (written every 20 s while scoring when stderr is not a terminal)",
-    )
-    parser.add_argument(
-        "--rescore",
-        action="store_true",
-        help="discard the scores in --out and score again (otherwise reused)",
-    )
 
 
 def run(args: argparse.Namespace) -> int:

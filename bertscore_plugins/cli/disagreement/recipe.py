@@ -29,10 +29,10 @@ from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.dataframe import Columns, row_key, rows_of
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.names import score_column
-from bertscore_plugins.evaluation.pipeline import StoredRun, bertscore_names, evaluate_stored
+from bertscore_plugins.evaluation.pipeline import PassOptions, StoredRun, bertscore_names, evaluate_stored
 from bertscore_plugins.evaluation.score_table import flat_row, summary
 from bertscore_plugins.evaluation.store import ResultStore
-from bertscore_plugins.evaluation.store_keys import scorer_identity
+from bertscore_plugins.evaluation.store_keys import StoreKeys, scorer_identity
 from bertscore_plugins.evaluation.store_keys import store_keys as signal_keys
 
 #: a row's cells, by signal name
@@ -41,20 +41,7 @@ RowCells = Mapping[str, Cell]
 
 def run_recipe(args: argparse.Namespace) -> int:
     """One run over one input and one output folder; returns the exit code."""
-    columns = Columns(
-        input=args.question_column,
-        output=args.output_column,
-        context=args.context_column,
-        reference=args.reference_column,
-    )
-    wanted = {
-        user: f"--{ {'input': 'question'}.get(ours, ours) }-column"
-        for ours, user in columns.as_dict().items()
-    }
-    table = read_table(args.input, args.split, args.input_format, {args.id_column: "--id-column", **wanted})
-    if args.limit is not None:
-        table = table.head(args.limit).reset_index(drop=True)
-    rows = normalise_rows(table, columns, args.id_column)
+    table, rows = _read_rows(args)
     folder = OutputFolder(args.out)
     folder.check_writable({"input": args.input}, (PNG_NAME, HTML_NAME))
     config = _configuration(args)
@@ -63,19 +50,7 @@ def run_recipe(args: argparse.Namespace) -> int:
     previous = folder.load_state()  # a damaged one is named before any work
     engine_rows = batch_rows(rows)
     keys = [str(row.label) for row in engine_rows]
-    # each signal under its own key (a fixed judge name asks only the judge); the model loads only when a
-    # row is scored, never for a run that reads the store
-    store_keys = signal_keys(config, scorer_identity(config.score))
-    with ResultStore(folder.store_path) as store:
-        found = evaluate_stored(
-            engine_rows,
-            config,
-            store,
-            store_keys,
-            progress=False if args.quiet else None,
-            say=lambda line: print(line, flush=True),
-            compute=not args.thresholds_only,
-        )
+    found, store_keys = _evaluate(args, folder, config, engine_rows)
     signature = _signature(found, config, previous, folder)
     cells = [found.cells[key] for key in keys]
     state = _state(
@@ -113,6 +88,41 @@ def run_recipe(args: argparse.Namespace) -> int:
         return EXIT_PHOENIX
     printed.summary(flat, state, paths, urls)
     return EXIT_OK
+
+
+def _read_rows(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The user's table (its first ``--limit`` rows) and its rows in the recipe's columns (:mod:`.rows`)."""
+    columns = Columns(
+        input=args.question_column,
+        output=args.output_column,
+        context=args.context_column,
+        reference=args.reference_column,
+    )
+    wanted = {
+        user: f"--{ {'input': 'question'}.get(ours, ours) }-column"
+        for ours, user in columns.as_dict().items()
+    }
+    table = read_table(args.input, args.split, args.input_format, {args.id_column: "--id-column", **wanted})
+    if args.limit is not None:
+        table = table.head(args.limit).reset_index(drop=True)
+    return table, normalise_rows(table, columns, args.id_column)
+
+
+def _evaluate(
+    args: argparse.Namespace, folder: OutputFolder, config: EvaluationConfig, engine_rows: list[BatchRow]
+) -> tuple[StoredRun, StoreKeys]:
+    """What the folder's store lacks, computed and stored (the pipeline's one resume rule): the run, and the
+    keys its results are kept under."""
+    # each signal under its own key (a fixed judge name asks only the judge); the model loads only when a
+    # row is scored, never for a run that reads the store
+    store_keys = signal_keys(config, scorer_identity(config.score))
+    options = PassOptions(
+        progress=False if args.quiet else None,
+        say=lambda line: print(line, flush=True),
+        compute=not args.thresholds_only,
+    )
+    with ResultStore(folder.store_path) as store:
+        return evaluate_stored(engine_rows, config, store, store_keys, options=options), store_keys
 
 
 def _configuration(args: argparse.Namespace) -> EvaluationConfig:

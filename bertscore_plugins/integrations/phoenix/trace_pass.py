@@ -153,7 +153,7 @@ class OnePass:
         return mine is None and not done
 
     def _score(self, work: Work, stored: Mapping[str, Mapping[str, StoredResult]]) -> StoredRun | None:
-        from bertscore_plugins.evaluation.pipeline import evaluate_stored
+        from bertscore_plugins.evaluation.pipeline import PassOptions, evaluate_stored
 
         job = self.job
         started = time.perf_counter()
@@ -170,7 +170,13 @@ class OnePass:
         started = time.perf_counter()
         # stored as computed, before anything is sent: an outage loses nothing; from the page's read
         run = evaluate_stored(
-            rows, job.config, job.store, job.configuration, scorer=job.scorer, progress=False, stored=stored
+            rows,
+            job.config,
+            job.store,
+            job.configuration,
+            scorer=job.scorer,
+            options=PassOptions(progress=False),
+            stored=stored,
         )
         for part, seconds in run.seconds.items():
             job.report.seconds[part] += seconds
