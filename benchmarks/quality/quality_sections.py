@@ -10,8 +10,9 @@ from pathlib import Path
 
 QUALITY_MD = Path(__file__).resolve().parents[1] / "QUALITY.md"
 #: the sections and the scripts that write them: quality_facts.py, faithfulness_train.py, triage.py,
-#: entailment_train.py, facts_cost.py --doubling, judge_quality.py, answer_outcomes.py (in the file's order)
-SECTIONS = ("facts", "faithfulness", "doubling", "triage", "entailment", "judge", "outcomes")
+#: entailment_train.py, facts_cost.py --doubling, the fact binding's before/after (written by hand from
+#: faithfulness_train.py --check runs before and after), judge_quality.py, answer_outcomes.py (in the file's order)
+SECTIONS = ("facts", "faithfulness", "doubling", "binding", "triage", "entailment", "judge", "outcomes")
 
 
 def markers(name: str) -> tuple[str, str]:

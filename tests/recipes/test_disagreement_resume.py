@@ -148,6 +148,10 @@ def test_a_run_killed_after_its_first_chunk_resumes_scoring_only_the_rows_not_st
     assert disagreement.main([str(DEMO), "--out", str(clean), "--no-phoenix", "--limit", str(ROWS)]) == 0
     pd.testing.assert_frame_equal(scores_table(out), scores_table(clean))
     resumed, fresh = (json.loads((folder / "summary.json").read_text()) for folder in (out, clean))
+    # the rows scored in other batches than the clean run's may differ in a float32 unit of their last place
+    # (the encoder pads each batch to its longest text): the means agree to that, everything else exactly
+    means = resumed.pop("means"), fresh.pop("means")
+    assert means[0] == pytest.approx(means[1], rel=1e-6)
     assert resumed == fresh
 
 
