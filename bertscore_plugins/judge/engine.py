@@ -162,7 +162,9 @@ def _control_token(tokenizer: Any, spelling: str) -> int:
     """The id of one of the template's control tokens; a tokenizer without it cannot serve the template."""
     token = tokenizer.convert_tokens_to_ids(spelling)
     if not isinstance(token, int) or token < 0 or token == tokenizer.unk_token_id:
-        raise ModelLoadError(f"the judge's tokenizer has no {spelling} token: it cannot read Gemma's turn format")
+        raise ModelLoadError(
+            f"the judge's tokenizer has no {spelling} token: it cannot read Gemma's turn format"
+        )
     return token
 
 
