@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from bertscore_plugins.evaluation.judge import JudgeRow, ask
-from bertscore_plugins.judge import yes_no
 from bertscore_plugins.judge.endpoint import Endpoint
 from bertscore_plugins.judge.yes_no import YesNoJudge
 from tests.support.stub_judge import MODEL_NAME, StubJudge
@@ -20,14 +19,6 @@ def _rows(*markers: str) -> list[JudgeRow]:
         JudgeRow(f"r{k}", None, f"{m} The clinic opens at 8 am.".strip(), CLINIC)
         for k, m in enumerate(markers)
     ]
-
-
-@pytest.fixture
-def pauses(monkeypatch) -> list[float]:
-    """The pauses the judge takes between attempts (recorded, not slept)."""
-    taken: list[float] = []
-    monkeypatch.setattr(yes_no.time, "sleep", taken.append)
-    return taken
 
 
 def _judge(stub: StubJudge, **settings) -> YesNoJudge:

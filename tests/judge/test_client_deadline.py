@@ -9,7 +9,6 @@ import time
 import pytest
 
 from bertscore_plugins.evaluation.judge import JudgeRow, ask
-from bertscore_plugins.judge import yes_no
 from bertscore_plugins.judge.endpoint import Endpoint, EndpointError
 from bertscore_plugins.judge.yes_no import YesNoJudge
 from tests.support.stub_judge import MODEL_NAME, StubJudge
@@ -22,14 +21,6 @@ def _rows(*markers: str) -> list[JudgeRow]:
         JudgeRow(f"r{k}", None, f"{m} The clinic opens at 8 am.".strip(), CLINIC)
         for k, m in enumerate(markers)
     ]
-
-
-@pytest.fixture
-def pauses(monkeypatch) -> list[float]:
-    """The pauses the judge takes between attempts (recorded, not slept)."""
-    taken: list[float] = []
-    monkeypatch.setattr(yes_no.time, "sleep", taken.append)
-    return taken
 
 
 def test_a_provider_sending_a_byte_a_second_is_cut_off_at_the_requests_deadline():

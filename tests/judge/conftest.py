@@ -1,0 +1,15 @@
+"""Shared by the judge client's tests: the rows they ask about and the pauses the judge takes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bertscore_plugins.judge import yes_no
+
+
+@pytest.fixture
+def pauses(monkeypatch) -> list[float]:
+    """The pauses the judge takes between attempts (recorded, not slept)."""
+    taken: list[float] = []
+    monkeypatch.setattr(yes_no.time, "sleep", taken.append)
+    return taken
