@@ -104,39 +104,88 @@ def _config_skipping_libraries(folder: Path) -> Path:
     return config
 
 
-def _errors_in(path: Path) -> list[str]:
-    """mypy's errors in `path` (the package's own are `make lint`'s business), as 'line: message'."""
-    config = _config_skipping_libraries(path.parent)
+#: a sink reading the cells' typed metadata (evaluation/cells.py): its right readings pass, each line ending
+#: "# a type error" must be reported
+CELL_SINK = """
+from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata
+
+
+def facts(cell: Cell) -> tuple[str, ...]:
+    if isinstance(cell.metadata, FactCheckMetadata):
+        return cell.metadata.unsupported_facts
+    return ()
+
+
+def matches(cell: Cell) -> int:
+    return len(cell.metadata.token_matches or ()) if isinstance(cell.metadata, BertScoreMetadata) else 0
+
+
+def misread(cell: Cell) -> tuple[str, ...]:
+    assert isinstance(cell.metadata, BertScoreMetadata)
+    return cell.metadata.unsupported_facts  # a type error
+
+
+def unnarrowed(cell: Cell) -> object:
+    return cell.metadata.threshold  # a type error
+"""
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """One mypy run over both checked files (the README's calls with mistakes, the cells sink): their errors
+    by file name, as 'line: message' (the package's own errors are `make lint`'s business)."""
+    folder = tmp_path_factory.mktemp("type-checking")
+    text = USAGE.read_text(encoding="utf-8")
+    for written, mistake, _, _ in MISTAKES:
+        assert written in text, written
+        text = text.replace(written, mistake)
+    (folder / "usage_with_mistakes.py").write_text(text, encoding="utf-8")
+    (folder / "cell_sink.py").write_text(CELL_SINK, encoding="utf-8")
+    config = _config_skipping_libraries(folder)
     done = subprocess.run(
         [
             *(sys.executable, "-m", "mypy", "--config-file", str(config)),
-            *("--cache-dir", str(path.parent / "mypy-cache")),
-            *("--no-error-summary", "--hide-error-context", str(path)),
+            *("--cache-dir", str(folder / "mypy-cache")),
+            *("--no-error-summary", "--hide-error-context"),
+            *(str(folder / name) for name in ("usage_with_mistakes.py", "cell_sink.py")),
         ],
         cwd=REPO,
         capture_output=True,
         text=True,
     )
     assert done.returncode in (0, 1), done.stdout + done.stderr  # 2: mypy itself failed
-    # by the file's name: mypy replays an unchanged module's errors from its cache with the path it had then
-    found = re.findall(rf"^\S*/{re.escape(path.name)}:(\d+): error: (.*)$", done.stdout, re.MULTILINE)
-    return [f"{line}: {message}" for line, message in found] or [done.stdout]
+    errors: dict[str, list[str]] = {"usage_with_mistakes.py": [], "cell_sink.py": []}
+    for name, line, message in re.findall(
+        r"^\S*/([\w.]+\.py):(\d+): error: (.*)$", done.stdout, re.MULTILINE
+    ):
+        assert name in errors, done.stdout  # nothing else of the run is an error
+        errors[name].append(f"{line}: {message}")
+    return errors
 
 
-def test_misspelt_keywords_and_names_in_the_readme_calls_are_reported(tmp_path: Path):
+def test_misspelt_keywords_and_names_in_the_readme_calls_are_reported(checked: dict[str, list[str]]):
     text = USAGE.read_text(encoding="utf-8")
     for written, mistake, _, _ in MISTAKES:
-        assert written in text, written
         text = text.replace(written, mistake)
-    copy = tmp_path / "usage_with_mistakes.py"
-    copy.write_text(text, encoding="utf-8")
     lines = text.splitlines()
     expected = [
         f"{next(n for n, line in enumerate(lines, 1) if line.startswith(where))}: {said}"
         for _, _, where, said in MISTAKES
     ]
-    errors = _errors_in(copy)
+    errors = checked["usage_with_mistakes.py"]
     # each mistake is reported where it is first written, and nothing else of the file is an error
     assert len(errors) == len(expected), errors
     for wanted in expected:
         assert any(error.startswith(wanted) for error in errors), (wanted, errors)
+
+
+def test_reading_a_metadata_key_the_signals_record_lacks_is_a_type_error(checked: dict[str, list[str]]):
+    """A sink's right readings of a cell's metadata pass; its two wrong ones are errors where written."""
+    lines = CELL_SINK.splitlines()
+    wrong = {number for number, line in enumerate(lines, 1) if line.endswith("# a type error")}
+    errors = checked["cell_sink.py"]
+    assert {int(error.split(":")[0]) for error in errors} == wrong, errors
+    assert any('"BertScoreMetadata" has no attribute "unsupported_facts"' in error for error in errors), (
+        errors
+    )
+    assert any('has no attribute "threshold"' in error for error in errors), errors

@@ -1,11 +1,9 @@
 """A cell is a typed value until one of the three edges (the store's JSON, a Phoenix annotation or DataFrame
 cell, the flat table): each signal's metadata is its own record, so a sink that reads a key the record lacks
-is a type error where it is written, and every record comes back from its dict unchanged."""
+is a type error where it is written (tests/architecture/test_type_checking.py runs mypy on such a sink), and
+every record comes back from its dict unchanged."""
 
 from __future__ import annotations
-
-import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +17,6 @@ from bertscore_plugins.evaluation.cells import (
     VerdictMetadata,
     as_cell,
 )
-
-REPO = Path(__file__).resolve().parents[2]
 
 SIMILARITY = Cell(
     "bertscore",
@@ -100,41 +96,3 @@ def test_a_damaged_metadata_dict_is_carried_as_it_is_never_misread():
     )
     assert cell.metadata == OtherMetadata({"precision": "high", "signature": "s"})
     assert Cell.from_dict({"name": "x", "score": float("nan"), "label": 3}).score is None
-
-
-def test_reading_a_metadata_key_the_signals_record_lacks_is_a_type_error(tmp_path, monkeypatch):
-    """One mypy run (strict, the cells module alone): the sink's right readings pass, its two wrong ones fail."""
-    api = pytest.importorskip("mypy.api")
-    monkeypatch.setenv("MYPYPATH", str(REPO))
-    sink = tmp_path / "sink.py"
-    sink.write_text(
-        textwrap.dedent(
-            """
-            from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata
-
-            def facts(cell: Cell) -> tuple[str, ...]:
-                if isinstance(cell.metadata, FactCheckMetadata):
-                    return cell.metadata.unsupported_facts
-                return ()
-
-            def matches(cell: Cell) -> int:
-                return len(cell.metadata.token_matches or ()) if isinstance(cell.metadata, BertScoreMetadata) else 0
-
-            def misread(cell: Cell) -> tuple[str, ...]:
-                assert isinstance(cell.metadata, BertScoreMetadata)
-                return cell.metadata.unsupported_facts  # a type error
-
-            def unnarrowed(cell: Cell) -> object:
-                return cell.metadata.threshold  # a type error
-            """
-        )
-    )
-    options = ["--strict", "--follow-imports=silent", "--cache-dir=/dev/null", "--config-file", ""]
-    out, err, status = api.run([*options, str(sink)])
-    lines = sink.read_text().splitlines()
-    wrong = {number for number, line in enumerate(lines, 1) if line.endswith("# a type error")}
-    found = {int(line.split(":")[1]) for line in out.splitlines() if ": error: " in line}
-    assert status == 1, out + err
-    assert found == wrong, out  # the right readings pass, each wrong one is an error
-    assert '"BertScoreMetadata" has no attribute "unsupported_facts"' in out
-    assert 'Item "VerdictMetadata" of' in out and 'has no attribute "threshold"' in out
