@@ -218,8 +218,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"  data:                {args.database_url or server.workdir / 'phoenix.db'}")
     print(f"  log:                 {server.log_path}")
     print(f"  environment:         {server.venv}")
-    print("Press Ctrl-C to stop.", flush=True)
     try:
+        # announced inside the try: a SIGTERM sent the moment this line is read still stops the server
+        # cleanly (exit 0), instead of interrupting the return from print() outside it (exit 130)
+        print("Press Ctrl-C to stop.", flush=True)
         code = server.wait()
         print(f"Phoenix exited on its own (code {code}); log: {server.log_path}", file=sys.stderr)
         server.stop()
