@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # fresh interpreters, here and at an earlier commit
 STARTUP = REPO / "benchmarks" / "speed" / "startup.py"
 
 

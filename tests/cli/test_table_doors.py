@@ -176,6 +176,7 @@ def test_a_column_flag_that_cannot_apply_is_refused_naming_it(tmp_path, capsys, 
     assert captured.out == "" and wanted in captured.err and captured.err.count("\n") == 1
 
 
+@pytest.mark.slow  # the CLI in a subprocess: a model load in a fresh interpreter
 def test_a_named_pipe_is_read_once_and_scores(tmp_path):
     """The file is opened once: a parquet table given through a named pipe scores (it hung when the path
     was read once to check it and opened again)."""

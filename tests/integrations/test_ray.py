@@ -42,6 +42,7 @@ CORE_MODULES = (
 )
 
 
+@pytest.mark.slow  # a fresh interpreter importing the whole core
 def test_core_imports_neither_ray_nor_spark():
     """Acceptance 4: importing the package and its core modules pulls in no Ray and no PySpark."""
     program = (

@@ -37,6 +37,7 @@ def gemma_tokenizer():
     return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
 
 
+@pytest.mark.slow  # the judge model's own tokenizer, read from its weights file
 @pytest.mark.parametrize("script", sorted(TEXTS))
 def test_the_estimate_never_undercounts_the_local_models_tokens(gemma_tokenizer, script):
     text = TEXTS[script] * 5
@@ -55,6 +56,7 @@ def test_a_long_chinese_source_is_cut_to_the_token_budget_and_says_so():
     )
 
 
+@pytest.mark.slow  # the judge model's own tokenizer, read from its weights file
 def test_the_whole_question_fits_the_window_for_every_script(gemma_tokenizer):
     for script, text in TEXTS.items():
         asked = question(text, text * 400, (), 2048)

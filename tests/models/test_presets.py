@@ -320,6 +320,7 @@ def _wmt16_pairs(per_pair: int) -> tuple[list[str], list[str]]:
     return candidates, references
 
 
+@pytest.mark.slow  # bert_score and its own model load beside ours
 def test_tokenization_matches_bert_score(quality_cache):
     # bert_score encodes one stripped sentence at a time with its (slow-requested) tokenizer; the core
     # batches with the fast one. For MPNet (WordPiece, lower-cased) the ids must be identical.
@@ -336,6 +337,7 @@ def test_tokenization_matches_bert_score(quality_cache):
     assert batch[0][0] == 0 and batch[0][-1] == 2  # <s> ... </s>
 
 
+@pytest.mark.slow  # bert_score and its own model load beside ours
 def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     bert_score = pytest.importorskip("bert_score")
     from bertscore_plugins import ScoreConfig, get_scorer
