@@ -19,10 +19,10 @@ from bertscore_plugins.cli import disagreement
 from bertscore_plugins.faithfulness.outcome import answer_outcome
 from bertscore_plugins.integrations.phoenix import table_traces
 from tests.support.projects import unique_project, wait_for_roots
+from tests.support.recipe_runs import DEMO, no_judge
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
-DEMO = Path(__file__).resolve().parents[2] / "recipes" / "demo_data.jsonl"
 #: the answers put in place of the demo's: three with nothing to read, four refusals (other wordings than
 #: faithfulness/outcome.py's own examples)
 NO_ANSWERS = {
@@ -62,8 +62,7 @@ def _table(path: Path) -> dict[str, str | None]:
 def test_every_sink_says_the_same_outcome_for_every_row(phoenix_server, tmp_path, monkeypatch, capsys):
     from phoenix.client import Client
 
-    for name in ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+    no_judge(monkeypatch)
     expected = _table(tmp_path / "answers.jsonl")
     assert sorted(o for o in expected.values() if o) == ["abstained"] * 4 + ["empty"] * 3
     project, out = unique_project("outcomes"), tmp_path / "out"
