@@ -102,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         records.append(
             {
                 **details,
+                # no answer to judge (empty, abstained): its outcome is its label and it has no score
+                "score": None if row.outcome is not None else details["score"],
                 "row": index,
                 "lexical": details["lcs"],
                 "weakest_sentence": details["weakest_sentence_text"],
@@ -110,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 "fact_checked": row.facts.checked,
             }
         )
+    scored = [row for row in rows if row.outcome is None]
     summary = {
         "rows": len(rows),
         # each outcome counted apart: an empty answer or a refusal is neither faithful nor unfaithful
@@ -118,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
             for label in (FAITHFUL, UNFAITHFUL, EMPTY, ABSTAINED)
         },
         "not_fact_checked": sum(not row.facts.checked for row in rows),
-        "score": sum(row.score for row in rows) / len(rows) if rows else None,
+        # the mean over the answers with a score: the empty ones and the refusals have none
+        "score": sum(row.score for row in scored) / len(scored) if scored else None,
+        "scored_rows": len(scored),
         "threshold": threshold,
         "signature": f"{scorer.signature} {offline_signature()}",
     }

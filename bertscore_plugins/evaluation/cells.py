@@ -11,7 +11,9 @@ store's JSON, a Phoenix annotation or DataFrame cell, the flat scores table. :me
 such a dict back (a DataFrame column, a stored cell).
 
 A row that is no answer to judge (``empty``, ``abstained``: ``faithfulness.outcome``) carries its outcome
-on every signal: as the label of each cell and as ``metadata.outcome`` where a signal has a score of its own.
+on every signal: as the label of each cell, with no score (None: never 0, never NaN; :func:`outcome_cell`), so
+no mean, no score statistic and no threshold reads it; its metadata keeps what the signal read
+(``metadata.outcome`` where a signal has parts of its own).
 """
 
 from __future__ import annotations
@@ -339,6 +341,15 @@ class Cell:
     def relabelled(self, label: str | None, metadata: Metadata | None = None) -> Cell:
         """This cell with another label (and metadata)."""
         return replace(self, label=label, metadata=self.metadata if metadata is None else metadata)
+
+
+def outcome_cell(
+    name: str, outcome: str, explanation: str, metadata: Metadata, direction: str = "maximize"
+) -> Cell:
+    """The cell of a row that is no answer to judge (``outcome``: ``empty`` or ``abstained``), on any signal:
+    the outcome is its label and it has no score, so every sink (the store, the flat table, the report, a
+    Phoenix annotation) shows none and every mean leaves it out."""
+    return Cell(name, None, outcome, explanation, metadata, direction=direction)
 
 
 def as_cell(value: object) -> Cell | None:

@@ -25,6 +25,7 @@ from bertscore_plugins.evaluation.cells import (
     as_cell,
     completed,
     execution_details,
+    outcome_cell,
     usable,
 )
 from bertscore_plugins.evaluation.names import (
@@ -163,8 +164,8 @@ def disagreement_cell(
     """The disagreement cell from two cells (similarity, faithfulness): score 1.0 where they disagree.
 
     An answer that is no answer to judge (the faithfulness label ``empty`` or ``abstained``) has no
-    quadrant: its disagreement label is that outcome, score 0.0, so it is counted apart, never as
-    ``agree`` and never as a disagreement to look at."""
+    quadrant: its disagreement label is that outcome, with no score (as on every signal), so it is counted
+    apart, never as ``agree`` and never as a disagreement to look at."""
     faith_label = faithfulness.label
     if faith_label in OUTCOMES:
         return _outcome_cell(faith_label, similarity, faithfulness, thresholds, name)
@@ -201,8 +202,8 @@ def _outcome_cell(
     outcome: str, similarity: Cell | None, faithfulness: Cell, thresholds: Thresholds, name: str
 ) -> Cell:
     metadata = DisagreementMetadata(
-        similarity.score if similarity is not None and usable(similarity) else None,
-        faithfulness.score,
+        None,  # no answer to judge has no score on any signal
+        None,
         thresholds.similarity,
         thresholds.faithfulness,
         thresholds.source,
@@ -213,7 +214,7 @@ def _outcome_cell(
         similarity.explanation if similarity is not None else None,
     )
     explanation = f"the answer is {outcome}: similarity and faithfulness do not apply"
-    return Cell(name, 0.0, outcome, explanation, metadata, direction="minimize")
+    return outcome_cell(name, outcome, explanation, metadata, direction="minimize")
 
 
 def disagreement_cells(
@@ -230,7 +231,7 @@ def disagreement_cells(
     cells: list[Cell | None] = []
     details: list[Details] = []
     for label, sim_cell, faith_cell in zip(labels, similarity, faithfulness, strict=True):
-        if faith_cell is not None and usable(faith_cell) and faith_cell.label in OUTCOMES:
+        if faith_cell is not None and faith_cell.label in OUTCOMES:
             cells.append(disagreement_cell(sim_cell, faith_cell, thresholds, name=name))
             details.append(completed())
             continue

@@ -32,9 +32,11 @@ from bertscore_plugins.evaluation.cells import (
     completed,
     exceptions_of,
     execution_details,
+    outcome_cell,
     usable,
 )
 from bertscore_plugins.evaluation.names import FAITHFULNESS
+from bertscore_plugins.faithfulness.outcome import WHY
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 
 #: the offline faithfulness score at or above which a row whose facts were checked and all carried needs
@@ -153,9 +155,8 @@ def outcome_judge_cell(outcome: str, name: str = FAITHFULNESS) -> Cell:
     """A judge-shaped cell for an answer that is no answer to judge (``empty``, ``abstained``:
     faithfulness/outcome.py): no judge is asked, on any door, so no judge can call an empty answer
     faithful or a refusal a hallucination."""
-    why = " (no word to read)" if outcome == "empty" else " (it declines to answer)"
-    explanation = f"judge not asked: the answer is {outcome}{why}"
-    return Cell(name, 0.0, outcome, explanation, VerdictMetadata("outcome"))
+    explanation = f"judge not asked: the answer is {outcome} ({WHY.get(outcome, 'no answer to judge')})"
+    return outcome_cell(name, outcome, explanation, VerdictMetadata("outcome"))
 
 
 def settled_judge_cell(cell: Cell, label: str, name: str = FAITHFULNESS) -> Cell:

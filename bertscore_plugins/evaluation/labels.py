@@ -1,7 +1,8 @@
 """Thresholds re-applied to stored cells: a label is a score read against a threshold, so a new threshold needs no model.
 
 A stored cell keeps its score and what its label rests on besides the threshold (the offline faithfulness: the
-fact check's verdict; every signal: the row's outcome, ``empty`` or ``abstained``, which no threshold changes);
+fact check's verdict; every signal: the row's outcome, ``empty`` or ``abstained``, which has no score and
+which no threshold changes);
 the label and the ``threshold`` in the metadata are read again at the configuration's threshold. The judge's
 verdict is not a score against a threshold and is kept as it is; the disagreement is computed again by the
 engine from the relabelled cells (:mod:`.pipeline`).
@@ -31,19 +32,20 @@ def relabel(cell: Cell, config: EvaluationConfig) -> Cell:
         config.offline_name: (config.offline_threshold, FAITHFUL, UNFAITHFUL),
     }
     metadata = cell.metadata
-    if cell.name not in thresholds or cell.score is None or not usable(cell):
+    if cell.name not in thresholds or not isinstance(metadata, (BertScoreMetadata, FactCheckMetadata)):
         return cell
-    if not isinstance(metadata, (BertScoreMetadata, FactCheckMetadata)):
+    # the row's own outcome (empty, abstained) has no score: no threshold moves its label
+    if cell.label not in OUTCOMES and (cell.score is None or not usable(cell)):
         return cell
     threshold, above, below = thresholds[cell.name]
     grounded = metadata if isinstance(metadata, BertScoreMetadata) else metadata.grounded
     if grounded.threshold == threshold:
         return cell
-    label: str | None = above if cell.score >= threshold else below
-    if cell.label in OUTCOMES:  # the row's own outcome (empty, abstained): no threshold moves it
-        label = cell.label
-    elif isinstance(metadata, FactCheckMetadata) and not metadata.vouched:
-        label = UNFAITHFUL
+    label = cell.label
+    if cell.label not in OUTCOMES and cell.score is not None:
+        label = above if cell.score >= threshold else below
+        if isinstance(metadata, FactCheckMetadata) and not metadata.vouched:
+            label = UNFAITHFUL
     again = replace(grounded, threshold=threshold)
     new = again if isinstance(metadata, BertScoreMetadata) else replace(metadata, grounded=again)
     return replace(cell, label=label, metadata=new)

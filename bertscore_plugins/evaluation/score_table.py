@@ -4,7 +4,8 @@ A row's cells (:class:`~.cells.Cell` values, as the engine and the store hold th
 beside the user's own: ``bertscore_f1``, ``bertscore_precision``, ``bertscore_recall``,
 ``groundedness_precision``, ``offline_faithfulness_score`` and its parts (``offline_faithfulness_lexical``,
 ...), ``faithfulness_score`` (the judge), each signal's ``<name>_label`` and ``<name>_explanation``, and
-``sim_faith_disagreement_label``: numbers and texts only, nothing nested, ready for a spreadsheet.
+``sim_faith_disagreement_label``: numbers and texts only, nothing nested, ready for a spreadsheet. A row that
+is no answer to judge (``empty``, ``abstained``) has its outcome as every label and no number at all.
 
     >>> from bertscore_plugins.evaluation.cells import BertScoreMetadata
     >>> metadata = BertScoreMetadata(precision=0.92, recall=0.88, threshold=0.85, signature="s")
@@ -21,6 +22,7 @@ from collections.abc import Iterable, Mapping
 
 from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.names import GROUNDEDNESS, OFFLINE_FAITHFULNESS, SIMILARITY, column
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 
 #: the part a signal's headline score is (F1 for the similarity, precision for the groundedness)
 HEADLINE_PART = {SIMILARITY: "f1", GROUNDEDNESS: "precision"}
@@ -54,7 +56,8 @@ def flat_cell(cell: Cell, *, parts: bool = True) -> dict[str, Flat]:
         columns[column(name, "label")] = cell.label
     if cell.explanation is not None:
         columns[column(name, "explanation")] = cell.explanation
-    if parts:
+    # no answer to judge (empty, abstained) has no score, and no part of one either: no mean reads it
+    if parts and cell.label not in OUTCOMES:
         metadata = cell.metadata.to_dict()
         for key, value in metadata.items():
             found = column(name, key)
@@ -84,8 +87,9 @@ def flat_row(cells: Mapping[str, Cell | None], *, explanations: bool = False) ->
 
 
 def summary(rows: Iterable[Mapping[str, object]]) -> dict[str, object]:
-    """``{"rows", "means": {column: mean}, "labels": {column: {label: rows}}}`` over flat rows: the mean
-    of each numeric column over the rows that have it, the count of each label."""
+    """``{"rows", "means": {column: mean}, "labels": {column: {label: rows}}, "no_score": {outcome: rows}}``
+    over flat rows: the mean of each numeric column over the rows that have it, the count of each label, and
+    the rows each mean leaves out because they are no answer to judge (:func:`no_score_rows`)."""
     rows = list(rows)
     values: dict[str, list[float]] = {}
     labels: dict[str, Counter[str]] = {}
@@ -99,4 +103,15 @@ def summary(rows: Iterable[Mapping[str, object]]) -> dict[str, object]:
         "rows": len(rows),
         "means": {name: sum(found) / len(found) for name, found in sorted(values.items())},
         "labels": {name: dict(sorted(counts.items())) for name, counts in sorted(labels.items())},
+        "no_score": no_score_rows(rows),
     }
+
+
+def no_score_rows(rows: Iterable[Mapping[str, object]]) -> dict[str, int]:
+    """``{outcome: rows}``: the flat rows that are no answer to judge (``empty``, ``abstained`` on a signal's
+    label), which have no score on any signal and so are in no mean."""
+    found = Counter(
+        next((value for name, value in row.items() if name.endswith("_label") and value in OUTCOMES), None)
+        for row in rows
+    )
+    return {outcome: found[outcome] for outcome in OUTCOMES}

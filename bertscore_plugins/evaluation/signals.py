@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata, TokenMatch
+from bertscore_plugins.evaluation.cells import (
+    BertScoreMetadata,
+    Cell,
+    FactCheckMetadata,
+    TokenMatch,
+    outcome_cell,
+)
 from bertscore_plugins.evaluation.names import (
     DISSIMILAR,
     GROUNDED,
@@ -37,6 +43,7 @@ from bertscore_plugins.faithfulness import (
     join_context,
     read_batch,
 )
+from bertscore_plugins.faithfulness.outcome import WHY
 from bertscore_plugins.inputs import text_problem
 from bertscore_plugins.thresholds import (
     DEFAULT_GROUNDEDNESS_THRESHOLD,
@@ -51,6 +58,11 @@ if TYPE_CHECKING:
 
 def _fmt(value: float) -> str:
     return f"{value:.3f}"
+
+
+def no_score(outcome: str) -> str:
+    """The explanation of a signal's cell for an answer that is no answer to judge."""
+    return f"no score: the answer is {outcome} ({WHY.get(outcome, 'no answer to judge')})"
 
 
 @dataclass(frozen=True)
@@ -114,8 +126,9 @@ class Signal:
             else None,
             outcome,
         )
-        # an answer that is no answer to judge is that on every signal (its score stays, as computed)
-        label = outcome or (self.labels[0] if value >= self.threshold else self.labels[1])
+        if outcome is not None:  # no answer to judge: that is its label, and it has no score to average
+            return outcome_cell(self.name, outcome, no_score(outcome), metadata)
+        label = self.labels[0] if value >= self.threshold else self.labels[1]
         return Cell(self.name, value, label, explanation, metadata)
 
 
@@ -167,6 +180,8 @@ class OfflineSignal(Groundedness):
             float(parts.pop("novel_rare_word")),
             parts,
         )
+        if found.outcome is not None:
+            return outcome_cell(self.name, found.outcome, no_score(found.outcome), metadata)
         return Cell(self.name, score, label, explanation, metadata)
 
     def cell(self, result: Scores, row: int, outcome: str | None = None) -> Cell:
@@ -229,7 +244,8 @@ def signal_cells(
         labels: how the core's warnings name each position's row (default: the position).
         progress: the core's progress bar (None: its default).
         outcomes: ``{position: "empty" or "abstained"}`` for the answers that are no answer to judge: that
-            is their label on every signal (``faithfulness.outcome``).
+            is their label on every signal, and they have no score (``faithfulness.outcome``,
+            :func:`~.cells.outcome_cell`).
     """
     if not pairs:
         return {signal.name: {} for signal in signals}

@@ -18,7 +18,7 @@ import os
 import sqlite3
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,6 +27,7 @@ from typing_extensions import Self
 from bertscore_plugins.errors import BertScorePluginsWarning, ResultStoreError
 from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.store_keys import StoreKeys
+from bertscore_plugins.faithfulness.outcome import OUTCOMES
 from bertscore_plugins.files import MAX_JSON_DEPTH, json_too_deep
 
 _SCHEMA = """
@@ -272,7 +273,10 @@ def _read_row(
     if problem:
         return None, problem
     value.pop(ROW_KEY)
-    return StoredResult(name, Cell.from_dict({"name": name, **value}), failure, bool(logged)), None
+    found = Cell.from_dict({"name": name, **value})
+    if found.label in OUTCOMES and found.score is not None:  # an earlier version kept a score: it has none
+        found = replace(found, score=None)
+    return StoredResult(name, found, failure, bool(logged)), None
 
 
 def _cell_problem(value: object, row_id: str, name: str) -> str | None:

@@ -43,6 +43,8 @@ from bertscore_plugins.faithfulness.refusals import LEXICON
 EMPTY, ABSTAINED = "empty", "abstained"
 """The two outcomes that are neither faithful nor unfaithful."""
 OUTCOMES = (EMPTY, ABSTAINED)
+#: why each outcome is no answer to judge, in the words explanations use
+WHY = {EMPTY: "no word to read", ABSTAINED: "it declines to answer"}
 
 # -- folding: the text as the rules read it -----------------------------------------------------------
 

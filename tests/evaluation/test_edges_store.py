@@ -97,3 +97,20 @@ def test_a_damaged_row_read_again_by_the_same_run_is_warned_of_once(store_path):
     assert set(found) == {"s2"}  # still never used
     with ResultStore(store_path) as store, pytest.warns(DamagedResultWarning):
         store.results(CONFIG, ["s1"])  # the next run names it again
+
+
+@pytest.mark.parametrize("outcome", ["empty", "abstained"])
+def test_a_stored_outcome_cell_with_a_score_is_read_without_one(store_path, outcome):
+    """A store written when an empty or abstained row still kept its signals' scores is read as this version
+    writes such a row: its label, and no score (no mean, report or annotation reads one)."""
+    _damage(
+        store_path,
+        "s1",
+        "cell",
+        f'{{"name": "bertscore", "row_id": "s1", "score": 0.83, "label": "{outcome}"}}',
+    )
+    with ResultStore(store_path) as store, warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = store.results(CONFIG, ["s1", "s2"])
+    assert found["s1"]["bertscore"].cell == Cell("bertscore", None, outcome, None)
+    assert found["s2"]["bertscore"].cell == _cell()  # an answered row keeps its score

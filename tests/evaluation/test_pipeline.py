@@ -21,12 +21,12 @@ from bertscore_plugins import ScoreConfig
 from bertscore_plugins.cli import disagreement
 from bertscore_plugins.errors import SettingError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
-from tests.recipes.test_disagreement_recipe import scored
 from tests.support.browser import screenshot
+from tests.support.recipe_runs import DEMO, scored
 
 REPO = Path(__file__).resolve().parents[2]
 WING = Path(phoenix_package.__file__).parent
-DEMO = REPO / "recipes" / "demo_data.jsonl"
+PACKAGE = WING.parents[1]
 
 
 # -- the configuration --------------------------------------------------------------------------------
@@ -145,18 +145,39 @@ def test_private_helpers_of_the_pipeline_take_the_config_not_parameter_lists():
     assert crowded == []
 
 
+#: the row path (a table's rows through the engine and the store) and the span path (a project's spans through
+#: the same), relative to the package, as ``duplicates`` names them
+ROW_PATH = ("evaluation/batch.py", "evaluation/pipeline.py", "evaluation/dataframe.py")
+SPAN_PATH = (
+    "integrations/phoenix/trace_evaluation.py",
+    "integrations/phoenix/trace_pass.py",
+    "integrations/phoenix/span_rows.py",
+)
+
+
 def test_duplicates_finds_no_repeated_scoring_logic_between_the_row_and_span_paths():
+    # the files it compares exist where they are named: a file that moved fails here, not silently
+    missing = [path for path in ROW_PATH + SPAN_PATH if not (PACKAGE / path).is_file()]
+    assert ROW_PATH and SPAN_PATH and missing == []
     tool = shutil.which("duplicates")
     if tool is None:
         pytest.skip("the `duplicates` tool is not installed here")
     done = subprocess.run(
-        [tool, "--repo", str(WING), "--most", "200"], capture_output=True, text=True, timeout=120, check=True
+        [tool, "--repo", str(PACKAGE), "--most", "200", "--seconds", "120"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
-    paths = ("pipeline.py", "batch.py", "trace_evaluation.py", "span_rows.py")
+    read = re.search(r"\((\d+) files? read\)", done.stdout)
+    assert read is not None and int(read.group(1)) >= len(ROW_PATH + SPAN_PATH), done.stdout
+    assert "incomplete:" not in done.stdout
     pairs = [
         line
         for line in done.stdout.splitlines()
-        if re.match(r"D\d+ ", line) and sum(p in line for p in paths) >= 2
+        if re.match(r"D\d+ ", line)
+        and any(f" {p}:" in f" {line}" for p in ROW_PATH)
+        and any(f" {p}:" in f" {line}" for p in SPAN_PATH)
     ]
     assert pairs == [], done.stdout
 

@@ -235,18 +235,21 @@ def test_a_value_that_is_not_text_has_no_outcome_the_doors_refuse_it_first():
 
 @pytest.mark.parametrize("outcome", [EMPTY, ABSTAINED])
 def test_the_disagreement_of_an_empty_or_refusing_answer_is_its_outcome_not_a_quadrant(outcome):
-    similarity = Cell("bertscore", 0.97, "similar", None)
-    faithfulness = Cell("offline_faithfulness", 0.0, outcome, None)
+    similarity = Cell("bertscore", None, outcome, None)
+    faithfulness = Cell("offline_faithfulness", None, outcome, None)  # an outcome has no score on any signal
     cells, details = disagreement_cells(
         [similarity, None], [faithfulness, faithfulness], Thresholds(0.9), labels=["0", "1"]
     )
     found = [cell for cell in cells if cell is not None]
     assert [cell.label for cell in found] == [outcome, outcome]  # with no similarity (no reference) too
-    assert [cell.score for cell in found] == [0.0, 0.0]
+    assert [cell.score for cell in found] == [None, None]
     assert [detail["status"] for detail in details] == ["COMPLETED", "COMPLETED"]
     metadata = [cell.metadata for cell in found]
     assert all(isinstance(m, DisagreementMetadata) for m in metadata)
-    assert [m.similarity for m in metadata if isinstance(m, DisagreementMetadata)] == [0.97, None]
+    assert [(m.similarity, m.faithfulness) for m in metadata if isinstance(m, DisagreementMetadata)] == [
+        (None, None),
+        (None, None),
+    ]
 
 
 def test_the_labelled_answers_meet_the_reader_targets_and_no_claim_is_read_as_a_refusal():

@@ -9,59 +9,9 @@ import json
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
+from tests.support.bound_facts import BOUND_RIGHT, BOUND_WRONG
 
-# (id, question, context, answer, reference, what the explanation must name)
-BOUND_WRONG = [
-    (
-        "time-swap",
-        "When does the clinic open on Saturdays?",
-        "The clinic opens at 9 am on weekdays and at 10 am on Saturdays.",
-        "It opens at 9 am on Saturdays.",
-        "It opens at 10 am on Saturdays.",
-        "9 am: context says 10 am on Saturdays",
-    ),
-    (
-        "wrong-day",
-        "When was the patient discharged?",
-        "The patient was admitted on Monday, 3 March, and discharged on Tuesday, 11 March.",
-        "The patient was discharged on Thursday, 11 March.",
-        "The patient was discharged on Tuesday, 11 March.",
-        "Thursday: context says Tuesday",
-    ),
-    (
-        "price-swap",
-        "How much is a tea?",
-        "At the kiosk, a coffee is $3, while a tea is $2.",
-        "A cup of tea is $3.",
-        "A tea is $2.",
-        "$3: context says tea is $2",
-    ),
-    (
-        "dose-swap",
-        "How much paracetamol should be given?",
-        "Give ibuprofen 400 mg every 6 hours and paracetamol 500 mg every 4 hours.",
-        "Give paracetamol 400 mg.",
-        "Give paracetamol 500 mg.",
-        "400 mg: context says paracetamol 500 mg",
-    ),
-]
-BOUND_RIGHT = [
-    (
-        "time-right",
-        "When does the clinic open on Saturdays?",
-        "The clinic opens at 9 am on weekdays and at 10 am on Saturdays.",
-        "On Saturdays it opens at 10 am.",
-        "It opens at 10 am on Saturdays.",
-    ),
-    (
-        "hours-list",
-        "When does it open on Fridays?",
-        "Opening hours: 9 am Monday to Friday, 10 am Saturday.",
-        "It opens at 9 am on Fridays.",
-        "It opens at 9 am on Fridays.",
-    ),
-]
+pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
 
 def test_the_faithfulness_command_names_the_source_fact_about_the_same_thing(tmp_path, capsys):

@@ -71,21 +71,21 @@ from tests.support.fresh_interpreter import (
     fresh_environment,
     run_fresh,
 )
+from tests.support.wrong_day_rows import (
+    CANDIDATES,
+    PARAPHRASE,
+    REFERENCE,
+    REFERENCES,
+    SIGNATURE_START,
+    TOLERANCE,
+    WRONG_DAY,
+)
 
 # every case is a process of its own (the zygote alone takes seconds to preload): not the quick inner loop
 pytestmark = pytest.mark.slow
 
-WRONG_DAY = "The patient was discharged on Thursday."
-PARAPHRASE = "The patient left hospital on Tuesday."
-REFERENCE = "The patient was discharged on Tuesday."
-# the wrong day looks like the reference (F1 0.97) but is unfaithful to it; the paraphrase looks less
-# like it (0.83) and is faithful; the copy scores 1 and is faithful
-CANDIDATES = [WRONG_DAY, PARAPHRASE, REFERENCE]
-REFERENCES = [REFERENCE] * 3
 FAITHFULNESS_LABELS = ["unfaithful", "faithful", "faithful"]
 WRONG_DAY_FACT = "Thursday: context says Tuesday"
-SIGNATURE_START = "bertscore_plugins:0.1.0|model:sentence-transformers/all-MiniLM-L6-v2@"
-TOLERANCE = 1e-5  # the project's parity bound with bert_score
 #: one row as the evaluators take it: the wrong day, with a longer context
 ROW = {
     "input": "When was the patient discharged?",

@@ -7,7 +7,8 @@ against the same context split into passages. Each door scores all of them once,
 the Phoenix evaluator row by row and ``batch_evaluate_dataframe``, trace evaluation on a live Phoenix
 server, the disagreement recipe and judge triage. Every door must give the API's score (within 1e-6; the
 largest difference seen is 2e-8, a row scored alone rather than in a batch) and label for every row it can
-express (the command line holds one text per line: not a list of passages), and refuse a context with no
+express (the command line holds one text per line: not a list of passages; an empty answer or a refusal
+gets the API's label and no score), and refuse a context with no
 text (an empty text, a blank one, no passages) in the same words; a span cannot hold one (Phoenix keeps no
 blank document), so trace evaluation skips it for "no context".
 
@@ -65,10 +66,11 @@ EMPTY = empty_rows()
 
 @dataclass
 class DoorAnswer:
-    """What a door said: ``scores`` {row id: (score, label)} for the rows it can express, ``refusals``
-    {row id: what it said} for the rows with an empty context."""
+    """What a door said: ``scores`` {row id: (score, label)} for the rows it can express (no score for an
+    empty answer or a refusal, but in the API's result), ``refusals`` {row id: what it said} for the rows
+    with an empty context."""
 
-    scores: dict[str, tuple[float, str]] = field(default_factory=dict)
+    scores: dict[str, tuple[float | None, str]] = field(default_factory=dict)
     refusals: dict[str, str] = field(default_factory=dict)
 
 
@@ -115,7 +117,7 @@ def from_cells(frame: pd.DataFrame, name: str = OFFLINE_FAITHFULNESS) -> DoorAns
         if cell is None:
             found.refusals[row_id] = details["exceptions"][0]
         else:
-            found.scores[row_id] = (cell["score"], cell["label"])
+            found.scores[row_id] = (cell.get("score"), cell["label"])
     return found
 
 
@@ -227,7 +229,7 @@ def trace_evaluation(doors: Doors) -> DoorAnswer:
     answer = DoorAnswer()
     for span_id, row_id in spans.items():
         if span_id in annotations:
-            answer.scores[row_id] = (annotations[span_id]["score"], annotations[span_id]["label"])
+            answer.scores[row_id] = (annotations[span_id].get("score"), annotations[span_id]["label"])
         else:  # Phoenix keeps no blank document: such a span has no context, and says so
             skipped = report.skipped[f"{OFFLINE_FAITHFULNESS}: no context"]
             answer.refusals[row_id] = f"skipped ({skipped} spans): no context"
@@ -288,7 +290,10 @@ def recipe(doors: Doors) -> DoorAnswer:
     assert code == disagreement.EXIT_OK, err
     scored = [json.loads(line) for line in (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
     answer = DoorAnswer(
-        {r["id"]: (r[f"{OFFLINE_FAITHFULNESS}_score"], r[f"{OFFLINE_FAITHFULNESS}_label"]) for r in scored}
+        {
+            r["id"]: (r.get(f"{OFFLINE_FAITHFULNESS}_score"), r[f"{OFFLINE_FAITHFULNESS}_label"])
+            for r in scored
+        }
     )  # the flat scores table: one column per signal and part
     for row in EMPTY:
         code, err, _ = run(row.row_id, [row])
@@ -422,9 +427,18 @@ def test_every_door_gives_the_api_score_and_label_for_every_row(doors, door):
     differing = {
         row_id: (found[row_id], expected[row_id])
         for row_id in expressible
-        if abs(found[row_id][0] - expected[row_id][0]) > TOLERANCE or found[row_id][1] != expected[row_id][1]
+        if not gives_the_api_answer(found[row_id], expected[row_id])
     }
     assert differing == {}
+
+
+def gives_the_api_answer(found: tuple[float | None, str], api: tuple[float, str]) -> bool:
+    """The API's label, and its score within the tolerance; an answer that is no answer to judge (empty,
+    abstained) has no score on any other door (the API's result alone keeps the signal's reading)."""
+    (score, label), (api_score, api_label) = found, api
+    if api_label in ("empty", "abstained"):
+        return label == api_label and score is None
+    return label == api_label and score is not None and abs(score - api_score) <= TOLERANCE
 
 
 @pytest.mark.parametrize("door", list(DOORS))

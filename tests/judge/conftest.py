@@ -1,4 +1,4 @@
-"""Shared by the judge client's tests: the rows they ask about and the pauses the judge takes."""
+"""Shared by the judge client's tests: the pauses the judge takes (the rows they ask about: tests/support/judge_rows.py)."""
 
 from __future__ import annotations
 

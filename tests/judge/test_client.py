@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bertscore_plugins.evaluation.judge import JudgeRow, ask
+from bertscore_plugins.evaluation.judge import ask
 from bertscore_plugins.judge.endpoint import Endpoint
 from bertscore_plugins.judge.yes_no import YesNoJudge
+from tests.support.judge_rows import clinic_rows
 from tests.support.stub_judge import MODEL_NAME, StubJudge
-
-CLINIC = "The clinic opens at 8 am on weekdays. Parking at the clinic is free for patients."
-
-
-def _rows(*markers: str) -> list[JudgeRow]:
-    return [
-        JudgeRow(f"r{k}", None, f"{m} The clinic opens at 8 am.".strip(), CLINIC)
-        for k, m in enumerate(markers)
-    ]
 
 
 def _judge(stub: StubJudge, **settings) -> YesNoJudge:
@@ -27,7 +19,7 @@ def _judge(stub: StubJudge, **settings) -> YesNoJudge:
 
 def test_a_429_with_retry_after_is_tried_again_after_that_wait(pauses):
     with StubJudge(refuse_first={"BUSY": [(429, "2")]}) as stub:
-        verdicts = ask(_judge(stub), _rows("BUSY"), concurrency=1, max_retries=2)
+        verdicts = ask(_judge(stub), clinic_rows("BUSY"), concurrency=1, max_retries=2)
         answers = list(stub.log.answers)
     assert verdicts[0].details["status"] == "COMPLETED" and verdicts[0].cell.label == "faithful"
     assert pauses == [2.0]
@@ -36,14 +28,14 @@ def test_a_429_with_retry_after_is_tried_again_after_that_wait(pauses):
 
 def test_5xx_without_retry_after_backs_off_exponentially(pauses):
     with StubJudge(refuse_first={"DOWN": [(503, None), (500, None), (502, None)]}) as stub:
-        verdicts = ask(_judge(stub), _rows("DOWN"), concurrency=1, max_retries=3)
+        verdicts = ask(_judge(stub), clinic_rows("DOWN"), concurrency=1, max_retries=3)
     assert verdicts[0].details["status"] == "COMPLETED"
     assert pauses == [0.5, 1.0, 2.0]
 
 
 def test_a_retry_after_beyond_the_rows_budget_fails_the_row_saying_so(pauses):
     with StubJudge(refuse_first={"BUSY": [(429, "120")]}) as stub:
-        verdicts = ask(_judge(stub, retry_budget=30), _rows("BUSY", ""), concurrency=1, max_retries=2)
+        verdicts = ask(_judge(stub, retry_budget=30), clinic_rows("BUSY", ""), concurrency=1, max_retries=2)
     assert pauses == []
     assert verdicts[0].cell is None
     reason = verdicts[0].details["exceptions"][0]
@@ -54,14 +46,14 @@ def test_a_retry_after_beyond_the_rows_budget_fails_the_row_saying_so(pauses):
 
 def test_429s_past_max_retries_fail_the_row_as_http_429(pauses):
     with StubJudge(refuse_first={"BUSY": [(429, "1")] * 5}) as stub:
-        verdicts = ask(_judge(stub), _rows("BUSY"), concurrency=1, max_retries=1)
+        verdicts = ask(_judge(stub), clinic_rows("BUSY"), concurrency=1, max_retries=1)
     assert pauses == [1.0]
     assert verdicts[0].details["exceptions"][0].startswith("row r0: judge http: HTTP 429 from")
 
 
 def test_a_400_is_not_tried_again(pauses):
     with StubJudge(refuse_first={"BAD": [(400, None)]}) as stub:
-        verdicts = ask(_judge(stub), _rows("BAD"), concurrency=1, max_retries=3)
+        verdicts = ask(_judge(stub), clinic_rows("BAD"), concurrency=1, max_retries=3)
     assert pauses == [] and verdicts[0].cell is None
     assert verdicts[0].details["exceptions"][0].startswith("row r0: judge http: HTTP 400 from")
 
@@ -76,7 +68,7 @@ def test_a_400_is_not_tried_again(pauses):
 )
 def test_an_absurd_or_missing_log_probability_fails_only_its_row(value, says):
     with StubJudge(logprob_when={"ODD": value}) as stub:
-        verdicts = ask(_judge(stub), _rows("", "ODD", ""), concurrency=2, max_retries=0)
+        verdicts = ask(_judge(stub), clinic_rows("", "ODD", ""), concurrency=2, max_retries=0)
     assert [v.details["status"] for v in verdicts] == ["COMPLETED", "FAILED", "COMPLETED"]
     assert verdicts[1].details["exceptions"] == [f"row r1: judge answer unusable: {says}"]
     assert verdicts[0].cell.score == pytest.approx(0.9)

@@ -8,19 +8,11 @@ import time
 
 import pytest
 
-from bertscore_plugins.evaluation.judge import JudgeRow, ask
+from bertscore_plugins.evaluation.judge import ask
 from bertscore_plugins.judge.endpoint import Endpoint, EndpointError
 from bertscore_plugins.judge.yes_no import YesNoJudge
+from tests.support.judge_rows import clinic_rows
 from tests.support.stub_judge import MODEL_NAME, StubJudge
-
-CLINIC = "The clinic opens at 8 am on weekdays. Parking at the clinic is free for patients."
-
-
-def _rows(*markers: str) -> list[JudgeRow]:
-    return [
-        JudgeRow(f"r{k}", None, f"{m} The clinic opens at 8 am.".strip(), CLINIC)
-        for k, m in enumerate(markers)
-    ]
 
 
 def test_a_provider_sending_a_byte_a_second_is_cut_off_at_the_requests_deadline():
@@ -39,7 +31,7 @@ def test_a_trickling_provider_fails_the_row_within_its_deadline_and_the_batch_go
     with StubJudge(trickle=1.0) as stub:
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=2.0))
         started = time.monotonic()
-        verdicts = ask(judge, _rows(""), concurrency=1, max_retries=0)
+        verdicts = ask(judge, clinic_rows(""), concurrency=1, max_retries=0)
         took = time.monotonic() - started
     assert verdicts[0].cell is None
     assert verdicts[0].details["exceptions"][0].startswith("row r0: judge timeout: no whole answer from")
@@ -50,7 +42,7 @@ def test_a_trickling_provider_fails_the_row_within_its_deadline_and_the_batch_go
 def test_a_busy_answer_to_the_models_check_is_tried_again_and_the_rows_are_judged(pauses, first):
     with StubJudge(models_first=[first]) as stub:
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=10))
-        verdicts = ask(judge, _rows("", ""), concurrency=1, max_retries=2)
+        verdicts = ask(judge, clinic_rows("", ""), concurrency=1, max_retries=2)
         checks = list(stub.log.model_checks)
     assert [v.details["status"] for v in verdicts] == ["COMPLETED", "COMPLETED"]
     assert checks == [first[0], 200]
@@ -60,7 +52,7 @@ def test_a_busy_answer_to_the_models_check_is_tried_again_and_the_rows_are_judge
 def test_a_models_check_busy_past_the_retries_fails_the_rows_as_unavailable(pauses):
     with StubJudge(models_first=[(503, None)] * 5) as stub:
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=10))
-        verdicts = ask(judge, _rows(""), concurrency=1, max_retries=1)
+        verdicts = ask(judge, clinic_rows(""), concurrency=1, max_retries=1)
     assert pauses == [0.5]
     assert verdicts[0].details["exceptions"][0].startswith("row r0: judge unavailable: HTTP 503 from")
 
@@ -68,7 +60,7 @@ def test_a_models_check_busy_past_the_retries_fails_the_rows_as_unavailable(paus
 def test_a_provider_without_models_is_asked_without_the_check():
     with StubJudge(no_models=True) as stub:
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=10))
-        verdicts = ask(judge, _rows("", ""), concurrency=2, max_retries=0)
+        verdicts = ask(judge, clinic_rows("", ""), concurrency=2, max_retries=0)
         answers = list(stub.log.answers)
     assert [v.cell.label for v in verdicts] == ["faithful", "faithful"]
     assert answers == [(200, "logprobs"), (200, "logprobs")]
@@ -78,7 +70,7 @@ def test_a_provider_without_models_is_asked_without_the_check():
 def test_a_log_probability_no_float_holds_fails_only_its_row(value):
     with StubJudge(logprob_when={"ODD": value}) as stub:
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=10))
-        verdicts = ask(judge, _rows("", "ODD", ""), concurrency=2, max_retries=0)
+        verdicts = ask(judge, clinic_rows("", "ODD", ""), concurrency=2, max_retries=0)
     assert [v.details["status"] for v in verdicts] == ["COMPLETED", "FAILED", "COMPLETED"]
     assert verdicts[1].details["exceptions"] == [
         "row r1: judge answer unusable: the log probability of 'yes' is an integer of 401 digits, "

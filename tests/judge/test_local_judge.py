@@ -19,10 +19,10 @@ from bertscore_plugins.judge.local_model import LOCAL_MODEL, local_model
 from bertscore_plugins.judge.server import JudgeServer
 from bertscore_plugins.judge.yes_no import YesNoJudge
 from bertscore_plugins.tools.phoenix_ports import free_port
+from tests.support.judge_rows import CLINIC
 
 pytestmark = pytest.mark.slow  # a model server
 
-CLINIC = "The clinic opens at 8 am on weekdays. Parking at the clinic is free for patients."
 ROWS = [
     JudgeRow("r0", "When does the clinic open?", "The clinic opens at 8 am on weekdays.", CLINIC),
     JudgeRow("r1", "When does the clinic open?", "The clinic opens at 10 pm on Sundays.", CLINIC),

@@ -16,10 +16,10 @@ import pytest
 
 from bertscore_plugins.judge.local_model import LOCAL_MODEL
 from bertscore_plugins.judge.server import PID_FILE_NAME
+from tests.support.judge_rows import CLINIC
 
 pytestmark = pytest.mark.slow  # a model server started by the command line
 
-CLINIC = "The clinic opens at 8 am on weekdays. Parking at the clinic is free for patients."
 FRAME = pd.DataFrame(
     {
         "input": ["When does the clinic open?", "When does the clinic open?", "Is parking free?"],

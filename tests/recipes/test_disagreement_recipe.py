@@ -29,79 +29,13 @@ from bertscore_plugins.errors import InputTableError
 from bertscore_plugins.evaluation.dataframe import Columns
 from bertscore_plugins.integrations.phoenix import table_traces as phoenix_logging
 from tests.support.browser import Browser
+from tests.support.recipe_runs import DEMO, REPO, ScoringCalls, demo_rows, no_judge, scored, use_judge
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "recipes" / "demo_data.jsonl"
 JUDGE_CHECKED_CASES = ("wrong_day", "wrong_number", "negation")
-
-
-def demo_rows() -> list[dict]:
-    return [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def use_judge(monkeypatch: pytest.MonkeyPatch, judge) -> None:
-    monkeypatch.setenv("BERTSCORE_JUDGE_BASE_URL", judge.base_url)
-    monkeypatch.setenv("BERTSCORE_JUDGE_MODEL", "stub-judge")
-    monkeypatch.setenv("BERTSCORE_JUDGE_API_KEY", "sk-stub")
-
-
-def no_judge(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def scored(out: Path) -> pd.DataFrame:
-    """The run's scores table (flat, the user's columns) with each signal's stored cell beside it as
-    ``<name>_score`` (read from the result store under each signal's key in summary.json), ``row_id`` the
-    row's id."""
-    table = pd.read_json(out / "scores.jsonl", lines=True, dtype=False)
-    keys = json.loads((out / "summary.json").read_text())["store_keys"]
-    with sqlite3.connect(out / "results.sqlite") as db:
-        stored = [
-            row
-            for name, key in keys.items()
-            for row in db.execute(
-                "SELECT row_id, name, cell FROM results WHERE configuration = ? AND name = ?", (key, name)
-            )
-        ]
-    db.close()
-    cells: dict[str, dict] = {}
-    for key, name, cell in stored:
-        cells.setdefault(key.split("#")[0], {})[f"{name}_score"] = None if cell is None else json.loads(cell)
-    ids = [str(i) for i in (table["id"] if "id" in table else table["row_id"])]
-    for column in sorted({column for found in cells.values() for column in found}):
-        table[column] = [cells.get(row_id, {}).get(column) for row_id in ids]
-    table["row_id"] = ids
-    return table
-
-
-class ScoringCalls:
-    """Counts every way the recipe could score again: a model load, the core scorer, the judge."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch):
-        import bertscore_plugins
-        import bertscore_plugins.models.load
-        from bertscore_plugins.judge.yes_no import YesNoJudge
-
-        self.calls: list[str] = []
-        for owner, name in (
-            (bertscore_plugins.models.load, "load_model"),
-            (bertscore_plugins.BERTScorer, "score"),
-            (YesNoJudge, "verdicts"),
-        ):
-            original = getattr(owner, name)
-            monkeypatch.setattr(owner, name, self._counted(name, original))
-
-    def _counted(self, name, original):
-        def wrapper(*args, **kwargs):
-            self.calls.append(name)
-            return original(*args, **kwargs)
-
-        return wrapper
 
 
 # -- the demo data ----------------------------------------------------------------------------------

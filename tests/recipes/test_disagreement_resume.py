@@ -24,9 +24,8 @@ import pytest
 
 from bertscore_plugins.cli import disagreement
 from bertscore_plugins.evaluation.names import SIMILARITY
+from tests.support.recipe_runs import DEMO, REPO, no_judge
 
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "recipes" / "demo_data.jsonl"
 ROWS = 24  # of the demo's 44: three chunks, so the kill lands with one stored and two to go
 CHUNK = 8
 #: the recipe in a process of its own, with a chunk size and a progress pace the test chooses
@@ -41,11 +40,6 @@ sys.exit(main(["disagreement", *sys.argv[3:]]))
 PROGRESS_LINE = re.compile(
     r"^scoring: [\d,]+/([\d,]+) rows \(\d+%\), [\d.]+ rows/s, (?:\d+h )?(?:\d+m )?\d+s left$"
 )
-
-
-def no_judge(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BERTSCORE_JUDGE_MODEL", "BERTSCORE_JUDGE_BASE_URL", "BERTSCORE_JUDGE_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def recipe_process(

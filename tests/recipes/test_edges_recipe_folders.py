@@ -14,8 +14,8 @@ import pytest
 
 from bertscore_plugins.cli import disagreement
 from bertscore_plugins.cli.disagreement.folder import RESCORE_HINT, OutputFolder, RunState
-from tests.recipes.test_disagreement_recipe import DEMO, ScoringCalls, no_judge, use_judge
-from tests.recipes.test_disagreement_recipe import scored as scored_table
+from tests.support.recipe_runs import DEMO, ScoringCalls, no_judge, use_judge
+from tests.support.recipe_runs import scored as scored_table
 
 
 def _arguments(out) -> list[str]:

@@ -1,4 +1,5 @@
-"""An OpenAI-compatible chat-completions stub that judges faithfulness like a careful reader.
+"""An OpenAI-compatible chat-completions stub that judges faithfulness like a careful reader, with the
+package's own fact check (``bertscore_plugins.facts``) and an off-topic check (:func:`careful_judge`).
 
 Tests point Phoenix's ``FaithfulnessEvaluator`` at it through a real ``phoenix.evals.LLM(provider="openai",
 base_url=...)``, so the whole adapter path runs: json_schema structured output, the fallback to tool calling
@@ -27,7 +28,6 @@ As a process (its own pid, for ``ss``): ``python tests/support/stub_judge.py --p
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import re
@@ -55,164 +55,81 @@ _SECTION = {
     name: re.compile(rf"<{name}>\n?(.*?)\n?</{name}>", re.DOTALL) for name in ("query", "context", "response")
 }
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’]*")
-_NUMBER_WORDS = {
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "million",
-    "half",
-    "quarter",
-    "once",
-    "twice",
-    "dozen",
-}
-_CALENDAR = {
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "weekday",
-    "weekend",
-}
-_NEGATIONS = {"not", "no", "never", "cannot", "none", "nobody", "nothing", "neither", "nor", "without"}
-_PRONOUNS = {"i", "i'm", "i've", "i'd", "i'll"}
-# Opposites a careful reader notices even when every other word matches ("rejected" vs "approved").
-_ANTONYMS = {
-    frozenset(pair.split("/"))
-    for pair in [
-        "approved/rejected",
-        "approve/reject",
-        "accepted/rejected",
-        "open/closed",
-        "opened/closed",
-        "allowed/forbidden",
-        "included/excluded",
-        "include/exclude",
-        "increase/decrease",
-        "increased/decreased",
-        "won/lost",
-        "win/lose",
-        "before/after",
-        "above/below",
-        "earlier/later",
-        "more/less",
-        "maximum/minimum",
+#: the words that say nothing about a topic (the off-topic check reads the others)
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "them",
+        "you",
+        "your",
+        "we",
+        "our",
+        "i",
+        "he",
+        "she",
+        "his",
+        "her",
+        "can",
+        "will",
+        "would",
+        "should",
+        "could",
+        "may",
+        "might",
+        "must",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "so",
+        "than",
+        "then",
+        "also",
+        "just",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "up",
+        "down",
+        "out",
     ]
-}
-_STOPWORDS = {
-    "a",
-    "an",
-    "the",
-    "and",
-    "or",
-    "but",
-    "if",
-    "of",
-    "to",
-    "in",
-    "on",
-    "at",
-    "by",
-    "for",
-    "with",
-    "from",
-    "as",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "being",
-    "it",
-    "its",
-    "this",
-    "that",
-    "these",
-    "those",
-    "there",
-    "their",
-    "they",
-    "them",
-    "you",
-    "your",
-    "we",
-    "our",
-    "i",
-    "he",
-    "she",
-    "his",
-    "her",
-    "can",
-    "will",
-    "would",
-    "should",
-    "could",
-    "may",
-    "might",
-    "must",
-    "do",
-    "does",
-    "did",
-    "has",
-    "have",
-    "had",
-    "so",
-    "than",
-    "then",
-    "also",
-    "just",
-    "about",
-    "into",
-    "over",
-    "after",
-    "before",
-    "up",
-    "down",
-    "out",
-}
+)
 
 
 def _norm(word: str) -> str:
@@ -227,112 +144,28 @@ def _words(text: str) -> list[str]:
     return [piece for token in _WORD.findall(text) for piece in token.split("-") if piece]
 
 
-def _is_negation(word: str) -> bool:
-    lower = word.lower().replace("’", "'")
-    return lower in _NEGATIONS or lower.endswith("n't")
-
-
-def checkable_facts(response: str) -> list[str]:
-    """The words a careful judge checks against the context: numbers, dates, names, negations."""
-    facts = []
-    sentence_start = True
-    for raw in re.findall(r"\S+", response):
-        for word in _words(raw):
-            lower = word.lower()
-            acronym = word.isupper() and len(word) <= 3  # "ID", "TV": abbreviations, not names
-            is_name = word[0].isupper() and not sentence_start and lower not in _PRONOUNS and not acronym
-            if (
-                any(ch.isdigit() for ch in word)
-                or lower in _NUMBER_WORDS
-                or _norm(word) in _CALENDAR
-                or is_name
-                or _is_negation(word)
-            ):
-                facts.append(word)
-            sentence_start = False
-        sentence_start = raw.endswith((".", "!", "?", ":"))
-    return facts
-
-
-def _next_content_word(words: list[str], position: int) -> str | None:
-    for word in words[position + 1 :]:
-        if word.lower() not in _STOPWORDS and not _is_negation(word):
-            return _norm(word)
-    return None
-
-
-def _negated_in_context(target: str, context_words: list[str], window: int = 4) -> bool | None:
-    """True/False: the context negates / asserts ``target``; None: the context never mentions it."""
-    positions = [i for i, w in enumerate(context_words) if _norm(w) == target]
-    if not positions:
-        return None
-    return any(any(_is_negation(w) for w in context_words[max(0, i - window) : i]) for i in positions)
-
-
-def _bigrams(words: list[str]) -> set[tuple[str, str]]:
-    normed = [_norm(w) for w in words]
-    return set(itertools.pairwise(normed))
-
-
 def careful_judge(query: str, context: str, response: str, *, min_overlap: float = 0.1) -> Verdict:
-    """Unfaithful when the response states a number, date, name or negation the context does not.
+    """Unfaithful when the package's own fact check (``bertscore_plugins.facts.check_pair``: every number,
+    date, name and negation of the response must be carried by the context, bound to the same thing) finds a
+    fact the context does not carry, or when the response is off topic: ``min_overlap`` > 0 calls it
+    unfaithful when fewer than that share of its content words occur in the context or the question (0
+    disables that check). One fact checker in the project: this judge can never drift from ``facts/``.
 
-    A careful reader's checks, as token rules: every number, weekday/month and name must occur in the
-    context; a number or name must also stand next to the same word as in the context ("six tablets"
-    against "six hours"); a negation must negate what the context negates ("cannot be machine washed"
-    against "can be machine washed"); a word whose opposite the context uses instead is a contradiction.
-    ``min_overlap`` > 0 also calls a response unfaithful when fewer than that share of its content
-    words occur in the context or the question (an off-topic answer); 0 disables the check.
+    On the 44 demo rows it gives the ``careful_judge`` verdict recorded in recipes/demo_data.jsonl for
+    every row (the fact check alone for 41; the 3 off-topic answers carry no checkable fact).
     """
-    context_list = _words(context)
-    context_words = {_norm(w) for w in context_list}
-    context_bigrams = _bigrams(context_list)
-    response_list = _words(response)
-    facts = set(checkable_facts(response))
-    for position, word in enumerate(response_list):
-        if word not in facts:
-            continue
-        if _is_negation(word):
-            target = _next_content_word(response_list, position)
-            if target is not None and _negated_in_context(target, context_list) is False:
-                return (
-                    "unfaithful",
-                    f"The response says '{word}' {target}, but the context does not negate it.",
-                )
-            continue
-        if _norm(word) not in context_words:
-            return "unfaithful", f"The response mentions '{word}', which the context does not support."
-        following = response_list[position + 1] if position + 1 < len(response_list) else None
-        if (
-            following is not None
-            and following.lower() not in _STOPWORDS
-            and following[0].islower()
-            and _norm(following) in context_words
-            and (_norm(word), _norm(following)) not in context_bigrams
-        ):
-            pair = f"'{word} {following}'"
-            if word[0].isdigit() or word.lower() in _NUMBER_WORDS:
-                return "unfaithful", f"The response pairs {pair}, which the context does not."
-            # A name: wrong only when the context gives that same word to someone else.
-            others = [a for a, b in itertools.pairwise(context_list) if _norm(b) == _norm(following)]
-            if any(o[0].isupper() and _norm(o) != _norm(word) for o in others):
-                return "unfaithful", f"The response pairs {pair}; the context says someone else did."
-    for word in response_list:
-        for pair in _ANTONYMS:
-            if _norm(word) in pair or word.lower() in pair:
-                opposite = next(iter(pair - {word.lower(), _norm(word)}), None)
-                if opposite and opposite in context_words and word.lower() not in context_words:
-                    return "unfaithful", f"The response says '{word}' where the context says '{opposite}'."
-    if min_overlap > 0:
-        content = [_norm(w) for w in response_list if w.lower() not in _STOPWORDS]
-        known = context_words | {_norm(w) for w in _words(query)}
-        if content:
-            overlap = sum(w in known for w in content) / len(content)
-            if overlap < min_overlap:
-                return (
-                    "unfaithful",
-                    f"Only {overlap:.0%} of the response's content words appear in the context.",
-                )
+    from bertscore_plugins.facts import check_pair
+
+    check = check_pair(response, context)
+    if check.unsupported:
+        return "unfaithful", f"The response states what the context does not carry: {check.explanation}."
+    response_words = _words(response)
+    content = [_norm(w) for w in response_words if w.lower() not in _STOPWORDS]
+    if min_overlap > 0 and content:
+        known = {_norm(w) for w in _words(context) + _words(query)}
+        overlap = sum(w in known for w in content) / len(content)
+        if overlap < min_overlap:
+            return "unfaithful", f"Only {overlap:.0%} of the response's content words appear in the context."
     return "faithful", "Every checkable detail in the response is supported by the context."
 
 

@@ -357,7 +357,7 @@ def _outcome_section(rows: list[ReportRow]) -> list[str]:
     parts = [
         f"<h2 id='no-answer'>No answer to judge ({len(rows)}: {counts})</h2>",
         "<p>Empty answers (no word to read) and refusals (the answer declines to answer): neither faithful nor "
-        "unfaithful, on every signal; they are in no quadrant.</p>",
+        "unfaithful, on every signal, with no score on any (so no mean counts them); they are in no quadrant.</p>",
         "<table class='unfaithful outcomes'><tr><th>row</th><th>answer</th><th>outcome</th></tr>",
     ]
     for row in rows:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bertscore_plugins.evaluation.names import DISAGREEMENT, DISAGREEMENT_LABELS, FAITHFULNESS, column
+from bertscore_plugins.evaluation.score_table import no_score_rows
 from bertscore_plugins.faithfulness.outcome import OUTCOMES
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 #: the rows' disagreement labels, in the order printed
 SHOWN = (*DISAGREEMENT_LABELS, *OUTCOMES, "not scored")
-#: the means printed (all are in summary.json)
+#: the means printed (all are in summary.json), over the rows with a score: an empty or abstained row has none
 MEANS = ("bertscore_f1", "groundedness_precision", "offline_faithfulness_score", "faithfulness_score")
 
 
@@ -48,7 +49,7 @@ def summary(flat: pd.DataFrame, state: RunState, paths: Paths, urls: dict[str, s
             lines.append(f"  {label:<22}{counts.get(label, 0):>6}")
     means = [f"{c} {flat[c].mean():.3f}" for c in MEANS if c in flat and flat[c].notna().any()]
     if means:
-        lines.append("  means: " + ", ".join(means))
+        lines.append("  means: " + ", ".join(means) + _left_out(flat))
     lines += [f"Scores:  {paths.table}", f"Report:  {paths.html}", f"         {paths.png}"]
     if urls:
         lines.append(f"Phoenix: {urls.get('project', '')}")
@@ -106,6 +107,15 @@ def filters(state: RunState) -> dict[str, str]:
         else:
             flat[group] = str(entries)
     return flat
+
+
+def _left_out(flat: pd.DataFrame) -> str:
+    """What the means leave out: the rows that are no answer to judge have no score on any signal."""
+    found = no_score_rows(flat.to_dict(orient="records"))
+    if not sum(found.values()):
+        return ""
+    each = ", ".join(f"{outcome} {rows}" for outcome, rows in found.items() if rows)
+    return f" (left out, no score: {each})"
 
 
 def _threshold(value: object) -> str:

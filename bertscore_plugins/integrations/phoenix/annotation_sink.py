@@ -92,8 +92,9 @@ def annotation_configs(
             "values": [
                 {"label": FAITHFUL, "score": 1},
                 {"label": UNFAITHFUL, "score": 0},
-                {"label": EMPTY, "score": 0},
-                {"label": ABSTAINED, "score": 0},
+                # no answer to judge: no score, so Phoenix's score statistics leave it out
+                {"label": EMPTY},
+                {"label": ABSTAINED},
             ],
         },
         {
@@ -105,8 +106,8 @@ def annotation_configs(
                 {"label": AGREE, "score": 0},
                 {"label": HIGH_SIM_UNFAITHFUL, "score": 1},
                 {"label": LOW_SIM_FAITHFUL, "score": 1},
-                {"label": EMPTY, "score": 0},
-                {"label": ABSTAINED, "score": 0},
+                {"label": EMPTY},
+                {"label": ABSTAINED},
             ],
         },
     ]
@@ -157,6 +158,8 @@ def span_annotation_dataframe(
     annotations = to_annotation_dataframe(dataframe=results, score_names=names)
     usable = annotations["score"].notna() | annotations["label"].notna()
     annotations = annotations[usable].reset_index(drop=True)
+    # a cell with no score (no answer to judge: empty, abstained) is sent with none, never as NaN
+    annotations["score"] = annotations["score"].astype(object).where(annotations["score"].notna(), None)
     if identifier:
         annotations["identifier"] = identifier
     return annotations

@@ -16,7 +16,7 @@ import pytest
 from phoenix.client import Client
 
 from bertscore_plugins.evaluation.names import OFFLINE_FAITHFULNESS
-from tests.faithfulness.test_fact_binding_on_every_door import BOUND_RIGHT, BOUND_WRONG
+from tests.support.bound_facts import BOUND_RIGHT, BOUND_WRONG
 from tests.support.projects import unique_project, wait_for_roots
 from tests.support.rag_app import RagStub, Request, send
 
