@@ -17,7 +17,7 @@ import math
 import os
 import sys
 import time
-from typing import IO, Any
+from typing import IO, Protocol
 
 from bertscore_plugins.watching import AUTO_SECONDS, in_notebook
 
@@ -31,12 +31,20 @@ CHARACTERS_PER_SECOND = 10_000
 PROGRESS_SECONDS = 30.0
 
 
+class Progress(Protocol):
+    """What the scoring loops move: a tqdm bar or a :class:`ProgressLine`."""
+
+    def update(self, count: int = 1, /) -> object: ...
+
+    def close(self) -> None: ...
+
+
 def expected_seconds(characters: int) -> float:
     """A rough duration for encoding this many characters (see CHARACTERS_PER_SECOND)."""
     return characters / CHARACTERS_PER_SECOND
 
 
-def progress_bar(rows: int, progress: bool | None, characters: int | None = None) -> Any:
+def progress_bar(rows: int, progress: bool | None, characters: int | None = None) -> Progress | None:
     """Something with ``update(n)`` and ``close()`` over `rows` pairs, or None when nothing should show:
     a tqdm bar (``progress=True``, or None where a person watches a long job) or a :class:`ProgressLine`
     (``progress=None`` where nobody watches: it prints nothing for work shorter than its interval).
@@ -51,7 +59,8 @@ def progress_bar(rows: int, progress: bool | None, characters: int | None = None
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
+    bar: Progress = tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
+    return bar
 
 
 class ProgressLine:
@@ -131,7 +140,9 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m {seconds:02d}s" if minutes else f"{seconds}s"
 
 
-def work_progress(total: int, progress: bool | None, what: str, characters: int | None = None) -> Any:
+def work_progress(
+    total: int, progress: bool | None, what: str, characters: int | None = None
+) -> Progress | None:
     """The progress of ``total`` rows of long work other than scoring pairs (the recipe's rows), or None:
     the bar where a person watches (:func:`progress_bar`'s rule), else a :class:`ProgressLine` labelled
     ``what``, which writes nothing for work shorter than its pace; ``progress=False`` (``--quiet``) neither."""

@@ -26,10 +26,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.core.heap import release_freed_memory
-from bertscore_plugins.core.progress import work_progress
+from bertscore_plugins.core.progress import Progress, work_progress
 from bertscore_plugins.core.score_config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
@@ -205,7 +205,7 @@ class _Plan:
             for name in names
         )
 
-    def start(self, options: PassOptions) -> Any:
+    def start(self, options: PassOptions) -> Progress | None:
         """Say what the pass will compute, and return the progress over its rows (None: none shown); not
         computing, refuse a row without its stored scores instead."""
         if not options.compute:
