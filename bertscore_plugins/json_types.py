@@ -6,11 +6,11 @@ Values read from outside (``json.loads``, a request body) are typed ``object`` a
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TypeAlias, Union
 
-#: a JSON value as ``json.dumps`` writes it (a tuple is written as a list)
-JSONValue: TypeAlias = Union[
-    str, int, float, bool, "list[JSONValue]", "tuple[JSONValue, ...]", "dict[str, JSONValue]", None
-]
-#: a JSON object
+#: a JSON value as ``json.dumps`` writes it (any sequence as a list; read-only views, so a list of dicts of
+#: str is one, as a ``list[JSONValue]`` would not be: list is invariant)
+JSONValue: TypeAlias = Union[str, int, float, bool, "Sequence[JSONValue]", "Mapping[str, JSONValue]", None]
+#: a JSON object the package builds
 JSONObject: TypeAlias = "dict[str, JSONValue]"

@@ -30,10 +30,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from bertscore_plugins.errors import EndpointError, UnusableAnswer
-from bertscore_plugins.evaluation.cells import Cell, VerdictMetadata
+from bertscore_plugins.evaluation.cells import Cell, Details, VerdictMetadata
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
@@ -180,7 +180,7 @@ class YesNoJudge:
         return Cell(self.name, verdict.p_yes, verdict.label, explanation, metadata, kind="llm")
 
 
-def _details(seconds: float) -> dict[str, Any]:
+def _details(seconds: float) -> Details:
     from bertscore_plugins.evaluation.cells import completed
 
     return completed(seconds)
