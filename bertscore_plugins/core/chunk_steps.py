@@ -8,8 +8,8 @@ import numpy as np
 from bertscore_plugins.core.chunks import Chunk
 from bertscore_plugins.core.explain import Explanation, explain_pair
 from bertscore_plugins.core.match import match_pairs
-from bertscore_plugins.core.progress import Progress
 from bertscore_plugins.core.tokenize import TextTokenizer
+from bertscore_plugins.watching import Progress
 
 
 def match_chunk(chunk: Chunk) -> np.ndarray:

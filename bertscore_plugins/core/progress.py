@@ -17,9 +17,9 @@ import math
 import os
 import sys
 import time
-from typing import IO, Protocol
+from typing import IO
 
-from bertscore_plugins.watching import AUTO_SECONDS, in_notebook
+from bertscore_plugins.watching import AUTO_SECONDS, Progress, in_notebook
 
 #: rows from which the automatic bar appears when the caller cannot count characters
 AUTO_ROWS = 2000
@@ -29,14 +29,6 @@ CHARACTERS_PER_SECOND = 10_000
 #: seconds between two plain progress lines (a log read once a minute sees at least one); the environment
 #: variable BERTSCORE_PROGRESS_SECONDS sets another pace
 PROGRESS_SECONDS = 30.0
-
-
-class Progress(Protocol):
-    """What the scoring loops move: a tqdm bar or a :class:`ProgressLine`."""
-
-    def update(self, count: int = 1, /) -> object: ...
-
-    def close(self) -> None: ...
 
 
 def expected_seconds(characters: int) -> float:

@@ -25,7 +25,6 @@ from bertscore_plugins.core.explain import Explanation, plot_explanation
 from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.core.multi_reference import reduce_over_references
-from bertscore_plugins.core.progress import Progress
 from bertscore_plugins.core.progress import progress_bar as _progress_bar
 from bertscore_plugins.core.reference_cache import ReferenceCache, embed_through_cache
 from bertscore_plugins.core.row_warnings import (
@@ -44,6 +43,7 @@ from bertscore_plugins.inputs import check_pairs, check_references, check_some_r
 from bertscore_plugins.models.layers import FINAL_NORM_MODELS
 from bertscore_plugins.models.load import ModelSpec, get_model
 from bertscore_plugins.models.resolve import ModelSource, resolve_model
+from bertscore_plugins.watching import Progress
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

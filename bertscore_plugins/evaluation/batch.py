@@ -21,7 +21,7 @@ import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from bertscore_plugins.errors import BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.cells import (
@@ -59,6 +59,7 @@ from bertscore_plugins.faithfulness.outcome import answer_outcome
 
 if TYPE_CHECKING:
     from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.faithfulness.reading import Context
 
 
 @dataclass(frozen=True)
@@ -294,7 +295,7 @@ class _Batch:
                 self.rows[p].label,
                 self.rows[p].input,
                 str(self.rows[p].output),  # checked: a text (pair_problem)
-                join_context(self.rows[p].context),
+                join_context(cast("Context", self.rows[p].context)),  # checked: a text or passages
             )
             for p in asked
         ]

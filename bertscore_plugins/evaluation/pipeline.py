@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bertscore_plugins.core.heap import release_freed_memory
-from bertscore_plugins.core.progress import Progress, work_progress
+from bertscore_plugins.core.progress import work_progress
 from bertscore_plugins.core.score_config import refuse_idf_per_batch
 from bertscore_plugins.errors import ArgumentError, BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.batch import BatchResult, BatchRow, evaluate_batch
@@ -38,6 +38,7 @@ from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.labels import relabel
 from bertscore_plugins.evaluation.store import Entry, Keys, ResultStore, StoredResult
+from bertscore_plugins.watching import Progress
 
 if TYPE_CHECKING:
     from bertscore_plugins.core.scorer_protocol import Scorer
