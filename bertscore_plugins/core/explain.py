@@ -12,24 +12,13 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from bertscore_plugins.core.token_match import TokenMatch
 from bertscore_plugins.core.tokenize import TokenizedText
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 _WORD_RUN = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class TokenMatch:
-    """A token, its best counterpart on the other side, and their cosine similarity."""
-
-    token: str
-    matched_token: str
-    similarity: float
-
-    def __str__(self) -> str:
-        return f"{self.token} -> {self.matched_token} {self.similarity:.2f}"
 
 
 @dataclass

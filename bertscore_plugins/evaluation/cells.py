@@ -20,6 +20,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from bertscore_plugins.core.token_match import TokenMatch
+
 COMPLETED, FAILED, DID_NOT_RUN = "COMPLETED", "FAILED", "DID NOT RUN"
 
 #: a value of a cell's metadata as it goes out at an edge (JSON)
@@ -35,15 +37,6 @@ def _number(value: object) -> float | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
-
-
-@dataclass(frozen=True)
-class TokenMatch:
-    """An output token, the token it matched best on the other side, and their similarity."""
-
-    token: str
-    matched_token: str
-    similarity: float
 
 
 def _matches(value: object) -> tuple[TokenMatch, ...] | None:

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from bertscore_plugins.core.token_match import TokenMatch
 from bertscore_plugins.evaluation.cells import (
     BertScoreMetadata,
     Cell,
     DisagreementMetadata,
     FactCheckMetadata,
     OtherMetadata,
-    TokenMatch,
     VerdictMetadata,
     as_cell,
 )
