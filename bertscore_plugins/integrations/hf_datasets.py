@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
-from bertscore_plugins.core.row_warnings import row_labels_in_warnings
+from bertscore_plugins.core.row_warnings import row_names_in_warnings
 from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import BERTScorer, get_scorer
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError
@@ -235,7 +235,7 @@ class BERTScoreTransform:
             raise InputError(_locate(error, indices)) from None
         scorer = self._scorer_for(rank)
         # with the dataset's row indices, the core's warnings name dataset rows, not batch positions
-        with row_labels_in_warnings(list(indices)) if indices is not None else contextlib.nullcontext():
+        with row_names_in_warnings(list(indices)) if indices is not None else contextlib.nullcontext():
             scores = scorer.score(candidates, references, progress=self.progress)
         return {
             self.prefix + name: np.asarray(getattr(scores, name), dtype=np.float32) for name in SCORE_NAMES

@@ -99,7 +99,7 @@ class YesNoJudge:
             return []
         problem = self._server_problem(max_retries)
         if problem is not None:
-            return [failed_verdict(f"row {row.label}: {problem}") for row in rows]
+            return [failed_verdict(f"row {row.key}: {problem}") for row in rows]
         with ThreadPoolExecutor(max_workers=max(1, int(concurrency)), thread_name_prefix="judge") as pool:
             return list(pool.map(lambda row: self._verdict(row, max_retries), rows))
 
@@ -162,7 +162,7 @@ class YesNoJudge:
                 self._answered = True
                 logger.info("the judge's first answer came from model %r", reply.get("model"))
             return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
-        return failed_verdict(f"row {row.label}: {reason}", time.perf_counter() - started)
+        return failed_verdict(f"row {row.key}: {reason}", time.perf_counter() - started)
 
     def _cell(self, verdict: JudgeVerdict, cut: str) -> Cell:
         how = "p(yes)" if verdict.from_probabilities else "answered (no probabilities from the provider)"

@@ -228,8 +228,8 @@ def scored_frame(
     mapping = options.get("input_mapping")
     mapping = mapping if mapping is not None else getattr(evaluator, "_input_mapping", None)
     pairs, failures = _valid_pairs(dataframe, evaluator, mapping, options.get("exit_on_error", True))
-    labels = {p: row_number(dataframe.index[p], p) for p in pairs}
-    cells = signal_cells(evaluator.scorer, signals, pairs, labels, options.get("progress"))
+    row_names = {p: row_number(dataframe.index[p], p) for p in pairs}
+    cells = signal_cells(evaluator.scorer, signals, pairs, row_names, options.get("progress"))
     seconds = (time.perf_counter() - started) / max(len(dataframe), 1)
     result = dataframe.copy()
     for signal in signals:

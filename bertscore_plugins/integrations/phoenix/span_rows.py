@@ -1,6 +1,6 @@
 """Phoenix spans as batch rows, and batch results as span annotations: the span adapter of the pipeline.
 
-A span becomes a :class:`~.batch.BatchRow` (its ``label`` the span id, its id in the result store)
+A span becomes a :class:`~.batch.BatchRow` (its ``key`` the span id, its id in the result store)
 wanting the signals it has the fields for (groundedness and the offline faithfulness need a context,
 similarity a reference, the judge a question and a context); the cells stored from an earlier run ride
 along as ``known``, and the pipeline computes only what the store lacks. Stored cells become ``SpanAnnotationData`` dicts carrying our
