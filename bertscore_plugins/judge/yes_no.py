@@ -37,6 +37,7 @@ from bertscore_plugins.evaluation.cells import Cell, Details, VerdictMetadata
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
+from bertscore_plugins.json_types import JSONObject
 from bertscore_plugins.judge.endpoint import Endpoint, retry_wait
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS, prompt_identity, question
@@ -169,7 +170,7 @@ class YesNoJudge:
         explanation = f"{self.endpoint.model} {how} {verdict.p_yes:.3f}: '{verdict.word}'" + (
             f"; {cut}" if cut else ""
         )
-        details = {
+        details: JSONObject = {
             "model": self.endpoint.model,
             "prompt": prompt_identity(),
             "first_token": verdict.word,
