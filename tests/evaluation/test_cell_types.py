@@ -5,6 +5,7 @@ is a type error where it is written, and every record comes back from its dict u
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,8 @@ from bertscore_plugins.evaluation.cells import (
     VerdictMetadata,
     as_cell,
 )
-from tests.support.type_check import errors_in
+
+REPO = Path(__file__).resolve().parents[2]
 
 SIMILARITY = Cell(
     "bertscore",
@@ -100,10 +102,10 @@ def test_a_damaged_metadata_dict_is_carried_as_it_is_never_misread():
     assert Cell.from_dict({"name": "x", "score": float("nan"), "label": 3}).score is None
 
 
-@pytest.mark.slow  # a mypy run: the package's config, third-party libraries skipped (about 10 s of CPU)
-def test_reading_a_metadata_key_the_signals_record_lacks_is_a_type_error(tmp_path):
-    """One mypy run (pyproject's config): the sink's right readings pass, its two wrong ones fail."""
-    pytest.importorskip("mypy", reason="mypy comes with the test extra")
+def test_reading_a_metadata_key_the_signals_record_lacks_is_a_type_error(tmp_path, monkeypatch):
+    """One mypy run (strict, the cells module alone): the sink's right readings pass, its two wrong ones fail."""
+    api = pytest.importorskip("mypy.api")
+    monkeypatch.setenv("MYPYPATH", str(REPO))
     sink = tmp_path / "sink.py"
     sink.write_text(
         textwrap.dedent(
@@ -127,13 +129,12 @@ def test_reading_a_metadata_key_the_signals_record_lacks_is_a_type_error(tmp_pat
             """
         )
     )
+    options = ["--strict", "--follow-imports=silent", "--cache-dir=/dev/null", "--config-file", ""]
+    out, err, status = api.run([*options, str(sink)])
     lines = sink.read_text().splitlines()
     wrong = {number for number, line in enumerate(lines, 1) if line.endswith("# a type error")}
-    errors = errors_in(sink)
-    assert {int(error.split(":")[0]) for error in errors} == wrong, errors  # each wrong reading, nothing else
-    assert any('"BertScoreMetadata" has no attribute "unsupported_facts"' in error for error in errors), (
-        errors
-    )
-    assert any('Item "VerdictMetadata" of' in e and 'has no attribute "threshold"' in e for e in errors), (
-        errors
-    )
+    found = {int(line.split(":")[1]) for line in out.splitlines() if ": error: " in line}
+    assert status == 1, out + err
+    assert found == wrong, out  # the right readings pass, each wrong one is an error
+    assert '"BertScoreMetadata" has no attribute "unsupported_facts"' in out
+    assert 'Item "VerdictMetadata" of' in out and 'has no attribute "threshold"' in out
