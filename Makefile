@@ -96,10 +96,17 @@ docs: install
 LINT_PATHS := bertscore_plugins tests recipes benchmarks metric_card docs/hooks
 LINT_VENV := .lint-venv
 LINT_STAMP := $(LINT_VENV)/.installed-stamp
+# The lint extra in two installs: the Phoenix client without its dependencies (the OTLP exporters and grpcio,
+# which nothing type-checked here reads), then the rest; no bytecode compiled at install (with both, the
+# install's CPU went from 24 s to 13 s, measured on the shared two-core machine).
+LINT_NO_DEPS := arize-phoenix-client
+LINT_EXTRA := $(LINT_VENV)/bin/python -c "import sys, tomllib; \
+	lint = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['lint']; \
+	print(' '.join(d for d in lint if d.startswith('$(LINT_NO_DEPS)') == (sys.argv[1] == 'no-deps')))"
 $(LINT_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(LINT_VENV)
-	$(LINT_VENV)/bin/python -m pip install -q $$($(LINT_VENV)/bin/python -c "import tomllib; \
-		print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['lint']))")
+	$(LINT_VENV)/bin/python -m pip install -q --no-compile --no-deps $$($(LINT_EXTRA) no-deps)
+	$(LINT_VENV)/bin/python -m pip install -q --no-compile $$($(LINT_EXTRA) rest)
 	touch $(LINT_STAMP)
 
 lint: $(LINT_STAMP)

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from bertscore_plugins.analysis.stats import corpus_intervals as corpus_intervals
     from bertscore_plugins.analysis.stats import paired_test as paired_test
     from bertscore_plugins.core.explain import Explanation as Explanation
-    from bertscore_plugins.core.explain import TokenMatch as TokenMatch
     from bertscore_plugins.core.idf import IdfTable as IdfTable
     from bertscore_plugins.core.row_warnings import EmptyTextWarning as EmptyTextWarning
     from bertscore_plugins.core.row_warnings import IdfFallbackWarning as IdfFallbackWarning
@@ -46,13 +45,14 @@ if TYPE_CHECKING:
     from bertscore_plugins.core.scorer import score as score
     from bertscore_plugins.core.scores import Scores as Scores
     from bertscore_plugins.core.signature import Signature as Signature
+    from bertscore_plugins.core.token_match import TokenMatch as TokenMatch
 
 #: module -> the public names it defines: the same imports as above, for run time (a test checks the two agree)
 _HOMES = {
     "bertscore_plugins.analysis.comparison": ("compare_systems",),
     "bertscore_plugins.analysis.sanity": ("run_sanity",),
     "bertscore_plugins.analysis.stats": ("bootstrap_interval", "corpus_intervals", "paired_test"),
-    "bertscore_plugins.core.explain": ("Explanation", "TokenMatch"),
+    "bertscore_plugins.core.explain": ("Explanation",),
     "bertscore_plugins.core.idf": ("IdfTable",),
     "bertscore_plugins.core.row_warnings": (
         "EmptyTextWarning",
@@ -64,6 +64,7 @@ _HOMES = {
     "bertscore_plugins.core.scorer": ("BERTScorer", "fit_idf", "get_scorer", "score"),
     "bertscore_plugins.core.scores": ("Scores",),
     "bertscore_plugins.core.signature": ("Signature",),
+    "bertscore_plugins.core.token_match": ("TokenMatch",),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 

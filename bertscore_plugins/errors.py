@@ -46,7 +46,8 @@ given (core.row_warnings, core.reference_cache, evaluation.store).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from bertscore_plugins.json_types import JSONObject
 
 
 class BertScorePluginsError(Exception):
@@ -92,7 +93,7 @@ class InputError(BertScorePluginsError, ValueError):
 
     #: which input and its (row label, problem) pairs, where a row check raised it (inputs.refuse_rows)
     side: str | None = None
-    bad_rows: list[tuple[Any, str]] | None = None
+    bad_rows: list[tuple[int | tuple[int, int], str]] | None = None
 
 
 class FileFormatError(InputError):
@@ -226,7 +227,7 @@ class Refused(BertScorePluginsError):
         self.param, self.status, self.code = param, status, code
         super().__init__(message)
 
-    def body(self) -> dict[str, dict[str, str | None]]:
+    def body(self) -> JSONObject:
         """The error as an OpenAI-style response body."""
         error = {
             "message": str(self),

@@ -11,14 +11,14 @@ bytes would need a decoding we cannot know. A text must be encodable as UTF-8 (l
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import TypeAlias, cast
 
 from bertscore_plugins.errors import InputError
 
 
-def _describe(value: Any) -> str | None:
+def _describe(value: object) -> str | None:
     """What is wrong with one text item, or None if it is a usable string."""
     if isinstance(value, str):
         try:
@@ -38,12 +38,12 @@ def _describe(value: Any) -> str | None:
     return f"is {type(value).__name__} {value!r:.40}, expected str"
 
 
-def text_problem(value: Any) -> str | None:
+def text_problem(value: object) -> str | None:
     """What is wrong with one text ("is None (a missing value?)", "holds a lone surrogate ..."), or None."""
     return _describe(value)
 
 
-def _shape_problem(values: Any) -> str | None:
+def _shape_problem(values: object) -> str | None:
     """Why a container cannot be read as rows, or None when it can."""
     if isinstance(values, (str, bytes, bytearray, memoryview)):
         return f"a single {type(values).__name__}, not one per row"
@@ -60,35 +60,37 @@ def _shape_problem(values: Any) -> str | None:
     return None
 
 
-def _rows(values: Any, name: str) -> list:
+def _rows(values: object, name: str) -> list[object]:
     problem = _shape_problem(values)
     if problem:
         raise InputError(f"{name} must be a list of strings (one per row), got {problem}")
     return _plain_list(values)
 
 
-def _plain_list(values: Any) -> list:
+def _plain_list(values: object) -> list[object]:
     if hasattr(values, "to_pylist"):  # Arrow arrays: plain Python values, not Arrow scalars
         return values.to_pylist()
     if hasattr(values, "tolist") and hasattr(values, "dtype"):  # numpy arrays, pandas Series: plain str
         return values.tolist()
-    return list(values)
+    return list(cast("Iterable[object]", values))  # _shape_problem found it iterable
 
 
-def check_candidates(candidates: Any) -> list[str]:
+def check_candidates(candidates: object) -> list[str]:
     """Candidates as a list of str; raises InputError naming the bad rows (see `refuse_rows`)."""
     items = _rows(candidates, "candidates")
     refuse_rows(
         "candidates", [(row, problem) for row, item in enumerate(items) if (problem := _describe(item))]
     )
-    return items
+    return cast("list[str]", items)  # every item was checked above
 
 
+#: a row, or (row, position in its group of references)
+RowPosition: TypeAlias = "int | tuple[int, int]"
 #: rows a message names before "and N more"
 SHOWN_ROWS = 3
 
 
-def refuse_rows(name: str, bad: list[tuple[Any, str]]) -> None:
+def refuse_rows(name: str, bad: Sequence[tuple[RowPosition, str]]) -> None:
     """Raise InputError for the `bad` rows ((row label, problem) pairs, in row order), if any.
 
     One bad row: ``candidates[3] is NaN (a missing value?)``. Several with the first one's problem:
@@ -101,7 +103,7 @@ def refuse_rows(name: str, bad: list[tuple[Any, str]]) -> None:
         raise error
 
 
-def rows_message(name: str, bad: list[tuple[Any, str]]) -> str:
+def rows_message(name: str, bad: Sequence[tuple[object, str]]) -> str:
     """The message of `refuse_rows` for these (row label, problem) pairs."""
     first_problem = bad[0][1]
     same = [row for row, problem in bad if problem == first_problem]
@@ -122,7 +124,7 @@ def rows_message(name: str, bad: list[tuple[Any, str]]) -> str:
     return message
 
 
-def _indexed(row: Any) -> str:
+def _indexed(row: object) -> str:
     """``[3]`` for a row, ``[3][1]`` for a (row, position in its references) pair."""
     return "".join(f"[{part}]" for part in row) if isinstance(row, tuple) else f"[{row}]"
 
@@ -130,7 +132,7 @@ def _indexed(row: Any) -> str:
 _PLURAL = {"is": "are", "holds": "hold", "has": "have"}
 
 
-def check_references(references: Any, expected_rows: int | None = None) -> list[list[str]]:
+def check_references(references: object, expected_rows: int | None = None) -> list[list[str]]:
     """References as one list of strings per row (a plain string becomes a one-item list).
 
     Raises InputError naming the row (and the position within a row's group) that is not a str, or a
@@ -141,8 +143,8 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
         raise InputError(
             f"candidates and references differ in length: {expected_rows} candidates, {len(rows)} references"
         )
-    groups: list[list[str]] = []
-    bad: list[tuple[Any, str]] = []
+    groups: list[list[object]] = []
+    bad: list[tuple[RowPosition, str]] = []
     for row, item in enumerate(rows):
         if isinstance(item, str):
             problem = _describe(item)
@@ -159,7 +161,7 @@ def check_references(references: Any, expected_rows: int | None = None) -> list[
         bad += [((row, at), problem) for at, text in enumerate(group) if (problem := _describe(text))]
         groups.append(group)
     refuse_rows("references", bad)
-    return groups
+    return cast("list[list[str]]", groups)  # every text was checked above
 
 
 def check_some_rows(candidates: list[str]) -> None:
@@ -172,7 +174,7 @@ def check_some_rows(candidates: list[str]) -> None:
         )
 
 
-def check_pairs(candidates: Any, references: Any) -> tuple[list[str], list[list[str]]]:
+def check_pairs(candidates: object, references: object) -> tuple[list[str], list[list[str]]]:
     """Validate and normalise a scoring call's inputs (see the module docstring for accepted shapes)."""
     cands = check_candidates(candidates)
     return cands, check_references(references, expected_rows=len(cands))

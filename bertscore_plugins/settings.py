@@ -28,11 +28,14 @@ import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 _KEY = "bertscore_plugins.setting"
 #: the flag derived from the field name (``max_length`` -> ``--max-length``)
 DERIVED = "derived"
+
+
+_Default = TypeVar("_Default")
 
 
 @dataclass(frozen=True)
@@ -59,14 +62,14 @@ class SettingInfo:
     flag: str | None = DERIVED
     short: str | None = None
     also: tuple[str, ...] = ()
-    choices: tuple[Any, ...] | None = None
-    parse: Callable[[str], Any] | None = None
+    choices: tuple[object, ...] | None = None
+    parse: Callable[[str], object] | None = None
     upstream: str | None = None
     signature_key: str | None = None
     metavar: str | None = None
 
 
-def setting(default: Any, help: str, **info: Any) -> Any:
+def setting(default: _Default, help: str, **info: Any) -> _Default:
     """A dataclass field that carries its own metadata: `default` (immutable), one `help` sentence, and
     any of `SettingInfo`'s fields by keyword (``signed=False``, ``short="-m"``, ``upstream="num_layers"``,
     ...; an unknown keyword is a TypeError when the class is declared)."""
@@ -78,7 +81,7 @@ class Described:
     """One setting of a configuration class: its name, default, declared type (text) and metadata."""
 
     name: str
-    default: Any
+    default: object
     type: str
     info: SettingInfo
 
@@ -102,7 +105,7 @@ def settings_of(config_class: type) -> tuple[Described, ...]:
     )
 
 
-def _type_text(declared: Any) -> str:
+def _type_text(declared: object) -> str:
     """A field's declared type as text: "int | None" as written (postponed annotations), or a class's name
     (``int``, from `dataclasses.make_dataclass`)."""
     return declared if isinstance(declared, str) else getattr(declared, "__name__", str(declared))
@@ -119,7 +122,8 @@ def signed_names(config_class: type) -> tuple[str, ...]:
 
 
 def unsigned_defaults(config_class: type) -> dict[str, Any]:
-    """{name: default} of the settings that never change a result (speed, memory, device)."""
+    """{name: default} of the settings that never change a result (speed, memory, device): keywords for
+    the configuration class, whose fields have these types."""
     return {
         described.name: described.default
         for described in settings_of(config_class)
@@ -143,25 +147,33 @@ def document(config_class: type) -> str:
 # ----- numbers beyond float's range ------------------------------------------------------------------
 
 
-def as_float(value: Any) -> float:
+class RealNumber(Protocol):
+    """A real number of any kind: an int, a float, a Fraction, a numpy scalar."""
+
+    def __float__(self) -> float: ...
+
+    def __lt__(self, other: int, /) -> object: ...  # numpy answers with its own bool
+
+
+def as_float(value: RealNumber) -> float:
     """A real number as a float, one beyond float's range (``10**400``, as an int or a ``Fraction``) as
     an infinity of its sign: every check of a numeric setting reads it through here, so such a value is
     refused as "not a finite number" by the setting's name, never as float()'s OverflowError."""
     try:
         return float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return -math.inf if value < 0 else math.inf
 
 
-def beyond_floats(value: Any) -> bool:
+def beyond_floats(value: object) -> bool:
     """A real number (an int, a Fraction) that no float can hold."""
     return isinstance(value, numbers.Real) and not isinstance(value, float) and math.isinf(as_float(value))
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """``repr(value)`` for a message, but a number beyond float's range described, not written out in its
     hundreds of digits (an int of over 4,300 digits cannot even be turned into text)."""
-    if not beyond_floats(value):
+    if not isinstance(value, numbers.Real) or not beyond_floats(value):
         return repr(value)
     sign = "-" if value < 0 else ""
     if isinstance(value, numbers.Rational):
@@ -175,10 +187,10 @@ def shown(value: Any) -> str:
 
 
 def add_flags(
-    parser: argparse.ArgumentParser | Any,
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     config_class: type,
     *,
-    defaults: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, object] | None = None,
     skip: tuple[str, ...] = (),
 ) -> None:
     """Add one flag per setting of `config_class` to `parser` (or an argument group).
@@ -224,7 +236,7 @@ def _is_switch(described: Described) -> bool:
     return described.type.split("|")[0].strip() == "bool" and isinstance(described.default, bool)
 
 
-def _parser_for(described: Described) -> Callable[[str], Any]:
+def _parser_for(described: Described) -> Callable[[str], int | float | str]:
     kinds = {part.strip() for part in described.type.split("|")}
     if "int" in kinds:
         return int

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
 
 from bertscore_plugins.errors import SettingError
 from bertscore_plugins.settings import as_float, shown
@@ -38,7 +37,7 @@ JUDGE_THRESHOLD = 0.5
 EXPECTED = "a finite number from 0 to 1"
 
 
-def check_threshold(name: str, value: Any) -> float:
+def check_threshold(name: str, value: object) -> float:
     """``value`` as a float when it is a real, finite number in [0, 1] (not a bool, not a string);
     ``SettingError`` naming ``name`` otherwise: "threshold must be a finite number from 0 to 1, got nan"."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or type(value).__name__ == "bool_":

@@ -5,9 +5,18 @@ terminal, which is why a tty check alone never showed a bar there). Every automa
 from __future__ import annotations
 
 import sys
+from typing import Protocol
 
 #: expected seconds of work from which an automatic bar appears
 AUTO_SECONDS = 2.0
+
+
+class Progress(Protocol):
+    """What a long loop moves: a tqdm bar or the core's ``ProgressLine``."""
+
+    def update(self, count: int = 1, /) -> object: ...
+
+    def close(self) -> None: ...
 
 
 def in_notebook() -> bool:

@@ -159,7 +159,7 @@ class ComparisonOptions:
         _whole("top", self.top, 0)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
@@ -271,7 +271,7 @@ def format_comparison(
     name_b: str = "B",
     alpha: float = 0.05,
     width: int = 70,
-    ids: Sequence[Any] | None = None,
+    ids: Sequence[object] | None = None,
 ) -> str:
     """A plain-text report: per-system scores with intervals, the verdict, the rows that moved most (each
     with its id from `ids`, the rows' ids in order, when given)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -353,7 +353,7 @@ def _sign_flips(deltas: np.ndarray, trials: int, seed: int | None) -> tuple[np.n
     return np.concatenate(flipped), np.concatenate(sums)
 
 
-def _boundary(p_value_for: Any, alpha: float, *, inside: float, outside: float) -> float:
+def _boundary(p_value_for: Callable[[float], float], alpha: float, *, inside: float, outside: float) -> float:
     """Where the test's p-value falls below `alpha`, between `inside` (not rejected) and `outside`."""
     if p_value_for(outside) >= alpha:
         return outside

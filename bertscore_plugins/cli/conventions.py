@@ -28,8 +28,7 @@ import json
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from bertscore_plugins.errors import UsageError
 from bertscore_plugins.tables import DEFAULT_ID_COLUMN, FORMAT_FLAG, FORMATS
@@ -100,7 +99,7 @@ def add_input(
     (bert-score's ``--cand``/``--ref``). ``many``: several files (-r a b, or -r repeated)."""
     short, long, what = INPUTS[kind]
     action = argparse._ExtendAction if many else StoreOnce
-    kind_args: dict[str, Any] = {"nargs": "+"} if many else {}
+    kind_args: dict[str, str] = {"nargs": "+"} if many else {}
     helptext = f"file with {what} ('-' = standard input)" + (
         "; several files (-r a b, or -r repeated) = several per line" if many else ""
     )
@@ -178,7 +177,9 @@ def add_output(
         )
 
 
-def with_ids(records: list[dict[str, Any]], columns: Sequence[str], ids: Sequence[Any] | None) -> list[str]:
+def with_ids(
+    records: list[dict[str, object]], columns: Sequence[str], ids: Sequence[object] | None
+) -> list[str]:
     """Each record given its row's id (``--id-column``) as ``id``, after ``row``; the columns to write.
     No ids (no id column): the records and columns as they are."""
     if ids is None:
@@ -223,7 +224,10 @@ def progress_of(args: argparse.Namespace) -> bool | None:
 
 
 def render_rows(
-    records: list[dict[str, Any]], columns: Sequence[str], form: str, summary: dict[str, Any] | None = None
+    records: Sequence[Mapping[str, object]],
+    columns: Sequence[str],
+    form: str,
+    summary: Mapping[str, object] | None = None,
 ) -> str:
     """`records` (dicts with at least `columns`) as text in `form` (one of ROW_FORMATS).
 
@@ -246,7 +250,7 @@ def render_rows(
     raise UsageError(f"--format must be one of {', '.join(ROW_FORMATS)}, got {form!r}")
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -269,7 +273,9 @@ def exact_float(value: float) -> str:
     return repr(value)
 
 
-def write_result(text: str, output: str, summary: dict[str, Any] | None, summary_to: str | None) -> None:
+def write_result(
+    text: str, output: str, summary: Mapping[str, object] | None, summary_to: str | None
+) -> None:
     """`text` to `output` ('-' = stdout) and the summary as JSON to `summary_to` ('-' = stdout, None =
     stderr). Files first (they can still fail, atomically), stdout last: an error never leaves half a
     result printed."""
@@ -301,7 +307,7 @@ def write_lines_to_stdout(text: str) -> None:
 # ----- flag values parsed into their types (argparse names the flag when a parser raises) ---------------
 
 
-def whole_number_at_least(smallest: int) -> Any:
+def whole_number_at_least(smallest: int) -> Callable[[str], int]:
     """An argparse type: a whole number >= `smallest`."""
 
     def parse(text: str) -> int:
@@ -316,7 +322,7 @@ def whole_number_at_least(smallest: int) -> Any:
     return parse
 
 
-def seconds_between(smallest: float, largest: float) -> Any:
+def seconds_between(smallest: float, largest: float) -> Callable[[str], float]:
     """An argparse type: a finite number of seconds in [smallest, largest] (1e300 would overflow a
     sleep; nan would never compare)."""
 
@@ -334,7 +340,7 @@ def seconds_between(smallest: float, largest: float) -> Any:
     return parse
 
 
-def open_fraction() -> Any:
+def open_fraction() -> Callable[[str], float]:
     """An argparse type: a number strictly between 0 and 1 (a level or a coverage; nan refused)."""
 
     def parse(text: str) -> float:

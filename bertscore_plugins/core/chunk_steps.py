@@ -3,14 +3,13 @@ the progress credit of its rows as its texts are encoded. `BERTScorer._score_chu
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from bertscore_plugins.core.chunks import Chunk
 from bertscore_plugins.core.explain import Explanation, explain_pair
 from bertscore_plugins.core.match import match_pairs
 from bertscore_plugins.core.tokenize import TextTokenizer
+from bertscore_plugins.watching import Progress
 
 
 def match_chunk(chunk: Chunk) -> np.ndarray:
@@ -45,7 +44,7 @@ class RowCredit:
     """Moves a progress bar by a chunk's rows as its texts are encoded: a chunk takes 30-60 s on a busy
     2-core CPU, so a bar moved only between chunks left a log without a line for over a minute."""
 
-    def __init__(self, bar: Any, rows: int, texts: int) -> None:
+    def __init__(self, bar: Progress | None, rows: int, texts: int) -> None:
         self.bar, self.rows, self.texts = bar, rows, max(texts, 1)
         self.encoded = self.credited = 0
 

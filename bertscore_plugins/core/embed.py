@@ -153,16 +153,17 @@ class Embedder:
         overhead = self.batch_tokens * BATCH_COST["cpu" if self.model.device.type == "cpu" else "other"]
         return plan_batches(lengths, self.batch_tokens, overhead)
 
-    @torch.inference_mode()
     def _forward(self, input_ids: torch.Tensor, attention: torch.Tensor, layers: list[int]) -> torch.Tensor:
         """(layers, texts, tokens, hidden) hidden states."""
         encoder = self.model.encoder
-        if layers == [self.model.layer] and not self.model.uses_hidden_states:
-            # the encoder is truncated at that layer: its output is the layer, and keeping no other
-            # hidden states saves their memory
-            return encoder(input_ids=input_ids, attention_mask=attention)[0][None]
-        out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
-        return torch.stack([out.hidden_states[layer] for layer in layers])
+        with torch.inference_mode():
+            if layers == [self.model.layer] and not self.model.uses_hidden_states:
+                # the encoder is truncated at that layer: its output is the layer, and keeping no other
+                # hidden states saves their memory
+                hidden: torch.Tensor = encoder(input_ids=input_ids, attention_mask=attention)[0][None]
+                return hidden
+            out = encoder(input_ids=input_ids, attention_mask=attention, output_hidden_states=True)
+            return torch.stack([out.hidden_states[layer] for layer in layers])
 
     def _stitch(self, plan: list[tuple[int, int, int]], outputs: list[torch.Tensor]) -> torch.Tensor:
         prefix, suffix = len(self.tokenizer.prefix_ids), len(self.tokenizer.suffix_ids)

@@ -8,24 +8,17 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 
+from bertscore_plugins.core.token_match import TokenMatch
 from bertscore_plugins.core.tokenize import TokenizedText
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 _WORD_RUN = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class TokenMatch:
-    """A token, its best counterpart on the other side, and their cosine similarity."""
-
-    token: str
-    matched_token: str
-    similarity: float
-
-    def __str__(self) -> str:
-        return f"{self.token} -> {self.matched_token} {self.similarity:.2f}"
 
 
 @dataclass
@@ -98,7 +91,7 @@ def _best_matches(similarity: torch.Tensor, tokens: list[str], others: list[str]
 def _word_spans(tokenized: TokenizedText) -> list[tuple[int, int]]:
     """The whole-word character span of every token (cached on the tokenized text: a context shared by
     many rows is scanned once). A piece inside a word takes the word's span; other pieces keep theirs."""
-    cached = getattr(tokenized, "_word_spans", None)
+    cached: list[tuple[int, int]] | None = getattr(tokenized, "_word_spans", None)
     if cached is not None:
         return cached
     text = tokenized.text
@@ -153,7 +146,7 @@ def explain_pair(
     )
 
 
-def plot_explanation(explanation: Explanation, title: str = "", path: str | None = None):
+def plot_explanation(explanation: Explanation, title: str = "", path: str | None = None) -> Figure:
     """A token-by-token similarity heatmap (matplotlib Figure), like bert_score's plot_example.
 
     The Figure is built without pyplot, so matplotlib's global backend and pyplot's list of open figures

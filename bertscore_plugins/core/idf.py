@@ -67,10 +67,10 @@ class IdfTable:
         return f"IdfTable(tokens={len(self._weights)}, documents={self.num_documents}, digest={self.digest})"
 
     # pickling: a plain tuple state (no torch, no tokenizer), used by datasets' fingerprint and Ray
-    def __getstate__(self):
+    def __getstate__(self) -> tuple[dict[int, float], float, int | None, str | None, str]:
         return (self._weights, self.unseen_weight, self.num_documents, self.model_identity, self.digest)
 
-    def __setstate__(self, state) -> None:
+    def __setstate__(self, state: tuple[dict[int, float], float, int | None, str | None, str]) -> None:
         (self._weights, self.unseen_weight, self.num_documents, self.model_identity, self.digest) = state
 
 

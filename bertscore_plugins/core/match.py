@@ -106,7 +106,12 @@ def _pad(tensors: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     return padded, mask
 
 
-def _match_step(cand_emb, cand_w, ref_emb, ref_w) -> tuple[torch.Tensor, torch.Tensor]:
+def _match_step(
+    cand_emb: Sequence[torch.Tensor],
+    cand_w: Sequence[torch.Tensor],
+    ref_emb: Sequence[torch.Tensor],
+    ref_w: Sequence[torch.Tensor],
+) -> tuple[torch.Tensor, torch.Tensor]:
     cand, cand_mask = _pad(cand_emb)
     ref, ref_mask = _pad(ref_emb)
     cand_weight, _ = _pad(cand_w)

@@ -17,9 +17,9 @@ import math
 import os
 import sys
 import time
-from typing import IO, Any
+from typing import IO
 
-from bertscore_plugins.watching import AUTO_SECONDS, in_notebook
+from bertscore_plugins.watching import AUTO_SECONDS, Progress, in_notebook
 
 #: rows from which the automatic bar appears when the caller cannot count characters
 AUTO_ROWS = 2000
@@ -36,7 +36,7 @@ def expected_seconds(characters: int) -> float:
     return characters / CHARACTERS_PER_SECOND
 
 
-def progress_bar(rows: int, progress: bool | None, characters: int | None = None) -> Any:
+def progress_bar(rows: int, progress: bool | None, characters: int | None = None) -> Progress | None:
     """Something with ``update(n)`` and ``close()`` over `rows` pairs, or None when nothing should show:
     a tqdm bar (``progress=True``, or None where a person watches a long job) or a :class:`ProgressLine`
     (``progress=None`` where nobody watches: it prints nothing for work shorter than its interval).
@@ -51,7 +51,8 @@ def progress_bar(rows: int, progress: bool | None, characters: int | None = None
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
+    bar: Progress = tqdm(total=rows, unit="pair", desc="BERTScore", file=sys.stderr)
+    return bar
 
 
 class ProgressLine:
@@ -131,7 +132,9 @@ def _duration(seconds: float) -> str:
     return f"{minutes}m {seconds:02d}s" if minutes else f"{seconds}s"
 
 
-def work_progress(total: int, progress: bool | None, what: str, characters: int | None = None) -> Any:
+def work_progress(
+    total: int, progress: bool | None, what: str, characters: int | None = None
+) -> Progress | None:
     """The progress of ``total`` rows of long work other than scoring pairs (the recipe's rows), or None:
     the bar where a person watches (:func:`progress_bar`'s rule), else a :class:`ProgressLine` labelled
     ``what``, which writes nothing for work shorter than its pace; ``progress=False`` (``--quiet``) neither."""

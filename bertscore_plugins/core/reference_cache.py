@@ -157,7 +157,7 @@ def embed_through_cache(
 
 
 def _size(embedding: torch.Tensor) -> int:
-    return embedding.numel() * embedding.element_size()
+    return int(embedding.numel() * embedding.element_size())
 
 
 def _text_digest(text: str) -> str:

@@ -2,7 +2,7 @@
 
 Empty texts, texts made only of the unknown token, truncated texts and idf fallbacks are counted while the
 chunks go by and said once at the end, naming the rows; callers that score a subset of their rows rename
-the rows with `row_labels_in_warnings`.
+the rows with `row_names_in_warnings`.
 """
 
 from __future__ import annotations
@@ -82,13 +82,13 @@ class EmptyTextWarning(BertScorePluginsWarning):
     """Empty or whitespace-only texts scored 0.
 
     ``candidate_rows`` / ``reference_rows`` are the rows, as positions in the call's inputs, or as the
-    caller's own labels once :func:`row_labels_in_warnings` has renamed them."""
+    caller's own row names once :func:`row_names_in_warnings` has renamed them."""
 
     def __init__(
         self,
         message: str,
-        candidate_rows: Sequence = (),
-        reference_rows: Sequence = (),
+        candidate_rows: Sequence[int | str] = (),
+        reference_rows: Sequence[int | str] = (),
         rescaled: bool = False,
     ):
         super().__init__(message)
@@ -100,7 +100,7 @@ class EmptyTextWarning(BertScorePluginsWarning):
 
     @classmethod
     def of(
-        cls, candidate_rows: Sequence, reference_rows: Sequence, rescaled: bool = False
+        cls, candidate_rows: Sequence[int | str], reference_rows: Sequence[int | str], rescaled: bool = False
     ) -> EmptyTextWarning:
         # bert_score's convention: the raw score is 0 and is rescaled like any other, so that an empty
         # pair still ranks below every real match; the message says which number the user gets
@@ -116,8 +116,8 @@ class EmptyTextWarning(BertScorePluginsWarning):
 
 
 @contextlib.contextmanager
-def row_labels_in_warnings(labels: Sequence) -> Iterator[None]:
-    """Within the block, the rows an :class:`EmptyTextWarning` names are ``labels[position]``.
+def row_names_in_warnings(row_names: Sequence[int | str]) -> Iterator[None]:
+    """Within the block, the rows an :class:`EmptyTextWarning` names are ``row_names[position]``.
 
     For callers that score a subset or a batch of their rows (a DataFrame without its failed rows, one
     ``map()`` batch, a page of spans), so the warning names the user's row, never a shifted position.
@@ -133,8 +133,8 @@ def row_labels_in_warnings(labels: Sequence) -> Iterator[None]:
             found = record.message
             if isinstance(found, EmptyTextWarning):
                 found = EmptyTextWarning.of(
-                    [labels[row] for row in found.candidate_rows],
-                    [labels[row] for row in found.reference_rows],
+                    [row_names[int(row)] for row in found.candidate_rows],  # the scorer's positions
+                    [row_names[int(row)] for row in found.reference_rows],
                     found.rescaled,
                 )
             warnings.warn_explicit(
@@ -159,7 +159,7 @@ class IdfFallbackWarning(BertScorePluginsWarning):
     """idf gave a text zero total weight; uniform weights were used."""
 
 
-def rows_text(rows: Sequence, limit: int = 10) -> str:
+def rows_text(rows: Sequence[int | str], limit: int = 10) -> str:
     if not rows:
         return "none"
     shown = ", ".join(str(row) for row in rows[:limit])

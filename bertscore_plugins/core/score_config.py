@@ -9,8 +9,9 @@ import dataclasses
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -137,7 +138,7 @@ class ScoreConfig:
                 object.__setattr__(self, "model", register(self.model))
         check_config(self)
 
-    def replace(self, **changes: Any) -> ScoreConfig:
+    def replace(self, **changes: object) -> ScoreConfig:
         """A copy with some settings changed (unknown names raise TypeError listing the known ones).
 
         bert_score's names (`model_type`, `num_layers`, ...) are translated: see UPSTREAM_RENAMES.
@@ -145,7 +146,7 @@ class ScoreConfig:
         return self.with_arguments(changes, "ScoreConfig")
 
     def with_arguments(
-        self, arguments: dict[str, Any], where: str, also: tuple[str, ...] = ()
+        self, arguments: Mapping[str, object], where: str, also: tuple[str, ...] = ()
     ) -> ScoreConfig:
         """A copy with a caller's keyword arguments applied: the one check of their names for every entry
         point (an unknown name raises ArgumentTypeError naming `where` and listing what it accepts:
@@ -160,7 +161,7 @@ class ScoreConfig:
         return dataclasses.replace(self, **translate_upstream(settings)) if settings else self
 
     @classmethod
-    def from_kwargs(cls, **kwargs: Any) -> ScoreConfig:
+    def from_kwargs(cls, **kwargs: object) -> ScoreConfig:
         """Build from keyword arguments, rejecting unknown names with the list of accepted ones."""
         return cls().replace(**kwargs)
 
@@ -239,7 +240,7 @@ def _whole(config: ScoreConfig, name: str, smallest: int, expected: str, optiona
     object.__setattr__(config, name, whole_number(name, value, smallest, expected))
 
 
-def whole_number(name: str, value: Any, smallest: int, expected: str) -> int:
+def whole_number(name: str, value: object, smallest: int, expected: str) -> int:
     """``value`` as an int if it is a whole number (not a bool) >= ``smallest``; else SettingError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise SettingError(name, f"{name} must be {expected}, got {type(value).__name__} {shown(value)}")
@@ -249,7 +250,7 @@ def whole_number(name: str, value: Any, smallest: int, expected: str) -> int:
 
 
 def finite_number(
-    name: str, value: Any, expected: str, *, above: float | None = None, at_most: float | None = None
+    name: str, value: object, expected: str, *, above: float | None = None, at_most: float | None = None
 ) -> float:
     """``value`` as a float if it is a real, finite number (not a bool) in range; else SettingError."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -264,7 +265,7 @@ def finite_number(
     return number
 
 
-def check_layer_list(layers: Any, deepest: int, model_name: str) -> list[int]:
+def check_layer_list(layers: object, deepest: int, model_name: str) -> list[int]:
     """`score_layers`' `layers` as a sorted list of layer numbers 0..deepest (None: all of them).
 
     Raises:
@@ -286,7 +287,7 @@ def check_layer_list(layers: Any, deepest: int, model_name: str) -> list[int]:
     return sorted({int(layer) for layer in wanted})
 
 
-def _choice(config: ScoreConfig, name: str, choices: tuple) -> None:
+def _choice(config: ScoreConfig, name: str, choices: tuple[str | None, ...]) -> None:
     value = getattr(config, name)
     if not (value is None or isinstance(value, str)) or value not in choices:
         raise SettingError(name, f"{name} must be one of {choices}, got {value!r}")
@@ -317,7 +318,7 @@ UPSTREAM_CALL_OPTIONS = {
 }
 
 
-def refuse_idf_per_batch(config: Any, batch: str, remedy: str) -> None:
+def refuse_idf_per_batch(config: object, batch: str, remedy: str) -> None:
     """The one refusal of ``idf=True`` where rows are scored in batches (a datasets map, Ray, pages of
     spans): idf fitted per batch would make a row's score depend on its neighbours. ``remedy`` says how
     to fit the table once for this entry point. Raises SettingError (idf)."""
@@ -329,7 +330,7 @@ def refuse_idf_per_batch(config: Any, batch: str, remedy: str) -> None:
         )
 
 
-def idf_from_upstream(idf: Any) -> bool | IdfTable:
+def idf_from_upstream(idf: object) -> object:
     """bert_score's `idf` argument: a bool, or a dict token id -> weight (used as is, as upstream does).
 
     An empty dict is falsy upstream and means no idf; so it does here. Token ids missing from a plain
@@ -344,10 +345,11 @@ def idf_from_upstream(idf: Any) -> bool | IdfTable:
     return IdfTable(dict(idf), unseen)
 
 
-def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
+def translate_upstream(arguments: Mapping[str, object]) -> dict[str, Any]:
     """Settings with upstream names renamed, upstream's `None` (= default) dropped, idf dicts turned into
     IdfTables and no-effect names removed. Raises TypeError when a name is given both ways, or for a call
-    option (`verbose`, `all_layers`, ...) that reached a configuration (the message says where it goes)."""
+    option (`verbose`, `all_layers`, ...) that reached a configuration (the message says where it goes).
+    The values are the caller's, unchecked: ScoreConfig's __post_init__ checks each one by its setting."""
     settings: dict[str, Any] = {}
     for name, value in arguments.items():
         if name in UPSTREAM_CALL_OPTIONS:
@@ -367,9 +369,12 @@ def translate_upstream(arguments: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+_Value = TypeVar("_Value")
+
+
 def split_call_options(
-    arguments: dict[str, Any], accepted: tuple[str, ...]
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    arguments: Mapping[str, _Value], accepted: tuple[str, ...]
+) -> tuple[dict[str, _Value], dict[str, _Value]]:
     """(settings, call options): the upstream call options named in `accepted` taken out of `arguments`."""
     settings = {name: value for name, value in arguments.items() if name not in accepted}
     options = {name: value for name, value in arguments.items() if name in accepted}

@@ -12,7 +12,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import torch
@@ -43,6 +43,7 @@ from bertscore_plugins.inputs import check_pairs, check_references, check_some_r
 from bertscore_plugins.models.layers import FINAL_NORM_MODELS
 from bertscore_plugins.models.load import ModelSpec, get_model
 from bertscore_plugins.models.resolve import ModelSource, resolve_model
+from bertscore_plugins.watching import Progress
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -263,7 +264,7 @@ class BERTScorer:
         layers: list[int],
         idf_table: IdfTable | None,
         report: CallReport,
-        bar: Any,
+        bar: Progress | None,
         explain: bool,
     ) -> tuple[np.ndarray, list[list[Explanation]]]:
         """(precision/recall/f1, layers, rows) values of one chunk's rows and, when asked, their
@@ -388,14 +389,14 @@ def get_scorer(config: ScoreConfig | None = None, **settings: Unpack[ScoreSettin
 
 
 @overload
-def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: Mapping[str, Any]) -> BERTScorer: ...
+def resolve_scorer(scorer: BERTScorer | ScoreConfig | None, settings: Mapping[str, object]) -> BERTScorer: ...
 
 
 @overload
-def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, Any]) -> Scorer: ...
+def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, object]) -> Scorer: ...
 
 
-def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, Any]) -> Scorer:
+def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, object]) -> Scorer:
     """The scorer an API function should use: given one (with settings applied), a config, or settings.
 
     The one home of "a scorer or its settings" for every entry point that takes both. An object that
@@ -406,7 +407,7 @@ def resolve_scorer(scorer: Scorer | ScoreConfig | None, settings: Mapping[str, A
     if isinstance(scorer, ScoreConfig):
         return get_scorer(scorer.replace(**settings) if settings else scorer)
     if isinstance(scorer, BERTScorer):
-        return scorer.with_config(**settings) if settings else scorer
+        return get_scorer(scorer.config.replace(**settings)) if settings else scorer
     if not settings and callable(getattr(scorer, "score", None)):
         return scorer
     raise ArgumentTypeError(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from bertscore_plugins.core.explain import Explanation
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.errors import ArgumentError
+from bertscore_plugins.json_types import JSONObject
 
 
 @dataclass
@@ -44,7 +44,7 @@ class Scores:
         # widened first, then summed: the same summation order as stats' float64 columns, to the last bit
         return {name: float(values.astype(np.float64).mean()) for name, values in columns.items()}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {
             "precision": self.precision.tolist(),
             "recall": self.recall.tolist(),

@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+    from transformers import PretrainedConfig, PreTrainedTokenizerBase
 
 #: model_max_length values above this are "no limit" sentinels (e.g. 1e30 on DeBERTa)
 _SENTINEL_LENGTH = 1_000_000
@@ -36,7 +40,12 @@ class TokenizedText:
 class TextTokenizer:
     """Wraps a Hugging Face tokenizer: batched, fast, no hidden truncation or padding."""
 
-    def __init__(self, tokenizer: Any, max_length: int | None = None, model_config: Any = None) -> None:
+    def __init__(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        max_length: int | None = None,
+        model_config: PretrainedConfig | None = None,
+    ) -> None:
         self.tokenizer = tokenizer
         self._backend = _private_backend(tokenizer)
         self.prefix_ids, self.suffix_ids = _special_template(tokenizer, self._backend)
@@ -93,7 +102,8 @@ class TextTokenizer:
         return out
 
     def tokens(self, ids: Sequence[int]) -> list[str]:
-        return self.tokenizer.convert_ids_to_tokens(list(ids))
+        tokens: list[str] = self.tokenizer.convert_ids_to_tokens(list(ids))
+        return tokens
 
     def windows(self, content_length: int, stride: int | None) -> list[tuple[int, int]]:
         """Overlapping [start, end) content windows covering every token."""
@@ -114,7 +124,7 @@ def content_windows(content_length: int, size: int, stride: int | None) -> list[
     return [(start, min(start + size, content_length)) for start in starts]
 
 
-def model_limit(tokenizer: Any, model_config: Any = None) -> int:
+def model_limit(tokenizer: PreTrainedTokenizerBase, model_config: PretrainedConfig | None = None) -> int:
     """The real maximum sequence length, capping "no limit" sentinels at the position embeddings."""
     limit = getattr(tokenizer, "model_max_length", None)
     if limit is None or limit > _SENTINEL_LENGTH:
@@ -122,7 +132,7 @@ def model_limit(tokenizer: Any, model_config: Any = None) -> int:
     return int(limit)
 
 
-def position_limit(model_config: Any) -> int | None:
+def position_limit(model_config: PretrainedConfig | None) -> int | None:
     """Tokens the model's position embeddings can index, or None when it has none (relative positions)."""
     positions = getattr(model_config, "max_position_embeddings", None) if model_config else None
     if not positions:
@@ -136,7 +146,7 @@ def position_limit(model_config: Any) -> int | None:
     return int(positions) - offset
 
 
-def _private_backend(tokenizer: Any) -> Any:
+def _private_backend(tokenizer: PreTrainedTokenizerBase) -> Tokenizer | None:
     """A private copy of the Rust tokenizer with truncation and padding off.
 
     Some tokenizer.json files (e.g. sentence-transformers exports) switch on truncation at 128 and
@@ -153,7 +163,9 @@ def _private_backend(tokenizer: Any) -> Any:
     return private
 
 
-def _special_template(tokenizer: Any, backend: Any) -> tuple[list[int], list[int]]:
+def _special_template(
+    tokenizer: PreTrainedTokenizerBase, backend: Tokenizer | None
+) -> tuple[list[int], list[int]]:
     """The special tokens a model puts before and after a text (e.g. [CLS] ... [SEP])."""
     probe = "hello"
     if backend is not None:
@@ -168,7 +180,7 @@ def _special_template(tokenizer: Any, backend: Any) -> tuple[list[int], list[int
     return [], []
 
 
-def _is_byte_level(backend: Any) -> bool:
+def _is_byte_level(backend: Tokenizer | None) -> bool:
     """Byte-level BPE (GPT-2/RoBERTa): bert_score encodes these with a prefix space."""
     if backend is None:
         return False

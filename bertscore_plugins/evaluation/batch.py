@@ -21,7 +21,7 @@ import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from bertscore_plugins.errors import BertScorePluginsWarning, InputError
 from bertscore_plugins.evaluation.cells import (
@@ -59,25 +59,27 @@ from bertscore_plugins.faithfulness.outcome import answer_outcome
 
 if TYPE_CHECKING:
     from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.faithfulness.reading import Context
 
 
 @dataclass(frozen=True)
 class BatchRow:
     """One row: what the evaluators read, which signals it wants, and the cells known from before.
 
-    ``label`` names the row in errors and warnings (a DataFrame index, a span id). ``wants`` None means
+    ``key`` identifies the row: its key in the store, and its name in errors and warnings (a DataFrame
+    index, a span id; see ``named``). ``wants`` None means
     every signal of the configuration; a span without a reference wants no similarity. ``known`` holds
     cells computed by an earlier run (a judge retry reads the stored similarity for the disagreement).
     """
 
-    label: object
+    key: object
     output: object
     context: object = None
     reference: object = None
     input: object = None
     wants: frozenset[str] | None = None
     known: Mapping[str, Cell] = field(default_factory=dict)
-    #: how warnings and errors name the row when ``label`` is an identity, not the user's count
+    #: how warnings and errors name the row when ``key`` is an identity, not the user's count
     #: (the recipe's store key "2#7963d1877101" is "data row 3" to the user)
     named: str | None = None
 
@@ -206,9 +208,9 @@ class _Batch:
         """This run's cell, else the one known from before."""
         return self.cells[name][position] or self.rows[position].known.get(name)
 
-    def label(self, position: int) -> str:
+    def row_name(self, position: int) -> str:
         row = self.rows[position]
-        return row.named or row_number(row.label, position)
+        return row.named or row_number(row.key, position)
 
     def similarity(self) -> None:
         config = self.config
@@ -235,12 +237,12 @@ class _Batch:
             if problem is None:
                 pairs[p] = scorable(row.output, getattr(row, reads), reads)
                 continue
-            problems[p] = f"row {self.label(p)}: InputError: {problem}"
+            problems[p] = f"row {self.row_name(p)}: InputError: {problem}"
             if self.exit_on_error:
                 raise InputError(f"{signals[0].name}: {problems[p]}")
-        labels = {p: self.label(p) for p in pairs}
+        row_names = {p: self.row_name(p) for p in pairs}
         outcomes = {p: outcome for p, outcome in self.outcomes.items() if p in pairs}
-        cells = signal_cells(self.scorer, signals, pairs, labels, self.progress, outcomes) if pairs else {}
+        cells = signal_cells(self.scorer, signals, pairs, row_names, self.progress, outcomes) if pairs else {}
         seconds = (time.perf_counter() - started) / max(len(positions), 1)
         for signal in signals:
             chosen = set(self.wanted(signal.name))
@@ -264,7 +266,7 @@ class _Batch:
             if problem is None:
                 positions.append(p)
             else:
-                self.details[name][p] = failed(f"row {self.label(p)}: InputError: {problem}")
+                self.details[name][p] = failed(f"row {self.row_name(p)}: InputError: {problem}")
         # an empty answer or a refusal is its own outcome: no judge reads it (the same label as offline)
         outcomes = {p: self.outcomes[p] for p in positions if p in self.outcomes}
         for position, outcome in outcomes.items():
@@ -291,10 +293,10 @@ class _Batch:
     def _ask(self, name: str, asked: list[int]) -> None:
         rows = [
             JudgeRow(
-                self.rows[p].label,
+                self.rows[p].key,
                 self.rows[p].input,
                 str(self.rows[p].output),  # checked: a text (pair_problem)
-                join_context(self.rows[p].context),
+                join_context(cast("Context", self.rows[p].context)),  # checked: a text or passages
             )
             for p in asked
         ]
@@ -325,7 +327,7 @@ class _Batch:
             faith,
             thresholds,
             names=(config.similarity_name, config.faithfulness_name, config.disagreement_name),
-            labels=[self.label(p) for p in positions],
+            row_names=[self.row_name(p) for p in positions],
         )
         if config.reads_judge:
             self._offline_where_the_judge_failed(positions, sim, faith, thresholds, cells, details)

@@ -22,10 +22,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-COMPLETED, FAILED, DID_NOT_RUN = "COMPLETED", "FAILED", "DID NOT RUN"
+from bertscore_plugins.core.token_match import TokenMatch
+from bertscore_plugins.json_types import JSONValue
 
-#: a value of a cell's metadata as it goes out at an edge (JSON)
-Plain = object
+COMPLETED, FAILED, DID_NOT_RUN = "COMPLETED", "FAILED", "DID NOT RUN"
 
 
 def _number(value: object) -> float | None:
@@ -37,15 +37,6 @@ def _number(value: object) -> float | None:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
-
-
-@dataclass(frozen=True)
-class TokenMatch:
-    """An output token, the token it matched best on the other side, and their similarity."""
-
-    token: str
-    matched_token: str
-    similarity: float
 
 
 def _matches(value: object) -> tuple[TokenMatch, ...] | None:
@@ -81,8 +72,8 @@ class BertScoreMetadata:
     token_matches: tuple[TokenMatch, ...] | None = None
     outcome: str | None = None
 
-    def to_dict(self) -> dict[str, Plain]:
-        found: dict[str, Plain] = {"precision": self.precision, "recall": self.recall}
+    def to_dict(self) -> dict[str, JSONValue]:
+        found: dict[str, JSONValue] = {"precision": self.precision, "recall": self.recall}
         if self.f1 is not None:
             found["f1"] = self.f1
         found["threshold"] = self.threshold
@@ -98,7 +89,7 @@ class BertScoreMetadata:
         return found
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> BertScoreMetadata | None:
+    def from_dict(cls, data: Mapping[str, JSONValue]) -> BertScoreMetadata | None:
         precision, recall = _number(data.get("precision")), _number(data.get("recall"))
         threshold, signature = _number(data.get("threshold")), _text(data.get("signature"))
         worst = _matches(data.get("worst_matches", []))
@@ -137,9 +128,9 @@ class FactCheckMetadata:
     fact_label: str | None
     unsupported_facts: tuple[str, ...]
     novel_rare_word: float = 0.0
-    parts: Mapping[str, Plain] = field(default_factory=dict)
+    parts: Mapping[str, JSONValue] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Plain]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {
             **self.grounded.to_dict(),
             **self.parts,
@@ -156,7 +147,7 @@ class FactCheckMetadata:
         return self.fact_checked and self.fact_label != "unsupported"
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> FactCheckMetadata | None:
+    def from_dict(cls, data: Mapping[str, JSONValue]) -> FactCheckMetadata | None:
         grounded = BertScoreMetadata.from_dict({k: v for k, v in data.items() if k != "outcome"})
         unsupported = data.get("unsupported_facts", [])
         checked = data.get("fact_checked")
@@ -193,15 +184,15 @@ class VerdictMetadata:
 
     source: str | None = None
     offline_score: float | None = None
-    details: Mapping[str, Plain] = field(default_factory=dict)
+    details: Mapping[str, JSONValue] = field(default_factory=dict)
 
     @property
     def asked(self) -> bool:
         """The judge read this row (it was neither settled offline nor no answer to judge)."""
         return self.source not in ("offline", "outcome")
 
-    def to_dict(self) -> dict[str, Plain]:
-        found: dict[str, Plain] = {}
+    def to_dict(self) -> dict[str, JSONValue]:
+        found: dict[str, JSONValue] = {}
         if self.source is not None:
             found["source"] = self.source
         if self.offline_score is not None or self.source == "offline":
@@ -209,7 +200,7 @@ class VerdictMetadata:
         return {**found, **self.details}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> VerdictMetadata:
+    def from_dict(cls, data: Mapping[str, JSONValue]) -> VerdictMetadata:
         details = {k: v for k, v in data.items() if k not in ("source", "offline_score")}
         return cls(_text(data.get("source")), _number(data.get("offline_score")), details)
 
@@ -233,8 +224,8 @@ class DisagreementMetadata:
     similarity_explanation: str | None = None
     judge_failed: str | None = None
 
-    def to_dict(self) -> dict[str, Plain]:
-        found: dict[str, Plain] = {
+    def to_dict(self) -> dict[str, JSONValue]:
+        found: dict[str, JSONValue] = {
             "similarity": self.similarity,
             "faithfulness": self.faithfulness,
             "similarity_threshold": self.similarity_threshold,
@@ -251,7 +242,7 @@ class DisagreementMetadata:
         return found
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> DisagreementMetadata | None:
+    def from_dict(cls, data: Mapping[str, JSONValue]) -> DisagreementMetadata | None:
         similarity_threshold = _number(data.get("similarity_threshold"))
         faithfulness_threshold = _number(data.get("faithfulness_threshold"))
         if similarity_threshold is None or faithfulness_threshold is None:
@@ -275,16 +266,16 @@ class DisagreementMetadata:
 class OtherMetadata:
     """The metadata of a cell this package did not write (another evaluator's column), carried as it is."""
 
-    values: Mapping[str, Plain] = field(default_factory=dict)
+    values: Mapping[str, JSONValue] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Plain]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return dict(self.values)
 
 
 Metadata = BertScoreMetadata | FactCheckMetadata | VerdictMetadata | DisagreementMetadata | OtherMetadata
 
 
-def metadata_from_dict(data: Mapping[str, object]) -> Metadata:
+def metadata_from_dict(data: Mapping[str, JSONValue]) -> Metadata:
     """The typed record a metadata dict holds, told by its keys (names are the user's to choose)."""
     found: Metadata | None = None
     if "similarity_threshold" in data and "faithfulness_threshold" in data:
@@ -310,9 +301,9 @@ class Cell:
     kind: str | None = "code"
     direction: str = "maximize"
 
-    def to_dict(self) -> dict[str, Plain]:
+    def to_dict(self) -> dict[str, JSONValue]:
         """The cell as ``Score.to_dict()`` writes it: every field that is not None."""
-        found: dict[str, Plain] = {"name": self.name}
+        found: dict[str, JSONValue] = {"name": self.name}
         for key in ("score", "label", "explanation"):
             if getattr(self, key) is not None:
                 found[key] = getattr(self, key)

@@ -146,14 +146,14 @@ def _through_store(
     key: a given scorer's signature, else the configuration's scorer, loaded only if a row is scored), its
     cells as a batch result."""
     identity = str(scorer.signature) if scorer is not None else scorer_identity(config.score)
-    keyed = [replace(row, label=row_key(row)) for row in rows]
+    keyed = [replace(row, key=row_key(row)) for row in rows]
     opened = store if isinstance(store, ResultStore) else ResultStore(store)
     try:
         found = evaluate_stored(keyed, config, opened, store_keys(config, identity), scorer=scorer)
     finally:
         if opened is not store:
             opened.close()
-    keys = [str(row.label) for row in keyed]
+    keys = [str(row.key) for row in keyed]
     cells = {name: [found.cell(key, name) for key in keys] for name in config.names}
     details = {
         name: [
@@ -174,7 +174,7 @@ def _details(cell: Cell | None, failure: str | None) -> Details | None:
 def row_key(row: BatchRow) -> str:
     """A row's id in the store: its index and a digest of its texts (an edited row is a new row)."""
     texts = json.dumps([row.input, row.output, row.context, row.reference], ensure_ascii=False, default=str)
-    return f"{row.label}#{hashlib.sha256(texts.encode()).hexdigest()[:12]}"
+    return f"{row.key}#{hashlib.sha256(texts.encode()).hexdigest()[:12]}"
 
 
 def _threshold_settings(thresholds: Thresholds | str | None) -> dict[str, Any]:
@@ -230,7 +230,7 @@ def rows_of(
     earlier = {name: list(dataframe[column]) for name, column in (known or {}).items() if column in dataframe}
     return [
         BatchRow(
-            label,
+            index_label,
             output=values["output"][i],
             context=values["context"][i],
             reference=values["reference"][i],
@@ -238,7 +238,7 @@ def rows_of(
             wants=wants,
             known={name: cell for name, cells in earlier.items() if (cell := as_cell(cells[i])) is not None},
         )
-        for i, label in enumerate(dataframe.index)
+        for i, index_label in enumerate(dataframe.index)
     ]
 
 
@@ -281,7 +281,7 @@ def add_disagreement(
         raise ArgumentError(f"thresholds must be a Thresholds, 'quantile' or None, got {thresholds!r}")
     names = (similarity, faithfulness, name)
     cells, details = disagreement_cells(
-        sim_cells, faith_cells, thresholds, names=names, labels=range(len(dataframe))
+        sim_cells, faith_cells, thresholds, names=names, row_names=range(len(dataframe))
     )
     result = dataframe.copy()
     result[details_column(name)] = details

@@ -223,14 +223,14 @@ def disagreement_cells(
     thresholds: Thresholds,
     *,
     names: tuple[str, str, str] = (SIMILARITY, FAITHFULNESS, DISAGREEMENT),
-    labels: Iterable[object],
+    row_names: Iterable[object],
 ) -> tuple[list[Cell | None], list[Details]]:
     """The disagreement cell and execution details of each row from its two cells (``names``: similarity,
     faithfulness, disagreement). A row missing either score gets None and "DID NOT RUN" naming it."""
     similarity_name, faithfulness_name, name = names
     cells: list[Cell | None] = []
     details: list[Details] = []
-    for label, sim_cell, faith_cell in zip(labels, similarity, faithfulness, strict=True):
+    for row_name, sim_cell, faith_cell in zip(row_names, similarity, faithfulness, strict=True):
         if faith_cell is not None and faith_cell.label in OUTCOMES:
             cells.append(disagreement_cell(sim_cell, faith_cell, thresholds, name=name))
             details.append(completed())
@@ -241,7 +241,7 @@ def disagreement_cells(
             cells.append(None)
             details.append(
                 execution_details(
-                    DID_NOT_RUN, [f"row {label}: no {' or '.join(missing)} score (that evaluator failed)"]
+                    DID_NOT_RUN, [f"row {row_name}: no {' or '.join(missing)} score (that evaluator failed)"]
                 )
             )
             continue

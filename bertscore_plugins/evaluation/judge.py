@@ -53,7 +53,7 @@ SETTLED_UNFAITHFUL = 0.131
 class JudgeRow:
     """What the judge reads of a row: the question, the answer and its context (passages joined)."""
 
-    label: object
+    key: object
     input: object
     output: str
     #: the context: one text, or passages (a judge joins them as it reads them)

@@ -1,7 +1,7 @@
 """The one pipeline: rows from any source -> the engine -> the one result store; sinks read the store.
 
 Every row source (the recipe's table file, a DataFrame, a dataset, a page of Phoenix spans) hands its
-rows to :func:`evaluate_stored` as :class:`~.batch.BatchRow` values whose ``label`` is the row's id in
+rows to :func:`evaluate_stored` as :class:`~.batch.BatchRow` values whose ``key`` is the row's id in
 the store. It computes, with :func:`~.batch.evaluate_batch` (the one engine call), only what the store
 (:mod:`.store`) lacks under each signal's key (:mod:`.store_keys`), a chunk of rows at a time (each chunk
 stored as it ends: a killed run loses at most the chunk in flight, and peak memory is one chunk's), and
@@ -26,7 +26,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.core.progress import work_progress
@@ -38,6 +38,7 @@ from bertscore_plugins.evaluation.disagreement import Thresholds
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.labels import relabel
 from bertscore_plugins.evaluation.store import Entry, Keys, ResultStore, StoredResult
+from bertscore_plugins.watching import Progress
 
 if TYPE_CHECKING:
     from bertscore_plugins.core.scorer_protocol import Scorer
@@ -132,7 +133,7 @@ def evaluate_stored(
     (BERTScore signals, then the judge, then the disagreement) and stored before the next is read.
 
     Args:
-        rows: the rows; ``label`` is the row's id in the store (text), ``wants`` the signals it can have.
+        rows: the rows; ``key`` is the row's id in the store (text), ``wants`` the signals it can have.
         config: the evaluation configuration (its judge, thresholds, judge rows and concurrency).
         store: the result store; configuration: the keys its results are kept under (:mod:`.store_keys`:
             each signal's, or one id for all).
@@ -161,7 +162,7 @@ def evaluate_stored(
     try:
         for start in range(0, len(rows), chunk_rows):
             chunk = rows[start : start + chunk_rows]
-            ids = [str(row.label) for row in chunk]
+            ids = [str(row.key) for row in chunk]
             found = stored if stored is not None else store.results(configuration, ids)
             _Pass(chunk, config, store, configuration, scorer, run, found).steps(compute)
             if shown is not None:
@@ -184,7 +185,7 @@ def _found(
     """``{row_id: {name: holds a cell}}``: from the results the caller read, else from the store without cells."""
     if stored is not None:
         return {i: {n: r.cell is not None for n, r in found.items()} for i, found in stored.items()}
-    return store.stored_names(configuration, [str(row.label) for row in rows])
+    return store.stored_names(configuration, [str(row.key) for row in rows])
 
 
 class _Plan:
@@ -195,17 +196,17 @@ class _Plan:
         self.offline = [row for row in rows if self.lacks(row, bertscore_names(config))]
         judge = (config.judge.name,) if config.judge is not None else ()
         self.judged = [row for row in rows if judge and self.lacks(row, judge)]
-        self.to_compute = {str(row.label) for row in (*self.offline, *self.judged)}
+        self.to_compute = {str(row.key) for row in (*self.offline, *self.judged)}
 
     def lacks(self, row: BatchRow, names: Sequence[str]) -> bool:
         """Whether the row can have one of ``names`` and the store holds nothing for it (the judge: no verdict)."""
-        found = self.found.get(str(row.label), {})
+        found = self.found.get(str(row.key), {})
         return any(
             (row.wants is None or name in row.wants) and lacks(found.get(name), name, self.config)
             for name in names
         )
 
-    def start(self, options: PassOptions) -> Any:
+    def start(self, options: PassOptions) -> Progress | None:
         """Say what the pass will compute, and return the progress over its rows (None: none shown); not
         computing, refuse a row without its stored scores instead."""
         if not options.compute:
@@ -222,7 +223,7 @@ class _Plan:
             say(f"Loaded {total} scored rows from the store; nothing is scored again.")
         if self.judged:
             assert config.judge is not None
-            retry = any(config.judge.name in self.found.get(str(row.label), {}) for row in self.judged)
+            retry = any(config.judge.name in self.found.get(str(row.key), {}) for row in self.judged)
             say(
                 f"Asking the judge about {len(self.judged)} rows"
                 + (" (fewer: the offline signals settle some)" if config.judge_rows == "unsettled" else "")
@@ -234,7 +235,7 @@ class _Plan:
         """With ``compute=False``: every signal a row can have must be stored (with a score or a final failure)."""
         config = self.config
         names = [*bertscore_names(config), *((config.judge.name,) if config.judge is not None else ())]
-        lacking = [str(row.label) for row in self.rows if self.lacks(row, names)]
+        lacking = [str(row.key) for row in self.rows if self.lacks(row, names)]
         if lacking:
             raise InputError(
                 f"{len(lacking)} of {len(self.rows)} rows have no stored scores under this configuration "
@@ -264,7 +265,7 @@ class _Pass:
     ) -> None:
         self.rows, self.config, self.store, self.configuration = rows, config, store, configuration
         self.scorer, self.run = scorer, run
-        ids = [str(row.label) for row in rows]
+        ids = [str(row.key) for row in rows]
         self.stored = {row_id: stored.get(row_id, {}) for row_id in ids}
         for row_id, found in self.stored.items():
             if row_id in run.cells:  # a row met again (the disagreement after every chunk): as computed
@@ -286,7 +287,7 @@ class _Pass:
 
     def wants(self, row: BatchRow, names: Sequence[str]) -> frozenset[str]:
         """Which of ``names`` the row can have and the store lacks."""
-        stored = self.stored[str(row.label)]
+        stored = self.stored[str(row.key)]
         return frozenset(
             name
             for name in names
@@ -309,7 +310,7 @@ class _Pass:
             self.store.put(self.configuration, found)
 
     def asking(self, row: BatchRow, wants: frozenset[str]) -> BatchRow:
-        return replace(row, wants=wants, known={**row.known, **self.run.cells[str(row.label)]})
+        return replace(row, wants=wants, known={**row.known, **self.run.cells[str(row.key)]})
 
     def offline(self) -> None:
         config = self.config
@@ -338,7 +339,7 @@ class _Pass:
         ):  # the thresholds depend on every row: all again (unchanged cells stay)
             todo = wanting
         else:
-            todo = [row for row in wanting if str(row.label) in self.changed or self.stale(row, name)]
+            todo = [row for row in wanting if str(row.key) in self.changed or self.stale(row, name)]
         if not todo:  # every disagreement stands, read at the configuration's thresholds (``stale``)
             fixed = Thresholds(config.similarity_threshold, config.effective_faithfulness_threshold)
             self.run.thresholds = fixed if wanting else None
@@ -362,7 +363,7 @@ class _Pass:
         """The row's disagreement is missing, or was labelled at other thresholds than the configuration's."""
         if self.wants(row, (name,)):
             return True
-        cell = self.run.cells[str(row.label)].get(name)
+        cell = self.run.cells[str(row.key)].get(name)
         if cell is None or not isinstance(cell.metadata, DisagreementMetadata):
             return True
         thresholds = (cell.metadata.similarity_threshold, cell.metadata.faithfulness_threshold)
@@ -402,10 +403,10 @@ def entries(rows: Sequence[BatchRow], result: BatchResult) -> list[Entry]:
             if row.wants is not None and name not in row.wants:
                 continue
             if cell is not None:
-                found.append(Entry(str(row.label), name, cell, None))
+                found.append(Entry(str(row.key), name, cell, None))
             elif details is not None and details.get("status") == "FAILED":
                 reason = "; ".join(exceptions_of(details)) or "no result"
-                found.append(Entry(str(row.label), name, None, reason))
+                found.append(Entry(str(row.key), name, None, reason))
     return found
 
 

@@ -18,14 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bertscore_plugins.core.token_match import TokenMatch
 from bertscore_plugins.errors import ArgumentError
-from bertscore_plugins.evaluation.cells import (
-    BertScoreMetadata,
-    Cell,
-    FactCheckMetadata,
-    TokenMatch,
-    outcome_cell,
-)
+from bertscore_plugins.evaluation.cells import BertScoreMetadata, Cell, FactCheckMetadata, outcome_cell
 from bertscore_plugins.evaluation.names import (
     DISSIMILAR,
     GROUNDED,
@@ -231,7 +226,7 @@ def signal_cells(
     scorer: Scorer,
     signals: Sequence[Signal],
     pairs: Mapping[int, tuple[str, Any]],
-    labels: Mapping[int, str] | None = None,
+    row_names: Mapping[int, str] | None = None,
     progress: bool | None = None,
     outcomes: Mapping[int, str] | None = None,
 ) -> dict[str, dict[int, Cell]]:
@@ -241,7 +236,7 @@ def signal_cells(
         scorer: the core scorer.
         signals: the signals to read from the call (all read the same side of the pairs).
         pairs: ``{position: (output, reference or context)}``, already checked with :func:`pair_problem`.
-        labels: how the core's warnings name each position's row (default: the position).
+        row_names: how the core's warnings name each position's row (default: the position).
         progress: the core's progress bar (None: its default).
         outcomes: ``{position: "empty" or "abstained"}`` for the answers that are no answer to judge: that
             is their label on every signal, and they have no score (``faithfulness.outcome``,
@@ -249,7 +244,7 @@ def signal_cells(
     """
     if not pairs:
         return {signal.name: {} for signal in signals}
-    from bertscore_plugins.core.row_warnings import row_labels_in_warnings
+    from bertscore_plugins.core.row_warnings import row_names_in_warnings
 
     offline = [signal for signal in signals if isinstance(signal, OfflineSignal)]
     if len({signal.threshold for signal in offline}) > 1:
@@ -258,7 +253,7 @@ def signal_cells(
     texts = [pairs[p] for p in positions]
     found: list[OfflineFaithfulness] = []
     # the core's warnings count positions among the scored pairs; name the caller's rows instead
-    with row_labels_in_warnings([(labels or {}).get(p, str(p)) for p in positions]):
+    with row_names_in_warnings([(row_names or {}).get(p, str(p)) for p in positions]):
         if offline:  # the faithfulness reading of the rows; the signals sharing the call read its alignment
             read = read_batch(scorer, texts, offline[0].threshold, progress)
             result, found = read.scores, read.rows

@@ -232,7 +232,7 @@ class ResultStore:
             return int(self._db.execute(query, parameters).fetchone()[0])
 
 
-def _owns(configuration: Keys, name: Any, key: str) -> bool:
+def _owns(configuration: Keys, name: object, key: str) -> bool:
     """Whether ``key`` is signal ``name``'s under ``configuration`` (a signal it has no key for: not read;
     under one id, every row is read, a damaged name included, to be named)."""
     if isinstance(configuration, str):

@@ -24,12 +24,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.settings import signed_names
+
+if TYPE_CHECKING:
+    from bertscore_plugins.evaluation.judge import Judge
 
 #: the settings a span's reference comes from (the similarity's input where a row's id is a span id)
 _REFERENCE_SOURCE = ("reference_key", "reference_dataset", "example_id_key", "reference_field")
@@ -92,7 +95,7 @@ def scorer_identity(score: ScoreConfig) -> str:
     return f"model={resolve_model(score.model, score.lang).identity};{versions}"
 
 
-def judge_identity(judge: Any) -> str:
+def judge_identity(judge: Judge) -> str:
     """What makes a judge's verdicts its own: its signal's name, its model (the judge's ``model`` names
     the prompt too) and where it is asked (its endpoint's base URL, when it has one)."""
     endpoint = getattr(judge, "endpoint", None)

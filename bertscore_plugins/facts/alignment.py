@@ -3,12 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
 from bertscore_plugins.facts.text import TextFacts
+
+
+class SimilarityMatrix(Protocol):
+    """The alignment's token similarities (a torch matrix: facts/ reads it without importing torch)."""
+
+    def numel(self) -> int: ...
+
+    def numpy(self) -> np.ndarray: ...
+
+
+class TokenAlignment(Protocol):
+    """What the fact check reads of the core's ``Explanation`` of a pair (facts/ sits below the core and
+    never imports it): the similarity of each output token to each context token, the word span of each
+    token, and the texts those spans point into."""
+
+    @property
+    def similarity(self) -> SimilarityMatrix: ...
+
+    @property
+    def candidate_spans(self) -> list[tuple[int, int]]: ...
+
+    @property
+    def reference_spans(self) -> list[tuple[int, int]]: ...
+
+    @property
+    def candidate_text(self) -> str: ...
+
+    @property
+    def reference_text(self) -> str: ...
 
 
 class Alignment:
@@ -19,7 +48,10 @@ class Alignment:
     """
 
     def __init__(
-        self, output: TextFacts | None = None, context: TextFacts | None = None, explanation: Any = None
+        self,
+        output: TextFacts | None = None,
+        context: TextFacts | None = None,
+        explanation: TokenAlignment | None = None,
     ) -> None:
         self.context_word: dict[int, int] = {}
         self.similarity: dict[int, float] = {}

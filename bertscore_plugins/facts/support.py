@@ -14,9 +14,8 @@ Each kind is checked in its own module: values.py (numbers, dates, times), entit
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from bertscore_plugins.facts.alignment import Alignment
+from bertscore_plugins.facts.alignment import Alignment, TokenAlignment
 from bertscore_plugins.facts.entities import check_entity, entities
 from bertscore_plugins.facts.extract import extract
 from bertscore_plugins.facts.findings import (
@@ -30,10 +29,12 @@ from bertscore_plugins.facts.polarity import ANTONYM_ALIGNMENT, CLAUSE_ALIGNMENT
 from bertscore_plugins.facts.status import check_status
 from bertscore_plugins.facts.text import TextFacts
 from bertscore_plugins.facts.values import check_value
-from bertscore_plugins.watching import AUTO_SECONDS, person_watches
+from bertscore_plugins.watching import AUTO_SECONDS, Progress, person_watches
 
 
-def check_pair(output: str, context: str, explanation: Any = None, progress: bool | None = None) -> FactCheck:
+def check_pair(
+    output: str, context: str, explanation: TokenAlignment | None = None, progress: bool | None = None
+) -> FactCheck:
     """Check every fact of ``output`` against ``context``.
 
     Args:
@@ -51,7 +52,7 @@ def check_pair(output: str, context: str, explanation: Any = None, progress: boo
 
 
 def check_extracted(
-    out: TextFacts, ctx: TextFacts, explanation: Any = None, progress: bool | None = None
+    out: TextFacts, ctx: TextFacts, explanation: TokenAlignment | None = None, progress: bool | None = None
 ) -> FactCheck:
     """:func:`check_pair` on texts already run through ``extract`` (the signal's other parts read them too)."""
     if not (is_english(out) and is_english(ctx)):
@@ -93,7 +94,7 @@ def check_extracted(
 FACT_CHARACTERS_PER_SECOND = 200_000
 
 
-def facts_bar(steps: int, progress: bool | None, characters: int) -> Any:
+def facts_bar(steps: int, progress: bool | None, characters: int) -> Progress | None:
     """A tqdm bar over the fact check's ``steps`` (each output fact and name, then the clauses), or None:
     ``progress=None`` shows it where a person watches when the pair is expected to take
     ``watching.AUTO_SECONDS`` or more."""
@@ -103,7 +104,8 @@ def facts_bar(steps: int, progress: bool | None, characters: int) -> Any:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=steps, unit="fact", desc="fact check", file=sys.stderr)
+    bar: Progress = tqdm(total=steps, unit="fact", desc="fact check", file=sys.stderr)
+    return bar
 
 
 def _distinct(findings: list[Finding]) -> tuple[Finding, ...]:
@@ -121,7 +123,7 @@ def _distinct(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(kept)
 
 
-def check_explanation(explanation: Any) -> FactCheck:
+def check_explanation(explanation: TokenAlignment) -> FactCheck:
     """The fact check of the pair an ``Explanation`` describes (its texts and alignment in one)."""
     return check_pair(explanation.candidate_text, explanation.reference_text, explanation)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     import torch
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from bertscore_plugins.errors import ArgumentError, ModelLoadError
 
@@ -82,8 +83,8 @@ class EntailmentModel:
 
     def __init__(
         self,
-        model: Any,
-        tokenizer: Any,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
         weights_path: Path = WEIGHTS,
         meta_path: Path = META,
         token_budget: int = 8192,
@@ -179,7 +180,9 @@ def collate(
     return ids, mask, types
 
 
-def forward_logits(model: Any, head: Any, ids: Any, mask: Any, types: Any) -> Any:
+def forward_logits(
+    model: PreTrainedModel, head: torch.nn.Module, ids: torch.Tensor, mask: torch.Tensor, types: torch.Tensor
+) -> torch.Tensor:
     """Mean-pooled last layer of the encoder through the head (shared by training and inference)."""
     hidden = model(input_ids=ids, attention_mask=mask, token_type_ids=types).last_hidden_state
     weights = mask.unsqueeze(-1).to(hidden.dtype)

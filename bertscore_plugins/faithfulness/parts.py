@@ -32,14 +32,17 @@ passage ranks better on every set) or against passages of 1, 3 or 5 sentences.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bertscore_plugins.facts import lexicon as lx
-from bertscore_plugins.facts.text import TextFacts, stem
+from bertscore_plugins.facts.text import TextFacts, Word, stem
 from bertscore_plugins.faithfulness.passages import sentence_windows, similarity_matrix
 from bertscore_plugins.faithfulness.subsequence import Passages, bit_masks, lcs_length
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.explain import Explanation
 
 #: source sentences in one passage for the lexical weakest sentence (benchmarks/QUALITY.md section 7)
 LEXICAL_WINDOW_SENTENCES = 2
@@ -61,12 +64,12 @@ class Parts:
     passages: tuple[tuple[int, int], ...] = ()
 
 
-def _content(word: Any) -> bool:
+def _content(word: Word) -> bool:
     return word.text[:1].isalnum() and word.lower not in lx.STOPWORDS and word.lower not in lx.PLACEHOLDERS
 
 
 def alignment_parts(
-    out: TextFacts, ctx: TextFacts, explanation: Any
+    out: TextFacts, ctx: TextFacts, explanation: Explanation | None
 ) -> tuple[float, int, tuple[tuple[int, int], ...]]:
     """(weakest sentence score, its sentence index, the source passages read from) from the core's
     similarity matrix: each output sentence against its best source window (passages.py), the lowest."""
@@ -182,7 +185,7 @@ def sentence_text(facts: TextFacts, sentence: int, limit: int = 120) -> str:
 
 
 def novel_rare_words(
-    out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()
+    out: TextFacts, ctx: TextFacts, explanation: Explanation | None, carried: frozenset[int] = frozenset()
 ) -> tuple[str, ...]:
     """The output's content words that the source never writes (as they are or stemmed) and that are rare:
     written with digits, or split by the model's tokenizer into two pieces or more (without an
@@ -199,7 +202,9 @@ def novel_rare_words(
     return tuple(dict.fromkeys(found))
 
 
-def parts(out: TextFacts, ctx: TextFacts, explanation: Any, carried: frozenset[int] = frozenset()) -> Parts:
+def parts(
+    out: TextFacts, ctx: TextFacts, explanation: Explanation | None, carried: frozenset[int] = frozenset()
+) -> Parts:
     """The row's parts; ``carried``: the output's words that state a fact the source carries (the fact
     check's ``supported_words``), which the lexical parts count as the source's."""
     weakest, index, passages = alignment_parts(out, ctx, explanation)

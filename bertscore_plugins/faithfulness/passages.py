@@ -10,11 +10,14 @@ per output sentence one reduction over source sentences (windows slide over sent
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from bertscore_plugins.facts.text import TextFacts
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.explain import Explanation
 
 #: source sentences in one window that an output sentence is compared with (a summary sentence often
 #: fuses two or three adjacent source sentences)
@@ -89,18 +92,25 @@ def _best_per_source_sentence(block: np.ndarray, runs: _SourceRuns) -> np.ndarra
     return np.maximum.reduceat(reduced, runs.sentence_starts, axis=1)
 
 
-def similarity_matrix(explanation: Any) -> np.ndarray | None:
+def similarity_matrix(explanation: Explanation | None) -> np.ndarray | None:
     """The alignment's (output tokens x source tokens) similarities, or None without an alignment."""
     similarity = getattr(explanation, "similarity", None)
-    if similarity is None or similarity.numel() == 0 or not explanation.candidate_spans:
+    if (
+        explanation is None
+        or similarity is None
+        or similarity.numel() == 0
+        or not explanation.candidate_spans
+    ):
         return None
     return similarity.float().numpy() if hasattr(similarity, "float") else np.asarray(similarity, dtype=float)
 
 
-def sentence_windows(out: TextFacts, ctx: TextFacts, explanation: Any) -> SentenceWindows | None:
+def sentence_windows(
+    out: TextFacts, ctx: TextFacts, explanation: Explanation | None
+) -> SentenceWindows | None:
     """The output sentences' windows; None without an alignment, a source sentence or an output sentence."""
     matrix = similarity_matrix(explanation)
-    if matrix is None:
+    if matrix is None or explanation is None:  # no matrix without an explanation
         return None
     out_sentence = _sentence_of(explanation.candidate_spans, out)
     ctx_sentence = _sentence_of(explanation.reference_spans, ctx)

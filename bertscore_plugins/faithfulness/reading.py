@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TypeAlias
 
 CONTEXT_SEPARATOR = "\n\n"
 """Joins a list of context passages into one text, so every passage can support the output."""
@@ -66,9 +67,13 @@ def plain_text(text: str) -> str:
     return re.sub(r" ?\n ?", "\n", text).strip()
 
 
-def join_context(context: Any) -> Any:
+#: a row's context: one text, or its passages
+Context: TypeAlias = "str | Sequence[str]"
+
+
+def join_context(context: Context) -> str:
     """Several passages (a list or tuple of texts) as one text, blank lines between them; a text as it is."""
-    return CONTEXT_SEPARATOR.join(context) if isinstance(context, (list, tuple)) else context
+    return context if isinstance(context, str) else CONTEXT_SEPARATOR.join(context)
 
 
 #: what every door says of a context with no text: "contexts[3] has no text: each output needs a context"
@@ -76,19 +81,19 @@ def join_context(context: Any) -> Any:
 NO_TEXT = "has no text: each output needs a context"
 
 
-def context_problem(context: Any) -> str | None:
+def context_problem(context: Context) -> str | None:
     """:data:`NO_TEXT` when ``context`` (a text, or a list of passages, each already a str) has no text
     as read (:func:`as_read`: blank, no passages, markup alone), else None."""
     joined = join_context(context)
     return NO_TEXT if isinstance(joined, str) and not plain_text(joined).strip() else None
 
 
-def as_read(output: str, context: Any) -> tuple[str, str]:
+def as_read(output: str, context: Context) -> tuple[str, str]:
     """(output, context) as the offline signal reads them: passages joined, markup taken away."""
     return plain_text(output), plain_text(join_context(context))
 
 
-def checked_rows(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
+def checked_rows(outputs: object, contexts: object) -> tuple[list[str], list[str]]:
     """The API's rows through the core's input layer (bertscore_plugins.inputs), in this API's words: a
     dict, a set, a DataFrame, a single string, a None or NaN row are refused naming the argument and the
     row, and so is a context with no text (:func:`context_problem`); then each row :func:`as_read`."""
@@ -96,7 +101,7 @@ def checked_rows(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
     from bertscore_plugins.inputs import check_pairs, rows_message
 
     try:
-        outputs, groups = check_pairs(outputs, contexts)
+        texts, groups = check_pairs(outputs, contexts)
     except InputError as error:
         bad = getattr(error, "bad_rows", None)
         if getattr(error, "side", None) == "references" and bad:  # no passages: a context with no text
@@ -107,7 +112,7 @@ def checked_rows(outputs: Any, contexts: Any) -> tuple[list[str], list[str]]:
     empty = [(row, problem) for row, group in enumerate(groups) if (problem := context_problem(list(group)))]
     if empty:
         raise InputError(rows_message("contexts", empty))
-    pairs = [as_read(output, list(group)) for output, group in zip(outputs, groups, strict=True)]
+    pairs = [as_read(output, list(group)) for output, group in zip(texts, groups, strict=True)]
     return [output for output, _ in pairs], [context for _, context in pairs]
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from bertscore_plugins.errors import ArgumentError
 from bertscore_plugins.facts.extract import extract
@@ -25,24 +25,27 @@ from bertscore_plugins.facts.support import check_extracted, check_pair
 from bertscore_plugins.faithfulness import combination, sentence_entailment
 from bertscore_plugins.faithfulness.outcome import answer_outcome
 from bertscore_plugins.faithfulness.parts import parts
-from bertscore_plugins.faithfulness.reading import as_read, checked_rows, plain_text
+from bertscore_plugins.faithfulness.reading import Context, as_read, checked_rows, plain_text
 from bertscore_plugins.faithfulness.result import OfflineFaithfulness
 from bertscore_plugins.faithfulness.sentence_entailment import SentenceEntailment
 from bertscore_plugins.thresholds import FAITHFULNESS_THRESHOLD, check_threshold
 
 if TYPE_CHECKING:
+    from bertscore_plugins.core.explain import Explanation
     from bertscore_plugins.core.score_config import ScoreConfig
     from bertscore_plugins.core.scorer_protocol import Scorer
+    from bertscore_plugins.core.scores import Scores
 
 #: rows scored per core call: each call's alignments (a similarity matrix per row) are read and dropped
 #: before the next, so memory stays flat however many rows there are (benchmarks/speed/facts_cost.py --memory)
 CHUNK_ROWS = 128
+_Row = TypeVar("_Row")
 
 
 def evaluate_pair(
     output: str,
     context: str,
-    explanation: Any = None,
+    explanation: Explanation | None = None,
     groundedness: float | None = None,
     threshold: float = FAITHFULNESS_THRESHOLD,
     entailment: SentenceEntailment | None = None,
@@ -64,7 +67,7 @@ def evaluate_pair(
 def aligned_row(
     output: str,
     context: str,
-    explanation: Any,
+    explanation: Explanation | None,
     groundedness: float | None,
     threshold: float,
     entailment: SentenceEntailment | None = None,
@@ -85,7 +88,7 @@ def aligned_row(
     return OfflineFaithfulness(float(groundedness), facts, threshold, signal_parts, entailment, outcome)
 
 
-def entailment_of_rows(rows: Sequence[tuple[str, str, Any]]) -> list[SentenceEntailment]:
+def entailment_of_rows(rows: Sequence[tuple[str, str, Explanation | None]]) -> list[SentenceEntailment]:
     """The entailment part of many (output, context, explanation) rows, the model reading their sentences
     together (texts as the alignment was made on them, as in :func:`evaluate_pair`)."""
     found = []
@@ -101,7 +104,7 @@ def check_facts(
     outputs: Sequence[str],
     contexts: Sequence[str | Sequence[str]],
     scorer: Scorer | ScoreConfig | None = None,
-    explanations: Sequence[Any] | None = None,
+    explanations: Sequence[Explanation | None] | None = None,
 ) -> list[FactCheck]:
     """The fact check of each output against its context, guided by the core's alignment.
 
@@ -175,13 +178,13 @@ class ReadBatch:
     """``scores``: the core's ``Scores`` of the call (explain=True); ``rows``: each row's offline
     faithfulness, in the order given."""
 
-    scores: Any
+    scores: Scores
     rows: list[OfflineFaithfulness]
 
 
 def read_batch(
     scorer: Scorer | ScoreConfig | None,
-    pairs: Sequence[tuple[str, Any]],
+    pairs: Sequence[tuple[str, Context]],
     threshold: float,
     progress: bool | None = None,
 ) -> ReadBatch:
@@ -193,8 +196,13 @@ def read_batch(
     threshold = check_threshold("threshold", threshold)
     scorer = offline_scorer(scorer)
     rows = [as_read(output, context) for output, context in pairs]
-    options: dict[str, Any] = {"explain": True, **({"progress": progress} if progress is not None else {})}
-    scores = scorer.score([output for output, _ in rows], [context for _, context in rows], **options)
+    outputs, contexts = [output for output, _ in rows], [context for _, context in rows]
+    # progress only when given: a scorer standing in for the core may not take it
+    scores = (
+        scorer.score(outputs, contexts, explain=True)
+        if progress is None
+        else scorer.score(outputs, contexts, progress=progress, explain=True)
+    )
     assert scores.explanations is not None  # asked for (explain=True)
     found = [
         aligned_row(output, context, explanation, float(precision), threshold)
@@ -213,8 +221,8 @@ def signature(read_entailment: bool = False) -> str:
     return found + (f"|entailment={sentence_entailment.identity()}" if read_entailment else "")
 
 
-def _in_groups(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
-    group: list[Any] = []
+def _in_groups(rows: Iterator[_Row], size: int) -> Iterator[list[_Row]]:
+    group: list[_Row] = []
     for row in rows:
         group.append(row)
         if len(group) == size:
@@ -226,7 +234,7 @@ def _in_groups(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
 
 def aligned_chunks(
     outputs: list[str], contexts: list[str], scorer: Scorer | ScoreConfig | None, progress: bool | None
-) -> Iterator[tuple[str, str, float, Any]]:
+) -> Iterator[tuple[str, str, float, Explanation | None]]:
     """(output, context, precision, explanation) per row, scored ``CHUNK_ROWS`` rows at a time: a chunk's
     alignments are dropped once read, so memory does not grow with the rows."""
     from bertscore_plugins.core.progress import progress_bar

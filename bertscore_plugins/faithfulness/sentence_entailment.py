@@ -16,12 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bertscore_plugins.facts.text import TextFacts
 from bertscore_plugins.faithfulness.passages import sentence_windows
+
+if TYPE_CHECKING:
+    from bertscore_plugins.core.explain import Explanation
+    from bertscore_plugins.faithfulness.entailment_model import EntailmentModel
 
 #: p(contradiction) at or above which a sentence is named as contradicted in the explanation
 CONTRADICTED = 0.5
@@ -56,7 +60,7 @@ def _text(facts: TextFacts, sentences: Sequence[int]) -> str:
     return " ".join(facts.text[words[0].start : words[-1].end].split())[:PASSAGE_CHARS]
 
 
-def passages(out: TextFacts, ctx: TextFacts, explanation: Any) -> list[Passage]:
+def passages(out: TextFacts, ctx: TextFacts, explanation: Explanation | None) -> list[Passage]:
     """Each output sentence with its best source passage (none without an alignment)."""
     windows = sentence_windows(out, ctx, explanation)
     if windows is None:
@@ -69,7 +73,7 @@ def passages(out: TextFacts, ctx: TextFacts, explanation: Any) -> list[Passage]:
     return found
 
 
-def read(rows: Sequence[Sequence[Passage]], model: Any = None) -> list[SentenceEntailment]:
+def read(rows: Sequence[Sequence[Passage]], model: EntailmentModel | None = None) -> list[SentenceEntailment]:
     """The entailment part of each row (a row: its sentences' passages), one model call per
     ``ROWS_PER_CALL`` rows."""
     model = model or shipped_model()
@@ -101,7 +105,7 @@ def _quoted(text: str, limit: int = 120) -> str:
 
 
 @lru_cache(maxsize=1)
-def shipped_model() -> Any:
+def shipped_model() -> EntailmentModel:
     """The shipped entailment adapter on the packaged encoder, loaded once per process."""
     from bertscore_plugins.faithfulness.entailment_model import load_entailment
     from bertscore_plugins.models.resolve import resolve_model

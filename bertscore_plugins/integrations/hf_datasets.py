@@ -28,12 +28,12 @@ import dataclasses
 import logging
 import os
 import sys
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sized
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
-from bertscore_plugins.core.row_warnings import row_labels_in_warnings
+from bertscore_plugins.core.row_warnings import row_names_in_warnings
 from bertscore_plugins.core.score_config import ScoreConfig, refuse_idf_per_batch
 from bertscore_plugins.core.scorer import BERTScorer, get_scorer
 from bertscore_plugins.errors import ArgumentTypeError, ColumnNotFoundError, InputError
@@ -43,7 +43,9 @@ from bertscore_plugins.settings import unsigned_defaults
 if TYPE_CHECKING:
     from types import FrameType
 
-    from typing_extensions import Unpack
+    import pandas as pd
+    from datasets import Features
+    from typing_extensions import NotRequired, Unpack
 
     from bertscore_plugins.core.score_settings import ScoreSettings
 
@@ -53,6 +55,18 @@ logger = logging.getLogger(__name__)
 
 # The process that imported this module; a different pid later means we run in a forked map() worker.
 _IMPORTING_PID = os.getpid()
+
+
+class TransformState(TypedDict):
+    """What a transform pickles (worker processes receive it); datasets hashes it without ``progress``."""
+
+    config: ScoreConfig
+    candidate_column: str
+    reference_column: str
+    prefix: str
+    progress: NotRequired[bool | None]
+    package_version: str
+    model_identity: str
 
 
 def _package_version() -> str:
@@ -126,7 +140,7 @@ class BERTScoreTransform:
             self._identity = model_identity(self.config)
         return self._identity
 
-    def output_features(self, features: Any) -> Any:
+    def output_features(self, features: Features) -> Features:
         """`features` of the input dataset plus the float32 score columns (for `map(features=...)`)."""
         import datasets
 
@@ -154,7 +168,7 @@ class BERTScoreTransform:
         )
 
     # --- pickling: what datasets hashes for its fingerprint and what worker processes receive ---
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> TransformState:
         return {
             "config": self.config,
             "candidate_column": self.candidate_column,
@@ -165,7 +179,7 @@ class BERTScoreTransform:
             "model_identity": self.model_identity,
         }
 
-    def fingerprint_state(self) -> dict[str, Any]:
+    def fingerprint_state(self) -> TransformState:
         """What datasets hashes: the state without the settings that never change a score."""
         state = self.__getstate__()
         # settings declared unsigned (speed, memory, device) are reset, so a re-run on another device or
@@ -174,7 +188,7 @@ class BERTScoreTransform:
         del state["progress"]
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: TransformState) -> None:
         self.config = state["config"]
         self.candidate_column = state["candidate_column"]
         self.reference_column = state["reference_column"]
@@ -221,7 +235,7 @@ class BERTScoreTransform:
             raise InputError(_locate(error, indices)) from None
         scorer = self._scorer_for(rank)
         # with the dataset's row indices, the core's warnings name dataset rows, not batch positions
-        with row_labels_in_warnings(list(indices)) if indices is not None else contextlib.nullcontext():
+        with row_names_in_warnings(list(indices)) if indices is not None else contextlib.nullcontext():
             scores = scorer.score(candidates, references, progress=self.progress)
         return {
             self.prefix + name: np.asarray(getattr(scores, name), dtype=np.float32) for name in SCORE_NAMES
@@ -247,7 +261,7 @@ class BERTScoreTransform:
         return list(values)
 
 
-def _is_index_list(value: Any, column: Any) -> bool:
+def _is_index_list(value: object, column: Sized) -> bool:
     """with_indices=True passes a list of ints: not a second text column."""
     return isinstance(value, range) or (
         isinstance(value, list)
@@ -265,11 +279,11 @@ def _register_fingerprint() -> None:
         return
 
     @pklregister(BERTScoreTransform)
-    def _save(pickler: Any, transform: BERTScoreTransform) -> None:
+    def _save(pickler: Any, transform: BERTScoreTransform) -> None:  # datasets' dill pickler
         pickler.save_reduce(_from_state, (transform.fingerprint_state(),), obj=transform)
 
 
-def _from_state(state: dict[str, Any]) -> BERTScoreTransform:
+def _from_state(state: TransformState) -> BERTScoreTransform:
     transform = BERTScoreTransform.__new__(BERTScoreTransform)
     transform.__setstate__(state)
     return transform
@@ -332,13 +346,13 @@ def _locate(error: InputError, indices: list | range | None, label: str = "datas
 
 
 def score_dataframe(
-    df: Any,
+    df: pd.DataFrame,
     candidate_column: str,
     reference_column: str,
     prefix: str = "bertscore_",
     progress: bool | None = None,
     **settings: Unpack[ScoreSettings],
-) -> Any:
+) -> pd.DataFrame:
     """A copy of `df` with float32 `prefix + precision/recall/f1` columns, scored in one core call.
 
     References may be a string or a list of strings per row. `idf=True` fits idf on this whole column

@@ -55,18 +55,18 @@ IDF_ONCE = (
 )
 
 
-def _is_missing(value: Any) -> bool:
+def _is_missing(value: object) -> bool:
     if value is None:
         return True
     return isinstance(value, float) and math.isnan(value)
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def candidates_from_column(values: Iterable[Any], column: str) -> list[str]:
+def candidates_from_column(values: Iterable[object], column: str) -> list[str]:
     """The candidate column as a list of str; InputError names the (batch) row and the problem."""
     candidates = []
     for row, value in enumerate(values):
@@ -81,7 +81,7 @@ def candidates_from_column(values: Iterable[Any], column: str) -> list[str]:
     return candidates
 
 
-def references_from_column(values: Iterable[Any], column: str) -> list[str | list[str]]:
+def references_from_column(values: Iterable[object], column: str) -> list[str | list[str]]:
     """The reference column as str or list[str] per row (parquet/arrow lists arrive as numpy arrays)."""
     references: list[str | list[str]] = []
     for row, value in enumerate(values):

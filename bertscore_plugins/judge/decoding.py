@@ -15,7 +15,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from bertscore_plugins.json_types import JSONObject
+
+if TYPE_CHECKING:
+    import random
+
+    import torch
 
 
 class Engine(Protocol):
@@ -23,7 +30,7 @@ class Engine(Protocol):
 
     end_ids: set[int]
 
-    def next_logprobs(self, tokens: Sequence[int]) -> Any:
+    def next_logprobs(self, tokens: Sequence[int]) -> torch.Tensor:
         """log p(next token | tokens) over the vocabulary (a torch vector)."""
         ...
 
@@ -37,11 +44,11 @@ class Written:
     """The answer written: its text, each token's log probability and alternatives, why it stopped."""
 
     text: str = ""
-    pieces: list[dict[str, Any]] = field(default_factory=list)
+    pieces: list[JSONObject] = field(default_factory=list)
     finish_reason: str = "length"
 
 
-def _top(values: Any, count: int) -> list[int]:
+def _top(values: torch.Tensor, count: int) -> list[int]:
     """The ``count`` likeliest token ids, likeliest first (``values``: a torch vector)."""
     return [int(i) for i in values.topk(count).indices] if count > 0 else []
 
@@ -93,7 +100,7 @@ def generate(
     return written
 
 
-def _sample(values: Any, temperature: float, top_p: float, rng: Any) -> int:
+def _sample(values: torch.Tensor, temperature: float, top_p: float, rng: random.Random) -> int:
     order = _top(values, 1000)  # beyond the 1,000 likeliest tokens the mass is negligible for sampling
     peak = float(values[order[0]])
     # the distance to the likeliest, then divided: at a tiny temperature (1e-300) the quotient is -inf

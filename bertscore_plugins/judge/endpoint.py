@@ -20,10 +20,10 @@ import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from bertscore_plugins.errors import EndpointError, SettingError
+from bertscore_plugins.json_types import JSONObject, JSONValue
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: seconds one request may take before the row fails as timed out (a slow server fails rows, not the run)
@@ -172,7 +172,7 @@ class Endpoint:
             raise SettingError("timeout", f"timeout {problem}, got {self.timeout!r}")
         object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
 
-    def _request(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _request(self, path: str, body: JSONObject | None = None) -> dict[str, object]:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -237,6 +237,6 @@ class Endpoint:
             else []
         )
 
-    def chat(self, messages: list[dict[str, str]], **options: Any) -> dict[str, Any]:
+    def chat(self, messages: list[dict[str, str]], **options: JSONValue) -> dict[str, object]:
         """One chat completion (``options``: max_tokens, logprobs, top_logprobs, temperature, ...)."""
         return self._request("/chat/completions", {"model": self.model, "messages": messages, **options})

@@ -17,11 +17,15 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bertscore_plugins.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
 #: Gemma's turn markers (the GGUF is the base model and carries no chat template of its own): control tokens
 #: of the template alone, never read out of a message's text (see GemmaEngine.tokens)
@@ -63,7 +67,7 @@ class Turns:
     the same ids as the one string did: the tokenizer splits a string at its control tokens and reads each
     piece on its own, as here."""
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: PreTrainedTokenizerBase) -> None:
         self.tokenizer = tokenizer
         self.start_of_turn = _control_token(tokenizer, START_OF_TURN)
         self.end_of_turn = _control_token(tokenizer, END_OF_TURN)
@@ -105,7 +109,7 @@ class GemmaEngine:
             {int(self.tokenizer.eos_token_id)} if isinstance(self.tokenizer.eos_token_id, int) else set()
         )
         self._tokens: list[int] = []
-        self._cache: Any = None
+        self._cache: DynamicCache | None = None
 
     def tokens(self, messages: Sequence[dict[str, str]]) -> list[int]:
         """The prompt's token ids (:class:`Turns`); no lock needed."""
@@ -122,7 +126,7 @@ class GemmaEngine:
         """A label's or a stop string's token ids, read as text (a label spelt like a marker is that text)."""
         return self.turns.text(text)
 
-    def next_logprobs(self, tokens: Sequence[int]) -> Any:
+    def next_logprobs(self, tokens: Sequence[int]) -> torch.Tensor:
         """log p(next token | ``tokens``) over the vocabulary (a float64 tensor); call under :attr:`lock`.
 
         The prompt is read in blocks of :data:`BLOCK` tokens at fixed positions, and the cache of the
@@ -158,7 +162,7 @@ class GemmaEngine:
         return torch.log_softmax(out.logits[0, -1].double(), dim=-1)
 
 
-def _control_token(tokenizer: Any, spelling: str) -> int:
+def _control_token(tokenizer: PreTrainedTokenizerBase, spelling: str) -> int:
     """The id of one of the template's control tokens; a tokenizer without it cannot serve the template."""
     token = tokenizer.convert_tokens_to_ids(spelling)
     if not isinstance(token, int) or token < 0 or token == tokenizer.unk_token_id:
@@ -168,17 +172,17 @@ def _control_token(tokenizer: Any, spelling: str) -> int:
     return token
 
 
-def _load(gguf_path: Path, sha256: str) -> tuple[Any, Any]:
+def _load(gguf_path: Path, sha256: str) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """(model, tokenizer): from the dequantised copy when there is one, else from the GGUF file (then the
     copy is written, atomically: a start killed while writing leaves no half copy)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as transformers_logging
 
-    quiet: Any = transformers_logging.disable_progress_bar  # untyped in transformers
+    quiet: Callable[[], None] = transformers_logging.disable_progress_bar  # untyped in transformers
     quiet()  # the server's log keeps errors, not progress bars
     saved = dequantised_dir(gguf_path, sha256)
-    model: Any  # transformers' models are untyped: eval() and the rest are read as Any
+    model: PreTrainedModel
     if (saved / "config.json").exists():
         try:
             model = AutoModelForCausalLM.from_pretrained(saved, dtype=torch.float32)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bertscore_plugins.cache_home import cached
 from bertscore_plugins.errors import JudgeServerError
+from bertscore_plugins.json_types import JSONObject
 
 #: what the local server calls its model (the name BERTSCORE_JUDGE_MODEL carries)
 LOCAL_MODEL = "gemma-3-270m-q4_k_m"
@@ -39,7 +40,7 @@ def near_chance(measured_auc: float | None) -> bool:
     return measured_auc is not None and abs(measured_auc - 0.5) <= NEAR_CHANCE_MARGIN
 
 
-def measured_quality() -> dict[str, object]:
+def measured_quality() -> JSONObject:
     """The packaged model's measured quality as ``judge serve`` shows it (``/v1/models``, its start line)."""
     chance = near_chance(MEASURED_AUC)
     return {

@@ -23,10 +23,11 @@ import json
 import math
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from bertscore_plugins.errors import Refused
+from bertscore_plugins.json_types import JSONObject, JSONValue
 
 MAX_TOKENS = 64
 MAX_TOP_LOGPROBS = 20
@@ -81,16 +82,16 @@ class Request:
     logprobs: bool = False
     top_logprobs: int = 0
     choice: Choice | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
 
-def _integer(value: Any, name: str, low: int, high: int) -> int:
+def _integer(value: object, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise Refused(name, f"{name} must be an integer from {low} to {high}, got {json.dumps(value)[:40]}")
     return value
 
 
-def _number(value: Any, name: str, low: float, high: float) -> float:
+def _number(value: object, name: str, low: float, high: float) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
@@ -100,7 +101,7 @@ def _number(value: Any, name: str, low: float, high: float) -> float:
     return float(value)
 
 
-def _text(value: Any, name: str) -> str:
+def _text(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise Refused(name, f"{name} must be a string, got {type(value).__name__}")
     try:
@@ -113,7 +114,7 @@ def _text(value: Any, name: str) -> str:
     return value
 
 
-def _content(value: Any, name: str) -> str:
+def _content(value: object, name: str) -> str:
     """A message's content: a string, or a list of text parts (joined)."""
     if isinstance(value, str):
         return _text(value, name)
@@ -135,7 +136,7 @@ def _content(value: Any, name: str) -> str:
     return "".join(texts)
 
 
-def _messages(value: Any) -> list[dict[str, str]]:
+def _messages(value: object) -> list[dict[str, str]]:
     if not isinstance(value, list) or not value:
         raise Refused("messages", "messages must be a non-empty list of {role, content} objects")
     out = []
@@ -167,7 +168,7 @@ def _messages(value: Any) -> list[dict[str, str]]:
     return out
 
 
-def _labels(schema: Any, where: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+def _labels(schema: object, where: str) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """(labels, the label field, the other text fields) of an object schema with one choice among labels."""
     if (
         not isinstance(schema, dict)
@@ -218,7 +219,7 @@ def _labels(schema: Any, where: str) -> tuple[tuple[str, ...], str, tuple[str, .
     return choice[1], choice[0], tuple(texts)
 
 
-def _response_format(value: Any) -> Choice | None:
+def _response_format(value: object) -> Choice | None:
     if not isinstance(value, dict) or value.get("type") not in ("text", "json_schema"):
         kind = value.get("type") if isinstance(value, dict) else value
         raise Refused(
@@ -237,7 +238,7 @@ def _response_format(value: Any) -> Choice | None:
     return Choice(labels, key, texts, "json_schema", param=f"{where}.properties.{key}")
 
 
-def _tools(tools: Any, tool_choice: Any) -> Choice | None:
+def _tools(tools: object, tool_choice: object) -> Choice | None:
     if not isinstance(tools, list) or not tools:
         raise Refused("tools", "tools must be a non-empty list of functions")
     by_name = {}
@@ -275,7 +276,7 @@ def _tools(tools: Any, tool_choice: Any) -> Choice | None:
     return Choice(labels, key, texts, "tool", name, param=f"{where}.properties.{key}")
 
 
-def read_request(body: Any, served_model: str) -> Request:
+def read_request(body: object, served_model: str) -> Request:
     """The request ``body`` as this server answers it, or Refused naming the first field it cannot honour."""
     if not isinstance(body, dict):
         raise Refused(None, "the request body must be a JSON object")
@@ -299,7 +300,7 @@ def read_request(body: Any, served_model: str) -> Request:
     )
 
 
-def _check_fields(body: dict[str, Any], served_model: str) -> None:
+def _check_fields(body: Mapping[str, object], served_model: str) -> None:
     """Refuse an unknown field, another model, and values this server cannot honour (n, stream, penalties)."""
     for name in body:
         if name not in KNOWN_FIELDS:
@@ -324,7 +325,7 @@ def _check_fields(body: dict[str, Any], served_model: str) -> None:
         raise Refused("stream", "stream must be false: this server answers in one piece")
 
 
-def _max_tokens(body: dict[str, Any]) -> int:
+def _max_tokens(body: Mapping[str, object]) -> int:
     if "max_tokens" in body and "max_completion_tokens" in body:
         raise Refused("max_completion_tokens", "give max_tokens or max_completion_tokens, not both")
     name = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
@@ -332,7 +333,7 @@ def _max_tokens(body: dict[str, Any]) -> int:
     return 16 if value is None else _integer(value, name, 1, MAX_TOKENS)
 
 
-def _logprobs(body: dict[str, Any]) -> tuple[bool, int]:
+def _logprobs(body: Mapping[str, object]) -> tuple[bool, int]:
     logprobs = body.get("logprobs")
     logprobs = False if logprobs is None else logprobs
     if not isinstance(logprobs, bool):
@@ -344,7 +345,7 @@ def _logprobs(body: dict[str, Any]) -> tuple[bool, int]:
     return logprobs, top
 
 
-def _stops(stop: Any) -> tuple[str, ...]:
+def _stops(stop: object) -> tuple[str, ...]:
     stops = () if stop is None else (stop,) if isinstance(stop, str) else stop
     if (
         not isinstance(stops, (list, tuple))
@@ -355,13 +356,15 @@ def _stops(stop: Any) -> tuple[str, ...]:
     return tuple(_text(s, "stop") for s in stops)
 
 
-def _seed(seed: Any) -> int | None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+def _seed(seed: object) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
         raise Refused("seed", "seed must be an integer")
     return seed
 
 
-def _choice(body: dict[str, Any]) -> Choice | None:
+def _choice(body: Mapping[str, object]) -> Choice | None:
     """The choice among labels asked by ``response_format`` or ``tools``, or None for free text."""
     choice = None
     if body.get("response_format") is not None:
@@ -377,12 +380,12 @@ def _choice(body: dict[str, Any]) -> Choice | None:
 
 def completion(
     model: str,
-    message: dict[str, Any],
+    message: JSONObject,
     finish_reason: str,
     prompt_tokens: int,
     completion_tokens: int,
-    logprobs: Any = None,
-) -> dict[str, Any]:
+    logprobs: JSONValue = None,
+) -> JSONObject:
     """A chat-completions response body."""
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
@@ -408,7 +411,7 @@ def tempered(probabilities: list[float], temperature: float) -> list[float]:
 
 def choice_message(
     choice: Choice, probabilities: list[float], model: str, temperature: float, seed: int | None
-) -> dict[str, Any]:
+) -> JSONObject:
     """The assistant message answering ``choice``: the likeliest label (sampled above temperature 0)."""
     import random
 
@@ -425,7 +428,7 @@ def choice_message(
     answer[choice.label_key] = label
     arguments = json.dumps(answer)
     if choice.shape == "tool":
-        call = {
+        call: JSONObject = {
             "id": f"call_{uuid.uuid4().hex[:24]}",
             "type": "function",
             "function": {"name": choice.tool, "arguments": arguments},

@@ -40,9 +40,10 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Protocol
 
 from bertscore_plugins.errors import Refused
+from bertscore_plugins.json_types import JSONObject
 from bertscore_plugins.judge import protocol
 from bertscore_plugins.judge.decoding import Engine, generate, label_logprobs, label_probabilities
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, measured_quality
@@ -95,7 +96,7 @@ class ServedEngine(Engine, Protocol):
     def tokens(self, messages: Sequence[dict[str, str]]) -> list[int]: ...
 
 
-class Judge:
+class ServedJudge:
     """The engine behind the protocol: one request (a parsed body) -> (status, JSON)."""
 
     def __init__(self, engine: ServedEngine, alias: str, n_ctx: int) -> None:
@@ -103,7 +104,7 @@ class Judge:
         self.waiting = threading.BoundedSemaphore(MAX_WAITING)
         self.turns = FifoLock()
 
-    def answer(self, body: Any) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def answer(self, body: object) -> tuple[int, JSONObject, dict[str, str]]:
         try:
             request = protocol.read_request(body, self.alias)
             tokens = self.engine.tokens(request.messages)
@@ -141,7 +142,7 @@ class Judge:
                 code="context_length_exceeded",
             )
 
-    def _complete(self, request: protocol.Request, tokens: list[int]) -> dict[str, Any]:
+    def _complete(self, request: protocol.Request, tokens: list[int]) -> JSONObject:
         if request.choice is not None:
             scores = label_logprobs(self.engine, tokens, request.choice.labels)
             message = protocol.choice_message(
@@ -159,32 +160,32 @@ class Judge:
             seed=request.seed,
             stop=request.stop,
         )
-        logprobs = {"content": written.pieces} if request.logprobs else None
-        message = {"role": "assistant", "content": written.text}
+        logprobs: JSONObject | None = {"content": written.pieces} if request.logprobs else None
+        answer: JSONObject = {"role": "assistant", "content": written.text}
         return protocol.completion(
-            self.alias, message, written.finish_reason, len(tokens), len(written.pieces), logprobs
+            self.alias, answer, written.finish_reason, len(tokens), len(written.pieces), logprobs
         )
 
 
 def _error(
     message: str, code: str, param: str | None = None, kind: str = "invalid_request_error"
-) -> dict[str, Any]:
+) -> JSONObject:
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One connection's requests; :func:`handler` binds it to a :class:`Judge`."""
+    """One connection's requests; :func:`handler` binds it to a :class:`ServedJudge`."""
 
-    judge: Judge
+    judge: ServedJudge
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: the log keeps errors only
+    def log_message(self, format: str, *args: object) -> None:  # quiet: the log keeps errors only
         pass
 
     def _send(
         self,
         status: int,
-        payload: dict[str, Any],
+        payload: JSONObject,
         headers: dict[str, str] | None = None,
         close: bool = False,
     ) -> None:
@@ -202,7 +203,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
-            model = {"id": self.judge.alias, "object": "model", "created": 0, "owned_by": "local"}
+            model: JSONObject = {"id": self.judge.alias, "object": "model", "created": 0, "owned_by": "local"}
             if self.judge.alias == LOCAL_MODEL:  # what this model is worth, where a client looks
                 model["quality"] = measured_quality()
             models = [model]
@@ -225,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
             print(f"engine error: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
         self._send(status, payload, headers)
 
-    def _body(self) -> Any:
+    def _body(self) -> object:
         """The parsed JSON body, or None after answering why there is none usable."""
         if self.headers.get("Transfer-Encoding"):
             self._send(
@@ -291,7 +292,7 @@ def _json_integer(text: str) -> int | float:
     return int(text) if len(text) <= 4000 else math.inf
 
 
-def handler(judge: Judge) -> type[Handler]:
+def handler(judge: ServedJudge) -> type[Handler]:
     """The request handler class answering with ``judge``."""
     return type("BoundHandler", (Handler,), {"judge": judge})
 
@@ -326,7 +327,7 @@ def main(argv: list[str]) -> None:
     server_class = type(
         "Server", (Server,), {"address_family": socket.AF_INET6 if ":" in host else socket.AF_INET}
     )
-    server = server_class((host, int(port)), handler(Judge(engine, alias, int(n_ctx))))
+    server = server_class((host, int(port)), handler(ServedJudge(engine, alias, int(n_ctx))))
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
     server.serve_forever()
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from bertscore_plugins.errors import UnusableAnswer
 from bertscore_plugins.faithfulness import FAITHFUL, UNFAITHFUL
@@ -38,11 +38,11 @@ class JudgeVerdict:
         return FAITHFUL if self.p_yes >= YES_THRESHOLD else UNFAITHFUL
 
 
-def _word(token: Any) -> str:
+def _word(token: object) -> str:
     return _WORD.sub("", str(token).lower()) if isinstance(token, str) else ""
 
 
-def read_verdict(response: dict[str, Any]) -> JudgeVerdict:
+def read_verdict(response: Mapping[str, object]) -> JudgeVerdict:
     """The verdict in a chat-completions response (``logprobs: true, top_logprobs: N``).
 
     Raises UnusableAnswer: no choice, an empty answer, or neither word among the first token's
@@ -83,7 +83,7 @@ def read_verdict(response: dict[str, Any]) -> JudgeVerdict:
 _SLACK = 1e-6
 
 
-def _logprob(token: Any, value: Any) -> float:
+def _logprob(token: object, value: object) -> float:
     """A log probability as sent, checked: a finite number at most 0; else UnusableAnswer naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         shown = "missing" if value is None else f"{value!r}"[:40]
@@ -106,7 +106,7 @@ def _logprob(token: Any, value: Any) -> float:
     return min(float(value), 0.0)
 
 
-def _first_token(choice: dict[str, Any]) -> tuple[str, list[tuple[Any, Any]]] | None:
+def _first_token(choice: Mapping[str, object]) -> tuple[str, list[tuple[object, object]]] | None:
     """(the first token, its alternatives with log probabilities), or None when none were sent."""
     logprobs = choice.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None

@@ -30,13 +30,14 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from bertscore_plugins.errors import EndpointError, UnusableAnswer
-from bertscore_plugins.evaluation.cells import Cell, VerdictMetadata
+from bertscore_plugins.evaluation.cells import Cell, Details, VerdictMetadata
 from bertscore_plugins.evaluation.judge import JudgeRow, Verdict, failed_verdict
 from bertscore_plugins.evaluation.names import FAITHFULNESS
 from bertscore_plugins.faithfulness import as_read
+from bertscore_plugins.json_types import JSONObject
 from bertscore_plugins.judge.endpoint import Endpoint, retry_wait
 from bertscore_plugins.judge.local_model import LOCAL_MODEL, MEASURED_AUC, near_chance
 from bertscore_plugins.judge.prompt import CONTEXT_TOKENS, prompt_identity, question
@@ -99,7 +100,7 @@ class YesNoJudge:
             return []
         problem = self._server_problem(max_retries)
         if problem is not None:
-            return [failed_verdict(f"row {row.label}: {problem}") for row in rows]
+            return [failed_verdict(f"row {row.key}: {problem}") for row in rows]
         with ThreadPoolExecutor(max_workers=max(1, int(concurrency)), thread_name_prefix="judge") as pool:
             return list(pool.map(lambda row: self._verdict(row, max_retries), rows))
 
@@ -162,14 +163,14 @@ class YesNoJudge:
                 self._answered = True
                 logger.info("the judge's first answer came from model %r", reply.get("model"))
             return Verdict(self._cell(verdict, asked.cut), _details(time.perf_counter() - started))
-        return failed_verdict(f"row {row.label}: {reason}", time.perf_counter() - started)
+        return failed_verdict(f"row {row.key}: {reason}", time.perf_counter() - started)
 
     def _cell(self, verdict: JudgeVerdict, cut: str) -> Cell:
         how = "p(yes)" if verdict.from_probabilities else "answered (no probabilities from the provider)"
         explanation = f"{self.endpoint.model} {how} {verdict.p_yes:.3f}: '{verdict.word}'" + (
             f"; {cut}" if cut else ""
         )
-        details = {
+        details: JSONObject = {
             "model": self.endpoint.model,
             "prompt": prompt_identity(),
             "first_token": verdict.word,
@@ -180,7 +181,7 @@ class YesNoJudge:
         return Cell(self.name, verdict.p_yes, verdict.label, explanation, metadata, kind="llm")
 
 
-def _details(seconds: float) -> dict[str, Any]:
+def _details(seconds: float) -> Details:
     from bertscore_plugins.evaluation.cells import completed
 
     return completed(seconds)

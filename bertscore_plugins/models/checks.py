@@ -15,18 +15,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from bertscore_plugins.errors import ModelLoadError
 from bertscore_plugins.models.layers import find_layer_list
 
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig, PreTrainedTokenizerBase
+
 #: how many tensor names a message lists before "... (N in all)"
 _SHOWN = 5
 
 
-def check_tokenizer(tokenizer: Any, location: str, model_config: Any) -> None:
+def check_tokenizer(
+    tokenizer: PreTrainedTokenizerBase, location: str, model_config: PretrainedConfig
+) -> None:
     """Raise ModelLoadError when `tokenizer` was not built from vocabulary files in the folder
     `location`, or when its vocabulary has ids beyond the model's embedding table."""
     folder = Path(location)

@@ -13,7 +13,7 @@ import socket
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 import torch
@@ -23,6 +23,9 @@ from bertscore_plugins.models import checks as model_checks
 from bertscore_plugins.models import objects as model_objects
 from bertscore_plugins.models.layers import Truncated, quantize_int8, truncate
 from bertscore_plugins.models.resolve import ModelSource, resolve_model
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +39,7 @@ class LoadedModel:
     """A tokenizer and an encoder truncated to the chosen layer, on its device, in eval mode."""
 
     source: ModelSource
-    tokenizer: Any
+    tokenizer: PreTrainedTokenizerBase
     encoder: torch.nn.Module
     layer: int
     num_layers: int  # layers the full model has
@@ -127,7 +130,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
 
 def _placed(
     source: ModelSource,
-    tokenizer: Any,
+    tokenizer: PreTrainedTokenizerBase,
     cut: Truncated,
     spec: ModelSpec,
     torch_device: torch.device,

@@ -9,22 +9,29 @@ The registry keeps the objects alive for the process (as the model cache does fo
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bertscore_plugins.errors import ArgumentError, ArgumentTypeError
 
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedTokenizerBase
+
+    #: an in-memory model: its encoder and its (fast) tokenizer
+    ModelObjects = tuple[torch.nn.Module, PreTrainedTokenizerBase]
+
 PREFIX = "in-memory:"
 
-_OBJECTS: dict[str, tuple[Any, Any]] = {}
+_OBJECTS: dict[str, ModelObjects] = {}
 _KEYS: dict[int, str] = {}
 _LOCK = threading.Lock()
 
 
-def is_in_memory(model: Any) -> bool:
+def is_in_memory(model: object) -> bool:
     return isinstance(model, str) and model.startswith(PREFIX)
 
 
-def is_model_object(value: Any) -> bool:
+def is_model_object(value: object) -> bool:
     """A SentenceTransformer, or a (model, tokenizer) pair whose model is a torch module."""
     if _sentence_transformer_parts(value) is not None:
         return True
@@ -35,14 +42,16 @@ def is_model_object(value: Any) -> bool:
     return False
 
 
-def _sentence_transformer_parts(value: Any) -> tuple[Any, Any] | None:
+def _sentence_transformer_parts(
+    value: Any,
+) -> ModelObjects | None:  # duck-typed: sentence-transformers is optional
     first = value[0] if type(value).__name__ == "SentenceTransformer" and len(value) else None
     encoder = getattr(first, "auto_model", None)
     tokenizer = getattr(first, "tokenizer", None) or getattr(value, "tokenizer", None)
     return (encoder, tokenizer) if encoder is not None and tokenizer is not None else None
 
 
-def register(value: Any) -> str:
+def register(value: object) -> str:
     """The setting string for a model object (the same key each time for the same object)."""
     parts = _sentence_transformer_parts(value)
     if parts is None:
@@ -67,7 +76,7 @@ def register(value: Any) -> str:
         return key
 
 
-def describe(key: str) -> tuple[str, str, tuple[Any, Any]]:
+def describe(key: str) -> tuple[str, str, ModelObjects]:
     """(display name, signature identity, (encoder, tokenizer)) of a registered object."""
     try:
         objects = _OBJECTS[key]

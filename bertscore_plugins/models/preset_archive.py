@@ -19,9 +19,12 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 from bertscore_plugins.errors import PresetIntegrityError
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 from bertscore_plugins.models.identity import file_sha256
 
 logger = logging.getLogger(__name__)
@@ -98,7 +101,7 @@ class _JoinedParts(io.RawIOBase):
         self._position = max(0, base + offset)
         return self._position
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: Buffer) -> int:
         view = memoryview(buffer).cast("B")
         written = 0
         while written < len(view) and self._position < self._size:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+from bertscore_plugins.core.token_match import TokenMatch
 from bertscore_plugins.evaluation.cells import (
     BertScoreMetadata,
     Cell,
     DisagreementMetadata,
     FactCheckMetadata,
     OtherMetadata,
-    TokenMatch,
     VerdictMetadata,
     as_cell,
 )

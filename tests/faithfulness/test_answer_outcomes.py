@@ -238,7 +238,7 @@ def test_the_disagreement_of_an_empty_or_refusing_answer_is_its_outcome_not_a_qu
     similarity = Cell("bertscore", None, outcome, None)
     faithfulness = Cell("offline_faithfulness", None, outcome, None)  # an outcome has no score on any signal
     cells, details = disagreement_cells(
-        [similarity, None], [faithfulness, faithfulness], Thresholds(0.9), labels=["0", "1"]
+        [similarity, None], [faithfulness, faithfulness], Thresholds(0.9), row_names=["0", "1"]
     )
     found = [cell for cell in cells if cell is not None]
     assert [cell.label for cell in found] == [outcome, outcome]  # with no similarity (no reference) too

@@ -313,7 +313,7 @@ class EveryRowFaithful:
     def verdicts(self, rows, *, concurrency, max_retries):
         from bertscore_plugins.evaluation.judge import Verdict
 
-        self.asked += [row.label for row in rows]
+        self.asked += [row.key for row in rows]
         return [Verdict({"name": self.name, "score": 1.0, "label": FAITHFUL}) for _ in rows]
 
 

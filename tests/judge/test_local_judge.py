@@ -71,7 +71,7 @@ def test_a_server_that_is_not_running_fails_every_row_by_name():
     for row, verdict in zip(ROWS, verdicts, strict=True):
         assert verdict.details["status"] == "FAILED"
         assert verdict.details["exceptions"][0].startswith(
-            f"row {row.label}: judge unavailable: no judge server at {url}"
+            f"row {row.key}: judge unavailable: no judge server at {url}"
         )
 
 
@@ -145,7 +145,7 @@ def test_a_server_killed_mid_run_keeps_the_rows_judged_and_fails_the_rest(tmp_pa
     assert [v.details["status"] for v in verdicts] == ["COMPLETED", "COMPLETED", "FAILED", "FAILED", "FAILED"]
     for row, verdict in zip(rows[2:], verdicts[2:], strict=True):
         assert verdict.details["exceptions"][0].startswith(
-            f"row {row.label}: judge unreachable: no judge server at"
+            f"row {row.key}: judge unreachable: no judge server at"
         )
     assert not server.pid_file.exists()
 

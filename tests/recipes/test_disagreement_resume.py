@@ -97,7 +97,7 @@ class Scoring:
 
         def counted_batch(rows, config, **kwargs):
             bertscore = {config.similarity_name, config.groundedness_name, config.offline_name}
-            self.scored += [str(row.label) for row in rows if row.wants is None or row.wants & bertscore]
+            self.scored += [str(row.key) for row in rows if row.wants is None or row.wants & bertscore]
             return real_batch(rows, config, **kwargs)
 
         def counted_verdicts(*args, **kwargs):

@@ -49,7 +49,7 @@ def run_recipe(args: argparse.Namespace) -> int:
         _discard(folder)
     previous = folder.load_state()  # a damaged one is named before any work
     engine_rows = batch_rows(rows)
-    keys = [str(row.label) for row in engine_rows]
+    keys = [str(row.key) for row in engine_rows]
     found, store_keys = _evaluate(args, folder, config, engine_rows)
     signature = _signature(found, config, previous, folder)
     cells = [found.cells[key] for key in keys]
@@ -175,8 +175,8 @@ def batch_rows(rows: pd.DataFrame) -> list[BatchRow]:
     return [
         replace(
             row,
-            label=row_key(row),
-            named=row_name(position, None if row.label == str(position + 1) else row.label),
+            key=row_key(row),
+            named=row_name(position, None if row.key == str(position + 1) else row.key),
         )
         for position, row in enumerate(found)
     ]

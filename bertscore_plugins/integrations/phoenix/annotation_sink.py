@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from phoenix.evals.utils import to_annotation_dataframe
@@ -46,6 +46,7 @@ from bertscore_plugins.evaluation.names import (
 from bertscore_plugins.faithfulness.outcome import ABSTAINED, EMPTY
 from bertscore_plugins.faithfulness.result import FAITHFUL, UNFAITHFUL
 from bertscore_plugins.integrations.phoenix import gateway
+from bertscore_plugins.json_types import JSONObject, JSONValue
 
 if TYPE_CHECKING:
     from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
@@ -63,7 +64,7 @@ def annotation_configs(
     faithfulness: str = FAITHFULNESS,
     disagreement: str = DISAGREEMENT,
     offline_faithfulness: str = OFFLINE_FAITHFULNESS,
-) -> list[dict[str, Any]]:
+) -> list[JSONObject]:
     """The annotation configs that tell the Phoenix UI each result's type, labels and direction."""
     return [
         {
@@ -115,7 +116,7 @@ def annotation_configs(
 
 def ensure_annotation_configs(
     client: PhoenixClient,
-    configs: Sequence[Mapping[str, Any]] | None = None,
+    configs: Sequence[Mapping[str, JSONValue]] | None = None,
     *,
     project: str | None = None,
 ) -> dict[str, str]:
@@ -127,7 +128,8 @@ def ensure_annotation_configs(
     configs = list(configs) if configs is not None else annotation_configs()
     existing = gateway.annotation_config_ids(client)
     ids = {
-        config["name"]: existing.get(config["name"]) or gateway.create_annotation_config(client, config)
+        str(config["name"]): existing.get(str(config["name"]))
+        or gateway.create_annotation_config(client, config)
         for config in configs
     }
     if project is not None:

@@ -85,7 +85,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
             self._scorer = resolve_scorer(None, self._core_settings)
         return self._scorer
 
-    def _pair(self, eval_input: Mapping[str, Any]) -> tuple[str, Any]:
+    def _pair(self, eval_input: Mapping[str, object]) -> tuple[str, Any]:
         """(candidate, reference or context) as the core scores them, from a validated input; InputError
         for a pair the engine would not score (its own check, so a row reads the same one at a time or in
         a batch: a context with no text is refused either way)."""
@@ -95,7 +95,7 @@ class _BERTScoreEvaluatorBase(Evaluator):
             raise InputError(problem)
         return scorable(candidate, other, self.signal.reads)
 
-    def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+    def _evaluate(self, eval_input: Mapping[str, object]) -> list[Score]:
         candidate, reference = self._pair(eval_input)
         cells = signal_cells(self.scorer, [self.signal], {0: (candidate, reference)})
         return [Score(**cells[self.name][0].to_dict())]
@@ -181,7 +181,7 @@ def batch_evaluate_dataframe(
     dataframe: pd.DataFrame,
     evaluator: _BERTScoreEvaluatorBase,
     *,
-    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
+    input_mapping: Mapping[str, str | Callable[..., object]] | None = None,
     exit_on_error: bool = True,
     progress: bool | None = None,
 ) -> pd.DataFrame:
@@ -228,8 +228,8 @@ def scored_frame(
     mapping = options.get("input_mapping")
     mapping = mapping if mapping is not None else getattr(evaluator, "_input_mapping", None)
     pairs, failures = _valid_pairs(dataframe, evaluator, mapping, options.get("exit_on_error", True))
-    labels = {p: row_number(dataframe.index[p], p) for p in pairs}
-    cells = signal_cells(evaluator.scorer, signals, pairs, labels, options.get("progress"))
+    row_names = {p: row_number(dataframe.index[p], p) for p in pairs}
+    cells = signal_cells(evaluator.scorer, signals, pairs, row_names, options.get("progress"))
     seconds = (time.perf_counter() - started) / max(len(dataframe), 1)
     result = dataframe.copy()
     for signal in signals:
@@ -302,10 +302,10 @@ class DisagreementEvaluator(Evaluator):
         )
         return [Score(**cell.to_dict())]
 
-    def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+    def _evaluate(self, eval_input: Mapping[str, object]) -> list[Score]:
         sim = self.similarity.evaluate(dict(eval_input))[0]
         return self._score(sim, self.faithfulness.evaluate(dict(eval_input))[0])
 
-    async def _async_evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+    async def _async_evaluate(self, eval_input: Mapping[str, object]) -> list[Score]:
         sim = (await self.similarity.async_evaluate(dict(eval_input)))[0]
         return self._score(sim, (await self.faithfulness.async_evaluate(dict(eval_input)))[0])

@@ -37,19 +37,19 @@ class _SharedResult(Evaluator):
         self._cache: dict[str, list[Score]] = {}
 
     @staticmethod
-    def _key(eval_input: Mapping[str, Any]) -> str:
+    def _key(eval_input: Mapping[str, object]) -> str:
         keys = [k for k in ("input", "output", "expected", "reference") if k in eval_input] or sorted(
             eval_input
         )
         return json.dumps({k: eval_input[k] for k in keys}, sort_keys=True, default=str)
 
-    def _evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+    def _evaluate(self, eval_input: Mapping[str, object]) -> list[Score]:
         key = self._key(eval_input)
         if key not in self._cache:
             self._cache[key] = self.inner.evaluate(dict(eval_input))
         return self._cache[key]
 
-    async def _async_evaluate(self, eval_input: Mapping[str, Any]) -> list[Score]:
+    async def _async_evaluate(self, eval_input: Mapping[str, object]) -> list[Score]:
         key = self._key(eval_input)
         if key not in self._cache:
             self._cache[key] = await self.inner.async_evaluate(dict(eval_input))
@@ -98,7 +98,7 @@ def create_dataset(
     columns: Columns | None = None,
     description: str | None = None,
     span_id_column: str | None = None,
-    **column_names: str,
+    **column_names: object,
 ) -> Any:
     """A Phoenix dataset, one example per row: input ``{question, context}``, expected ``{reference}``.
 
@@ -133,7 +133,7 @@ def create_dataset(
     )
 
 
-def _columns(columns: Columns | None, column_names: dict[str, Any], caller: str) -> Columns:
+def _columns(columns: Columns | None, column_names: dict[str, object], caller: str) -> Columns:
     """The columns of ``columns`` with the ``<field>_column=`` keywords applied; ArgumentTypeError (a
     TypeError) for others."""
     where = Columns.take(column_names, columns)
@@ -149,7 +149,7 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, (list, tuple)) else value
 
 
-def _replay_output(metadata: Mapping[str, Any]) -> Any:
+def _replay_output(metadata: Mapping[str, object]) -> Any:
     return metadata["output"]
 
 
@@ -162,7 +162,7 @@ def _stored_evaluator(results: pd.DataFrame, name: str) -> Any:
     kind = "LLM" if "llm" in kinds else "CODE"
 
     @create_evaluator(kind=kind, name=name)
-    def stored(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    def stored(metadata: Mapping[str, Any]) -> dict[str, object]:  # Phoenix's example metadata
         cell = cells[int(metadata["row"])]
         if not isinstance(cell, Mapping) or (cell.get("score") is None and cell.get("label") is None):
             raise ArgumentError(f"row {metadata['row']}: no stored {name!r} result (that evaluator failed)")
@@ -178,10 +178,10 @@ def log_experiment(
     dataset_name: str,
     experiment_name: str,
     score_names: Sequence[str] | None = None,
-    experiment_metadata: Mapping[str, Any] | None = None,
+    experiment_metadata: Mapping[str, object] | None = None,
     dataset: Any = None,
     columns: Columns | None = None,
-    **column_names: str,
+    **column_names: object,
 ) -> tuple[Any, Any]:
     """A dataset of the rows and an experiment whose evaluations are the STORED results (no rescoring).
 

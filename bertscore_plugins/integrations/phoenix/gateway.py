@@ -19,18 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
 from bertscore_plugins.errors import ArgumentError, PhoenixServerError
+from bertscore_plugins.json_types import JSONValue
 
 if TYPE_CHECKING:
     import httpx
     import pandas as pd
+    from phoenix.client.__generated__.v1 import DatasetExample, Span, SpanAnnotation, SpanAnnotationData
     from phoenix.client.resources.datasets import Datasets
     from phoenix.client.resources.experiments import Experiments
     from phoenix.client.resources.projects import Projects
-    from phoenix.client.resources.spans import SpanAnnotationData, Spans
+    from phoenix.client.resources.spans import Spans
 
 CHECKED_CLIENT = "arize-phoenix-client 3.5.0"
 CHECKED_SERVER = "arize-phoenix 20.26.1"
@@ -118,7 +120,7 @@ def span_pages(
     span_kind: str | Sequence[str] | None = None,
     roots_only: bool = False,
     trace_ids: Sequence[str] | None = None,
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[list[Span]]:
     """The project's spans, ``page_size`` at a time, each page yielded as it arrives (bounded memory).
 
     Route ``GET /v1/projects/{project}/spans`` with its cursor (server 20.26.1): client 3.5.0's
@@ -127,7 +129,7 @@ def span_pages(
     Raises:
         httpx.HTTPError: the server cannot be reached or answers with an error.
     """
-    params: dict[str, Any] = {"limit": page_size}
+    params: dict[str, str | int | list[str]] = {"limit": page_size}
     if since is not None:
         params["start_time"] = since.isoformat()
     if span_kind:
@@ -184,22 +186,19 @@ def matching_span_ids(
 
 def span_annotations(
     client: PhoenixClient, project: str, span_ids: Iterable[str], names: Sequence[str]
-) -> list[dict[str, Any]]:
+) -> list[SpanAnnotation]:
     """The annotations named ``names`` on those spans, every identifier (``Spans.get_span_annotations``)."""
     found = client.spans.get_span_annotations(
         span_ids=list(span_ids), project_identifier=project, include_annotation_names=list(names)
     )
-    return [dict(annotation) for annotation in found]
+    return list(found)
 
 
-def log_span_annotations(client: PhoenixClient, annotations: Sequence[Mapping[str, Any]]) -> None:
+def log_span_annotations(client: PhoenixClient, annotations: Sequence[SpanAnnotationData]) -> None:
     """Write ``SpanAnnotationData`` dicts and wait for the server to store them (``sync=True``).
 
     The server upserts on (span, name, identifier): an annotation replaces the one it had there."""
-    # plain dicts in SpanAnnotationData's shape (span_rows.annotation writes them)
-    client.spans.log_span_annotations(
-        span_annotations=[cast("SpanAnnotationData", a) for a in annotations], sync=True
-    )
+    client.spans.log_span_annotations(span_annotations=list(annotations), sync=True)
 
 
 def log_span_annotation_frame(client: PhoenixClient, frame: pd.DataFrame) -> None:
@@ -217,7 +216,7 @@ def annotation_config_ids(client: PhoenixClient) -> dict[str, str]:
     return {item["name"]: item["id"] for item in reply.json().get("data", [])}
 
 
-def create_annotation_config(client: PhoenixClient, config: Mapping[str, Any]) -> str:
+def create_annotation_config(client: PhoenixClient, config: Mapping[str, JSONValue]) -> str:
     """Create one annotation config; returns its id (``POST /v1/annotation_configs``). Another writer that
     created the same name meanwhile (HTTP 409) is not a failure: that config's id is returned.
 
@@ -248,6 +247,6 @@ def attach_annotation_config(client: PhoenixClient, project: str, config_id: str
 # -- datasets (public API) ---------------------------------------------------------------------------
 
 
-def dataset_examples(client: PhoenixClient, dataset: str) -> list[Mapping[str, Any]]:
+def dataset_examples(client: PhoenixClient, dataset: str) -> list[DatasetExample]:
     """The examples of a Phoenix dataset (``Datasets.get_dataset``)."""
     return list(client.datasets.get_dataset(dataset=dataset).examples)

@@ -11,7 +11,7 @@ shape.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -66,7 +66,7 @@ def score_offline(
     offline: OfflineFaithfulnessEvaluator,
     groundedness: GroundednessEvaluator | None = None,
     *,
-    input_mapping: Mapping[str, Any] | None = None,
+    input_mapping: Mapping[str, object] | None = None,
     exit_on_error: bool = True,
     progress: bool | None = None,
 ) -> pd.DataFrame:

@@ -20,8 +20,8 @@ import io
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import pandas as pd
 from phoenix.evals import LLM, async_evaluate_dataframe, bind_evaluator
@@ -32,6 +32,7 @@ from bertscore_plugins.evaluation.judge import Judge, JudgeRow, Verdict, failed_
 from bertscore_plugins.evaluation.names import details_column, score_column
 
 logger = logging.getLogger(__name__)
+_Result = TypeVar("_Result")
 
 
 def phoenix_llm(settings: Any) -> LLM:
@@ -42,7 +43,7 @@ def phoenix_llm(settings: Any) -> LLM:
     A base URL that was set goes to the provider; the local server needs no key (the SDK insists on one,
     so "sk-local" is sent)."""
     endpoint = settings.endpoint
-    kwargs: dict[str, Any] = {"timeout": endpoint.timeout}
+    kwargs: dict[str, object] = {"timeout": endpoint.timeout}
     if settings.base_url_given:
         kwargs["base_url"] = endpoint.base_url
     if settings.own_key or (settings.provider == "openai" and endpoint.api_key):
@@ -57,7 +58,7 @@ def phoenix_llm(settings: Any) -> LLM:
 def faithfulness_evaluator(
     llm: Any,
     *,
-    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
+    input_mapping: Mapping[str, str | Callable[..., object]] | None = None,
     **invocation_parameters: Any,
 ) -> FaithfulnessEvaluator:
     """Phoenix's ``FaithfulnessEvaluator`` with ``llm`` (temperature 0 unless given), optionally bound.
@@ -100,24 +101,26 @@ class _LogLines(io.TextIOBase):
         return len(text)
 
 
-def _run_coroutine(factory: Callable[[], Any]) -> Any:
+def _run_coroutine(factory: Callable[[], Awaitable[_Result]]) -> _Result:
     """Run a coroutine to completion on a worker thread's own event loop; Ctrl-C here cancels it.
 
     Why a thread, also outside Jupyter: Phoenix's executor, run on the main thread, takes SIGINT for itself
     and returns the rows judged so far as if the run had finished, so a Ctrl-C during the judge was lost
     (``phoenix evaluate --follow`` kept polling). On a worker thread it leaves SIGINT alone: the
     KeyboardInterrupt reaches the caller, and the judge's pending requests are cancelled."""
-    box: dict[str, Any] = {}
+    loops: list[asyncio.AbstractEventLoop] = []
+    values: list[_Result] = []
+    errors: list[BaseException] = []
     started = threading.Event()
 
     def target() -> None:
         loop = asyncio.new_event_loop()
-        box["loop"] = loop
+        loops.append(loop)
         started.set()
         try:
-            box["value"] = loop.run_until_complete(factory())
+            values.append(loop.run_until_complete(factory()))
         except BaseException as error:
-            box["error"] = error
+            errors.append(error)
         finally:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
@@ -129,12 +132,12 @@ def _run_coroutine(factory: Callable[[], Any]) -> Any:
             thread.join(0.2)
     except KeyboardInterrupt:
         started.wait()
-        _cancel(box["loop"])
+        _cancel(loops[0])
         thread.join(10)
         raise
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    if errors:
+        raise errors[0]
+    return values[0]
 
 
 def _cancel(loop: asyncio.AbstractEventLoop) -> None:
@@ -155,7 +158,7 @@ def run_judge(
     judge: Any = None,
     concurrency: int = 4,
     max_retries: int = 1,
-    input_mapping: Mapping[str, str | Callable[..., Any]] | None = None,
+    input_mapping: Mapping[str, str | Callable[..., object]] | None = None,
 ) -> pd.DataFrame:
     """Run the faithfulness judge over every row, ``concurrency`` requests at a time.
 
@@ -189,7 +192,7 @@ def run_judge(
         result[score_column(judge.name)] = []
         return result
 
-    def evaluate() -> Any:
+    def evaluate() -> Awaitable[pd.DataFrame]:
         return async_evaluate_dataframe(
             dataframe=dataframe,
             evaluators=[judge],

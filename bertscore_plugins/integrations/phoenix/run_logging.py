@@ -30,11 +30,11 @@ class RunLog:
     url: str
     project: str
     run_key: str
-    logged: MutableMapping[str, Any]
+    logged: MutableMapping[str, Any]  # the run's JSON record, read back as it was written
     save: Callable[[], None]
     description: str = ""
     experiment_name: str = "bertscore"
-    experiment_metadata: dict[str, Any] | None = None
+    experiment_metadata: dict[str, object] | None = None
 
 
 def _now() -> str:

@@ -1,6 +1,6 @@
 """Phoenix spans as batch rows, and batch results as span annotations: the span adapter of the pipeline.
 
-A span becomes a :class:`~.batch.BatchRow` (its ``label`` the span id, its id in the result store)
+A span becomes a :class:`~.batch.BatchRow` (its ``key`` the span id, its id in the result store)
 wanting the signals it has the fields for (groundedness and the offline faithfulness need a context,
 similarity a reference, the judge a question and a context); the cells stored from an earlier run ride
 along as ``known``, and the pipeline computes only what the store lacks. Stored cells become ``SpanAnnotationData`` dicts carrying our
@@ -23,6 +23,8 @@ from bertscore_plugins.evaluation.store import StoredResult
 from bertscore_plugins.integrations.phoenix.span_source import SpanFields, extract_fields, reference_value
 
 if TYPE_CHECKING:  # the batch pulls in the core; the CLI's flags do not need it
+    from phoenix.client.__generated__.v1 import SpanAnnotationData
+
     from bertscore_plugins.evaluation.batch import BatchRow
 
 
@@ -40,21 +42,21 @@ class Annotating:
         earlier ones' (which configuration wrote it is in the metadata, :func:`written_by`)."""
         return self.config.annotation_identifier
 
-    def is_mine(self, annotation: Mapping[str, Any]) -> bool:
+    def is_mine(self, annotation: Mapping[str, object]) -> bool:
         """Whether Phoenix's current annotation is this configuration's (our identifier, our id)."""
         return (
             annotation.get("identifier") == self.identifier and written_by(annotation) == self.configuration
         )
 
 
-def written_by(annotation: Mapping[str, Any]) -> str | None:
+def written_by(annotation: Mapping[str, object]) -> str | None:
     """The configuration id in an annotation's metadata (None: not written by a trace evaluation)."""
     metadata = annotation.get("metadata")
     return metadata.get(CONFIGURATION_KEY) if isinstance(metadata, Mapping) else None
 
 
 def span_row(
-    span: Mapping[str, Any],
+    span: Mapping[str, object],
     documents: list[str],
     reference: Any,
     mine: Mapping[str, StoredResult],
@@ -109,7 +111,7 @@ def _missing(fields: SpanFields, config: EvaluationConfig, not_a_reference: str 
     return missing
 
 
-def annotation(span_id: str, cell: Cell, annotating: Annotating) -> dict[str, Any]:
+def annotation(span_id: str, cell: Cell, annotating: Annotating) -> SpanAnnotationData:
     """A ``SpanAnnotationData`` dict from a cell (one of the three edges where a cell becomes a dict)."""
     metadata = cell.metadata.to_dict()
     if cell.direction:
@@ -125,4 +127,7 @@ def annotation(span_id: str, cell: Cell, annotating: Annotating) -> dict[str, An
         "result": result,
         "metadata": metadata,
     }
-    return json.loads(json.dumps(plain, default=str))  # plain values, as the server stores them
+    sent: SpanAnnotationData = json.loads(
+        json.dumps(plain, default=str)
+    )  # plain values, as the server stores them
+    return sent

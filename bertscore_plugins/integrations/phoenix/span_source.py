@@ -25,7 +25,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openinference.semconv.trace import (
     DocumentAttributes,
@@ -52,11 +52,11 @@ TEXT_KEYS = ("output", "answer", "result", "response", "text", "content", "input
 _USER_ROLE = "user"
 
 
-def _unflatten_get(attributes: Mapping[str, Any], key: str) -> Any:
+def _unflatten_get(attributes: Mapping[str, object], key: str) -> object:
     """``attributes[key]`` whether Phoenix returned the attributes flat (dotted keys) or nested."""
     if key in attributes:
         return attributes[key]
-    node: Any = attributes
+    node: object = attributes
     parts = key.split(".")
     position = 0
     while position < len(parts):
@@ -74,10 +74,10 @@ def _unflatten_get(attributes: Mapping[str, Any], key: str) -> Any:
     return node
 
 
-def _tree(attributes: Mapping[str, Any]) -> dict[str, Any]:
+def _tree(attributes: Mapping[str, object]) -> dict[str, object]:
     """Nested view of flat attributes: Phoenix's REST API returns every key flattened
     (``retrieval.documents.0.document.content``, ``metadata.reference``)."""
-    tree: dict[str, Any] = {}
+    tree: dict[str, object] = {}
     for key, value in attributes.items():
         node = tree
         parts = str(key).split(".")
@@ -90,10 +90,12 @@ def _tree(attributes: Mapping[str, Any]) -> dict[str, Any]:
     return tree
 
 
-def attribute(span: Mapping[str, Any], key: str) -> Any:
+def attribute(span: Mapping[str, object], key: str) -> object:
     """The value of attribute ``key`` (an OpenInference name) on a span as the REST API returns it:
     a flat key's value, or the nested structure under a prefix (``retrieval.documents``)."""
-    attributes = span.get("attributes") or {}
+    attributes = span.get("attributes")
+    if not isinstance(attributes, Mapping):  # none, or not the REST API's object: no attributes
+        return None
     if key in attributes:
         return attributes[key]
     return _unflatten_get(_tree(attributes), key)
@@ -109,7 +111,7 @@ class Unreadable:
     why: str
 
 
-def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any] | Unreadable:
+def _metadata(span: Mapping[str, object]) -> Mapping[str, object] | Unreadable:
     value = attribute(span, SpanAttributes.METADATA)
     if isinstance(value, str):  # instrumentors write metadata as a JSON string
         if json_too_deep(value):  # json.loads would raise RecursionError and fail the whole page
@@ -121,7 +123,7 @@ def _metadata(span: Mapping[str, Any]) -> Mapping[str, Any] | Unreadable:
     return value if isinstance(value, Mapping) else {}
 
 
-def lookup(span: Mapping[str, Any], key: str) -> Any:
+def lookup(span: Mapping[str, object], key: str) -> object:
     """A user-named value: ``metadata.<key>`` reads the span's metadata, anything else an attribute;
     an `Unreadable` (with the reason) when the metadata is JSON nested too deep to read."""
     if key.startswith(METADATA_PREFIX):
@@ -132,13 +134,13 @@ def lookup(span: Mapping[str, Any], key: str) -> Any:
     return attribute(span, key)
 
 
-def _messages(span: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+def _messages(span: Mapping[str, object], key: str) -> list[Mapping[str, object]]:
     value = attribute(span, key)
     if isinstance(value, Mapping):  # {"0": {...}, "1": {...}} when nested by position
         value = [value[k] for k in sorted(value, key=lambda k: int(k) if str(k).isdigit() else 0)]
     if not isinstance(value, list):
         return []
-    messages: list[Mapping[str, Any]] = []
+    messages: list[Mapping[str, object]] = []
     for item in value:
         if isinstance(item, Mapping):
             # Each entry is {"message.role": ..., "message.content": ...} or {"message": {...}}.
@@ -151,7 +153,7 @@ def _messages(span: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return messages
 
 
-def _text(value: Any, keep_blank: bool = False) -> str | None:
+def _text(value: object, keep_blank: bool = False) -> str | None:
     """The value as text; None for no value, and for a blank text unless ``keep_blank`` (an answer the
     application gave as an empty string is an answer: it is labelled ``empty``, not skipped)."""
     if value is None or (not isinstance(value, str) and value_too_deep(value)):
@@ -161,7 +163,7 @@ def _text(value: Any, keep_blank: bool = False) -> str | None:
 
 
 def _value_text(
-    span: Mapping[str, Any], value_key: str, mime_key: str, keep_blank: bool = False
+    span: Mapping[str, object], value_key: str, mime_key: str, keep_blank: bool = False
 ) -> tuple[str | None, str | None]:
     """``(text, why not)`` of ``input.value`` / ``output.value``.
 
@@ -196,7 +198,7 @@ Reference = str | tuple[str, ...]
 """One reference text, or several (the best-matching one counts, as in the core)."""
 
 
-def reference_value(value: Any) -> tuple[Reference | None, str | None]:
+def reference_value(value: object) -> tuple[Reference | None, str | None]:
     """``(reference, why not)`` for a value read from a span or a dataset example.
 
     A text (blank means none), a number (``42`` -> "42"), or a list of texts; anything else is not
@@ -218,12 +220,12 @@ def reference_value(value: Any) -> tuple[Reference | None, str | None]:
     return None, f"is not text ({type(value).__name__})"
 
 
-def span_kind(span: Mapping[str, Any]) -> str:
+def span_kind(span: Mapping[str, object]) -> str:
     kind = attribute(span, SpanAttributes.OPENINFERENCE_SPAN_KIND) or span.get("span_kind") or ""
     return str(kind).upper()
 
 
-def retriever_documents(span: Mapping[str, Any]) -> list[str]:
+def retriever_documents(span: Mapping[str, object]) -> list[str]:
     """The ``document.content`` of each ``retrieval.documents`` entry of a RETRIEVER span."""
     documents = attribute(span, SpanAttributes.RETRIEVAL_DOCUMENTS)
     if isinstance(documents, Mapping):
@@ -253,12 +255,13 @@ class SpanFields:
 
 
 def extract_fields(
-    span: Mapping[str, Any],
+    span: Mapping[str, object],
     trace_documents: Sequence[str] = (),
     reference: Reference | None = None,
 ) -> SpanFields:
     """Input, output and context of ``span`` (see the module docstring for where each comes from)."""
-    context_ids = span.get("context") or {}
+    context_ids = span.get("context")
+    context_ids = context_ids if isinstance(context_ids, Mapping) else {}
     kind = span_kind(span)
     question, _ = _value_text(span, SpanAttributes.INPUT_VALUE, SpanAttributes.INPUT_MIME_TYPE)
     answer, output_problem = _value_text(

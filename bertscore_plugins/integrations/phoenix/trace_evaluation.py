@@ -52,10 +52,10 @@ def default_store_path() -> Path:
 
 def _dataset_references(
     client: gateway.PhoenixClient, dataset: str, field_name: str | None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """``{example id: reference value}`` from a Phoenix dataset (its examples' expected output)."""
     examples = gateway.dataset_examples(client, dataset)
-    references: dict[str, Any] = {}
+    references: dict[str, object] = {}
     for example in examples:
         output = example.get("output") or {}
         if field_name is not None:
@@ -197,7 +197,7 @@ def _checked_scorer(scorer: Scorer | None, config: EvaluationConfig) -> Scorer:
 
 def _reference_reader(
     client: gateway.PhoenixClient, config: EvaluationConfig
-) -> Callable[[Mapping[str, Any]], Any]:
+) -> Callable[[Mapping[str, object]], Any]:
     """``span -> reference value``: a span attribute / metadata key, or a dataset example's output."""
     if config.reference_key:
         key = config.reference_key
@@ -206,7 +206,7 @@ def _reference_reader(
         return lambda span: None
     references = _dataset_references(client, config.reference_dataset, config.reference_field)
 
-    def from_dataset(span: Mapping[str, Any]) -> Any:
+    def from_dataset(span: Mapping[str, object]) -> Any:
         example_id = lookup(span, config.example_id_key)
         return None if example_id is None else references.get(str(example_id))
 

@@ -30,10 +30,12 @@ from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
 from bertscore_plugins.integrations.phoenix.trace_settings import TraceSettings
 
 if TYPE_CHECKING:
+    from phoenix.client.__generated__.v1 import Span, SpanAnnotationData
+
     from bertscore_plugins.core.scorer_protocol import Scorer
     from bertscore_plugins.integrations.phoenix.gateway import PhoenixClient
 
-Work = list[tuple[dict[str, Any], dict[str, StoredResult]]]
+Work = list[tuple["Span", dict[str, StoredResult]]]
 
 
 @dataclass
@@ -45,7 +47,7 @@ class TraceJob:
     settings: TraceSettings
     annotating: Annotating
     scorer: Scorer
-    reference_of: Callable[[Mapping[str, Any]], Any]
+    reference_of: Callable[[Mapping[str, object]], Any]
     store: ResultStore
     report: EvaluationReport
     on_progress: Callable[[EvaluationReport], None] | None = None
@@ -62,7 +64,7 @@ class TraceJob:
         self.report.seconds[part] += time.perf_counter() - started
 
 
-def _span_id(span: Mapping[str, Any]) -> str:
+def _span_id(span: Span) -> str:
     return str((span.get("context") or {}).get("span_id"))
 
 
@@ -72,7 +74,7 @@ class OnePass:
     def __init__(self, job: TraceJob) -> None:
         self.job = job
 
-    def pages(self, since: datetime | None) -> Iterable[list[dict[str, Any]]]:
+    def pages(self, since: datetime | None) -> Iterable[list[Span]]:
         """The selected spans (kind, roots, the ``where`` filter) since ``since``, a page at a time."""
         job = self.job
         wanted_ids = None
@@ -111,7 +113,7 @@ class OnePass:
                 found.setdefault(annotation["span_id"], set()).add(annotation["name"])
         return found
 
-    def page(self, spans: list[dict[str, Any]]) -> None:
+    def page(self, spans: list[Span]) -> None:
         """One page: Phoenix's current annotations, the store read once (what to score, then what to
         send, both decided from that read and this pass's results), the scoring, the logging."""
         job = self.job
@@ -208,7 +210,7 @@ class OnePass:
         """Send every stored result of this configuration that is not Phoenix's current one: new
         results, those an outage kept back, and those another configuration replaced since."""
         job = self.job
-        pending: list[dict[str, Any]] = []
+        pending: list[SpanAnnotationData] = []
         already: list[tuple[str, str]] = []
         for span_id in ids:
             for name, result in stored.get(span_id, {}).items():
@@ -224,7 +226,7 @@ class OnePass:
         for start in range(0, len(pending), job.settings.log_batch_size):
             self._send(pending[start : start + job.settings.log_batch_size], scored_now)
 
-    def _send(self, chunk: list[dict[str, Any]], scored_now: set[str]) -> None:
+    def _send(self, chunk: list[SpanAnnotationData], scored_now: set[str]) -> None:
         job = self.job
         started = time.perf_counter()
         gateway.log_span_annotations(job.client, chunk)

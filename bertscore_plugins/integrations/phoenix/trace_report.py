@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 
 @dataclass
@@ -27,7 +26,7 @@ class EvaluationReport:
     polls: int = 0
     judge_calls: Counter = field(default_factory=Counter)  # "judged" / "saved" (by judge triage)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "project": self.project,
             "configuration": self.configuration,

@@ -34,12 +34,12 @@ def test_empty_and_whitespace_score_zero_with_one_counting_warning(scorer):
 
 
 def test_a_caller_scoring_some_of_its_rows_gets_warnings_naming_its_own_rows(scorer):
-    from bertscore_plugins.core.row_warnings import row_labels_in_warnings
+    from bertscore_plugins.core.row_warnings import row_names_in_warnings
 
     long_text = " ".join(["word"] * 2000)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with row_labels_in_warnings(["span-a", "span-b", "span-c"]):
+        with row_names_in_warnings(["span-a", "span-b", "span-c"]):
             scorer.score(["A cat.", "", long_text], ["A cat.", "A dog.", ""])
     [empty] = [w.message for w in caught if isinstance(w.message, EmptyTextWarning)]
     assert "(candidate rows span-b; reference rows span-c)" in str(empty)
@@ -48,11 +48,11 @@ def test_a_caller_scoring_some_of_its_rows_gets_warnings_naming_its_own_rows(sco
 
 
 def test_a_warning_recorded_before_an_error_in_the_block_still_comes_out(scorer):
-    from bertscore_plugins.core.row_warnings import row_labels_in_warnings
+    from bertscore_plugins.core.row_warnings import row_names_in_warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with pytest.raises(RuntimeError), row_labels_in_warnings(["span-a"]):
+        with pytest.raises(RuntimeError), row_names_in_warnings(["span-a"]):
             scorer.score([""], ["A cat."])
             raise RuntimeError("after scoring")
     assert [w.message.candidate_rows for w in caught if w.category is EmptyTextWarning] == [("span-a",)]
