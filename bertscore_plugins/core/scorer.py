@@ -22,7 +22,7 @@ from bertscore_plugins.core.chunk_steps import RowCredit, explain_chunk, match_c
 from bertscore_plugins.core.chunks import Chunk, fit_idf_on_chunks, plan_chunks
 from bertscore_plugins.core.embed import Embedder
 from bertscore_plugins.core.explain import Explanation, plot_explanation
-from bertscore_plugins.core.heap import release_freed_memory
+from bertscore_plugins.core.heap import keep_large_blocks_mapped, release_freed_memory
 from bertscore_plugins.core.idf import IdfTable, idf_from_token_ids
 from bertscore_plugins.core.multi_reference import reduce_over_references
 from bertscore_plugins.core.progress import progress_bar as _progress_bar
@@ -240,6 +240,7 @@ class BERTScorer:
         explanations: list[list[Explanation]] = [[] for _ in layers]
         characters = sum(map(len, candidates)) + sum(len(text) for group in groups for text in group)
         bar = _progress_bar(len(candidates), progress, characters)
+        keep_large_blocks_mapped()  # a chunk's peak stays the first chunk's (heap.py)
         for planned in chunks:
             report.note(planned, self.tokenizer)
             row_values, chunk_explanations = self._score_chunk(

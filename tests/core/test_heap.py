@@ -22,6 +22,17 @@ def test_freed_memory_goes_back_where_the_c_library_can_do_it():
 
 
 @pytest.mark.model
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt is Linux's")
+def test_large_blocks_stay_mapped_once_a_scorer_has_scored(tmp_path):
+    """The threshold is pinned before the first chunk (glibc says so by mallopt's 1), once per process."""
+    scorer = scorer_module.get_scorer(model=tiny_bert(tmp_path / "tiny"), layer=1)
+    scorer.score(CANDIDATES[:2], REFERENCES[:2])
+    assert heap.keep_large_blocks_mapped.cache_info().currsize == 1
+    assert heap.keep_large_blocks_mapped() is True
+    assert heap.MMAP_THRESHOLD_BYTES == 4 << 20
+
+
+@pytest.mark.model
 def test_every_chunk_gives_its_memory_back_and_the_numbers_do_not_change(tmp_path, monkeypatch):
     scorer = scorer_module.get_scorer(model=tiny_bert(tmp_path / "tiny"), layer=1, chunk_pairs=5)
     released = []

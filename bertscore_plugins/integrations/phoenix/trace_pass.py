@@ -11,14 +11,13 @@ read and the pass's own results.
 
 from __future__ import annotations
 
-import contextlib
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.evaluation.evaluation_config import EvaluationConfig
 from bertscore_plugins.evaluation.pipeline import StoredRun, missing
 from bertscore_plugins.evaluation.store import ResultStore, StoredResult
@@ -133,6 +132,8 @@ class OnePass:
         run = self._score(to_score, stored) if to_score else None
         scored_now = {_span_id(span) for span, _ in to_score}
         self._log(ids, current, after(stored, run), scored_now)
+        # the page's batch tensors were freed into a heap its long-lived small objects (HTTP replies, store
+        # rows) pin: untrimmed, RSS grew ~7 MB per 25-span page with flat object counts (core/heap.py)
         release_freed_memory()
 
     def _needs_scoring(
@@ -253,37 +254,6 @@ def after(
         failure = None if cell is not None else run.failures.get(span_id, {}).get(name)
         found.setdefault(span_id, {})[name] = StoredResult(name, cell, failure, logged=False)
     return found
-
-
-def release_freed_memory() -> bool:
-    """Hand the memory freed by this page back to the system (glibc's ``malloc_trim``).
-
-    Why: on CPU a page's batch tensors are freed to glibc's heap, where the page's long-lived small
-    objects (HTTP replies, store rows) pin it, so glibc keeps it and the next page's tensors of other
-    shapes take fresh memory: RSS grew ~7 MB per 25-span page with no Python object retained (measured:
-    flat object counts; RSS back to flat after a trim). Trimming once per page keeps RSS bounded by
-    one page. Returns False where there is no glibc (macOS, musl, Windows): nothing to do there.
-    """
-    trim = _malloc_trim()
-    if trim is None:
-        return False
-    trim(0)  # 1 if memory was returned, 0 if there was none to return
-    return True
-
-
-_MALLOC_TRIM: Any = False  # not looked up yet
-
-
-def _malloc_trim() -> Any:
-    global _MALLOC_TRIM
-    if _MALLOC_TRIM is False:
-        _MALLOC_TRIM = None
-        if sys.platform.startswith("linux"):
-            import ctypes
-
-            with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-                _MALLOC_TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-    return _MALLOC_TRIM
 
 
 def _short(reason: str) -> str:

@@ -14,10 +14,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import bertscore_plugins.integrations.phoenix as phoenix_package
+from bertscore_plugins.core.heap import release_freed_memory
 from bertscore_plugins.evaluation.cells import Cell
 from bertscore_plugins.evaluation.store import Entry, ResultStore, ResultStoreError
 from bertscore_plugins.integrations.phoenix.span_source import extract_fields, lookup, retriever_documents
-from bertscore_plugins.integrations.phoenix.trace_pass import release_freed_memory
 from bertscore_plugins.integrations.phoenix.trace_report import EvaluationReport
 from bertscore_plugins.integrations.phoenix.trace_settings import parse_since
 
