@@ -45,7 +45,8 @@ def progress_bar(rows: int, progress: bool | None, characters: int | None = None
     shows when they are expected to take AUTO_SECONDS or more (without a count: from AUTO_ROWS rows)."""
     if progress is None:
         if not (sys.stderr.isatty() or in_notebook()):  # watching.person_watches, with this module's seams
-            return ProgressLine(rows, "pairs", "BERTScore")
+            expected = expected_seconds(characters) if characters is not None else 0.0
+            return ProgressLine(rows, "pairs", "BERTScore", expected_seconds=expected)
         progress = rows >= AUTO_ROWS if characters is None else expected_seconds(characters) >= AUTO_SECONDS
     if not progress:
         return None
@@ -63,6 +64,11 @@ class ProgressLine:
     Used like a tqdm bar (``update(n)`` after each piece of work, ``close()`` at the end, or as a context
     manager); `interval` None reads BERTSCORE_PROGRESS_SECONDS, else PROGRESS_SECONDS. Once a line has been
     printed, ``close()`` prints a last one with the total time, so the log says the work ended.
+
+    ``expected_seconds``: the caller's estimate of the work; when it exceeds the interval, a first line
+    says so at once (``BERTScore: 20,000 pairs to go, a line every 30s``). Measured on a 20k-pair `score`
+    with stderr to a pipe: without it the log's first line came 82 s after the command started (start-up,
+    model load and reading, then one interval of scoring), on a 2-core machine at load average 8.
     """
 
     def __init__(
@@ -72,6 +78,7 @@ class ProgressLine:
         label: str = "progress",
         interval: float | None = None,
         stream: IO[str] | None = None,
+        expected_seconds: float = 0.0,
     ) -> None:
         self.total, self.unit, self.label = total, unit, label
         self.interval = progress_seconds() if interval is None else interval
@@ -79,6 +86,8 @@ class ProgressLine:
         self.done = 0
         self.printed = 0
         self._started = self._last = time.monotonic()
+        if expected_seconds > self.interval:
+            self._say(f"{label}: {total:,} {unit} to go, a line every {_duration(self.interval)}")
 
     def update(self, count: int = 1) -> None:
         self.done += count
@@ -141,5 +150,6 @@ def work_progress(
     if progress is False or total <= 0:
         return None
     if not (sys.stderr.isatty() or in_notebook()):
-        return ProgressLine(total, "rows", what)
+        expected = expected_seconds(characters) if characters is not None else 0.0
+        return ProgressLine(total, "rows", what, expected_seconds=expected)
     return progress_bar(total, progress, characters)

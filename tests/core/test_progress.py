@@ -55,6 +55,19 @@ def test_short_work_prints_nothing_and_the_pace_comes_from_the_environment(monke
         assert ProgressLine(10).interval == progress.PROGRESS_SECONDS == 30.0
 
 
+def test_work_expected_to_outlast_the_pace_says_so_at_once_and_short_work_stays_silent():
+    out = io.StringIO()
+    line = ProgressLine(20_000, "pairs", "BERTScore", interval=30, stream=out, expected_seconds=250.0)
+    assert out.getvalue() == "BERTScore: 20,000 pairs to go, a line every 30s\n"
+    line.close()
+    assert re.fullmatch(r"BERTScore: 0/20,000 pairs in \d+s", out.getvalue().splitlines()[-1])
+    quiet = io.StringIO()
+    ProgressLine(200, "pairs", "BERTScore", interval=30, stream=quiet, expected_seconds=29.0).close()
+    assert quiet.getvalue() == ""
+    # the estimate comes from the characters to encode: 20k WMT-like pairs are minutes of work
+    assert progress.progress_bar(20_000, None, characters=2_500_000).printed == 1
+
+
 def test_off_a_terminal_automatic_progress_is_the_plain_line_and_false_is_nothing():
     assert isinstance(progress.progress_bar(50_000, None), ProgressLine)  # pytest's stderr is no terminal
     assert progress.progress_bar(50_000, False) is None
