@@ -8,7 +8,8 @@ files in, a TSV out), ``datasets`` (``Dataset.map(BERTScoreTransform, batched=Tr
 ``ray`` (``score_ray_dataset`` on a local Ray sized as the README's example). Each run is a new process
 tree; the parent polls the RSS of the whole tree (the process and every descendant: datasets' workers,
 Ray's raylet and actors) every POLL_SECONDS and keeps the peak. The pairs are WMT16 DAseg rows
-(texts.wmt16_pairs: past 3,920 rows every text gets a row-specific suffix, so no text repeats and nothing
+(texts.wmt16_pairs, every language pair spread evenly so that any slice of rows, a map() batch or a worker's
+shard, holds the same mix; past 3,920 rows every text gets a row-specific suffix, so no text repeats and nothing
 is served from a cache).
 
 A run writes its F1 column (float32, input order) beside its figures, so the parent can say whether two
@@ -70,7 +71,7 @@ def run_path(path: str, pairs: int, options: dict, folder: Path) -> dict:
     """One run of `path` on `pairs` pairs in a fresh process tree: its figures, peak tree RSS included."""
     from texts import wmt16_pairs
 
-    data = wmt16_pairs(pairs)
+    data = wmt16_pairs(pairs, spread=True)
     (folder / "c.txt").write_text("\n".join(data.candidates) + "\n", encoding="utf-8")
     (folder / "r.txt").write_text("\n".join(data.references) + "\n", encoding="utf-8")
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONWARNINGS="ignore")
@@ -142,7 +143,7 @@ def worker(spec: dict, result_path: Path) -> None:
     """Score `spec["pairs"]` pairs along `spec["path"]` in this process; time only the scoring."""
     from texts import wmt16_pairs
 
-    data = wmt16_pairs(spec["pairs"])
+    data = wmt16_pairs(spec["pairs"], spread=True)
     settings = {"layer": spec["layer"], "chunk_pairs": spec["chunk_pairs"]}
     if spec["path"] == "score":
         from bertscore_plugins import get_scorer
@@ -328,7 +329,7 @@ def run_all(paths: list[str], sizes: list[int], settings: dict, num_proc: int, t
         "machine": machine(),
         "layer": settings["layer"],
         "chunk_pairs": settings["chunk_pairs"],
-        "source": wmt16_pairs(1).source,
+        "source": wmt16_pairs(1, spread=True).source + ", language pairs spread evenly",
         "load_start": load_start,
         "load_mean": sum(run.get("load_mean", 0) for run in runs) / max(len(runs), 1),
         "runs": runs,
