@@ -16,10 +16,9 @@ from bertscore_plugins.integrations.compat import BERTScorer
 from bertscore_plugins.integrations.compat import score as compat_score
 from bertscore_plugins.models.resolve import resolve_model
 from tests.support.eval_data import written_pairs
+from tests.support.extras import extra
 
-bert_score = pytest.importorskip(
-    "bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra"
-)
+bert_score = extra("bert_score", "bert-score==0.3.13 (the parity oracle) is in the test extra")
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5

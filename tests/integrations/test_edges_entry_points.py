@@ -12,8 +12,9 @@ from bertscore_plugins import ScoreConfig, get_scorer
 from bertscore_plugins.errors import InputError, SettingError
 from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
 from bertscore_plugins.integrations.phoenix import BERTScoreEvaluator, batch_evaluate_dataframe, evaluate_rows
+from tests.support.extras import extra
 
-evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
+evaluate = extra("evaluate", "the evaluate extra is not installed")
 
 CARD = Path(__file__).resolve().parents[2] / "metric_card"
 FLAG_MESSAGE = "allow_pickle_weights must be True or False, got str 'false'"

@@ -8,13 +8,14 @@ import shutil
 import numpy as np
 import pytest
 
-datasets = pytest.importorskip("datasets", reason="the datasets extra is not installed")
+from bertscore_plugins import EmptyTextWarning, ScoreConfig, get_scorer
+from bertscore_plugins.errors import InputError
+from bertscore_plugins.integrations import hf_datasets
+from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform, score_dataframe
+from tests.support.extras import extra
+from tests.support.tiny_models import edit_model_file, tiny_bert
 
-from bertscore_plugins import EmptyTextWarning, ScoreConfig, get_scorer  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
-from bertscore_plugins.errors import InputError  # noqa: E402
-from bertscore_plugins.integrations import hf_datasets  # noqa: E402
-from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform, score_dataframe  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
-from tests.support.tiny_models import edit_model_file, tiny_bert  # noqa: E402
+datasets = extra("datasets", "the datasets extra is not installed")
 
 CANDIDATES = [
     "The patient was discharged on Thursday.",

@@ -12,10 +12,10 @@ import pytest
 from bertscore_plugins import IdfTable, ScoreConfig, get_scorer
 from bertscore_plugins.errors import InputError
 from bertscore_plugins.models import load as model_loading
+from tests.support.extras import extra
 
-evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
-
-from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+evaluate = extra("evaluate", "the evaluate extra is not installed")
+hf_evaluate = extra("bertscore_plugins.integrations.hf_evaluate")
 
 # the empty-candidate row is deliberate; its warning is the core's business, tested there
 pytestmark = pytest.mark.filterwarnings("ignore:.*empty candidate")
@@ -74,9 +74,9 @@ def assert_same_as_core(result: dict, candidates, references, **settings) -> Non
 
 @pytest.mark.parametrize("copy", ["checkout", "installed"])
 def test_the_clone_folder_and_the_packaged_card_load_offline_and_equal_core(copy, no_network):
-    path = CHECKOUT_CARD if copy == "checkout" else metric_card_path()
+    path = CHECKOUT_CARD if copy == "checkout" else hf_evaluate.metric_card_path()
     module = load(path)
-    assert isinstance(module, BERTScorePlugins)
+    assert isinstance(module, hf_evaluate.BERTScorePlugins)
     assert module.name == "bert_score_plugins"
 
     assert_same_as_core(
@@ -172,7 +172,7 @@ def test_upstream_metric_card_examples_run_verbatim(no_network):
     model_folder = _model_dir()
     from evaluate import load as evaluate_load
 
-    bertscore = evaluate_load(metric_card_path())
+    bertscore = evaluate_load(hf_evaluate.metric_card_path())
     predictions = ["hello there", "general kenobi"]
     references = ["hello there", "general kenobi"]
     results = bertscore.compute(predictions=predictions, references=references, lang="en")

@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 import tomllib
 
-evaluate = pytest.importorskip("evaluate", reason="the evaluate extra is not installed")
-yaml = pytest.importorskip("yaml")
+from bertscore_plugins import get_scorer
+from tests.support.extras import extra
 
-from bertscore_plugins import get_scorer  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
-from bertscore_plugins.integrations.hf_evaluate import BERTScorePlugins, metric_card_path  # noqa: E402 (after importorskip: a missing extra skips rather than errors)
+evaluate = extra("evaluate", "the evaluate extra is not installed")
+yaml = extra("yaml")
+hf_evaluate = extra("bertscore_plugins.integrations.hf_evaluate")
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKOUT_FOLDER = REPO / "metric_card"  # evaluate.load("./metric_card") from a clone: the loading script only
-CARD = Path(metric_card_path())  # the card itself, shipped with the package
+CARD = REPO / "bertscore_plugins" / "metric_card"  # the card itself, shipped with the package
 SHIPPED_FILES = ["README.md", "app.py", "bert_score_plugins.py", "metric_card.py", "requirements.txt"]
 LOADING_SCRIPTS = [
     CHECKOUT_FOLDER / "metric_card.py",
@@ -35,7 +36,7 @@ def card_files(folder: Path) -> list[str]:
 
 
 def test_the_card_exists_once_in_the_package():
-    assert CARD == REPO / "bertscore_plugins" / "metric_card"
+    assert Path(hf_evaluate.metric_card_path()) == CARD
     assert card_files(CARD) == SHIPPED_FILES
     # the clone's folder holds only what evaluate runs: no second card, requirements or widget to keep equal
     assert card_files(CHECKOUT_FOLDER) == ["metric_card.py"]
@@ -59,7 +60,7 @@ def test_every_loading_script_follows_evaluate_rules_and_finds_the_packages_metr
     from evaluate.naming import camelcase_to_snakecase
 
     # evaluate.load(folder) runs <folder>/<folder name>.py; a Space runs <space name>.py (the module's name)
-    module_name = camelcase_to_snakecase(BERTScorePlugins.__name__)
+    module_name = camelcase_to_snakecase(hf_evaluate.BERTScorePlugins.__name__)
     assert module_name == "bert_score_plugins"
     assert script.stem in (script.parent.name, module_name)
     # evaluate checks library imports and turns the rest of an import line into a pip hint
@@ -68,7 +69,7 @@ def test_every_loading_script_follows_evaluate_rules_and_finds_the_packages_metr
     # the first EvaluationModule subclass in the script wins: import our class only
     namespace = runpy.run_path(str(script))
     classes = [v for v in namespace.values() if isinstance(v, type) and issubclass(v, evaluate.Metric)]
-    assert classes == [BERTScorePlugins]
+    assert classes == [hf_evaluate.BERTScorePlugins]
 
 
 def test_space_requirements_are_the_packages_own_pypi_requirements():

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,8 +19,6 @@ import pytest
 
 from tests.support.distributed_pairs import REPO, assert_matches_core, load_pairs, multi_references
 
-CRASH_MARKER_ENV = "BERTSCORE_TEST_CRASH_MARKER"
-CRASH_ROW_ENV = "BERTSCORE_TEST_CRASH_ROW"
 #: the crash test's pairs: 6 blocks of 10 rows in 12 batches of 5, so both actors get work and the actor
 #: dies mid-run (at row 35, in the 8th batch) with rows already scored before and still to come after it
 ROWS, ROWS_PER_BLOCK, BATCH_SIZE, CRASH_ROW = 60, 10, 5, 35
@@ -86,6 +83,8 @@ def ray_local(tmp_path_factory):
     psutil = pytest.importorskip("psutil")
     from ray._private import ray_constants
 
+    from tests.support.ray_crash import CRASH_MARKER_ENV, CRASH_ROW_ENV
+
     marker = tmp_path_factory.mktemp("ray_crash") / "crashed-once"
     saved_env = {
         k: os.environ.get(k)
@@ -98,8 +97,8 @@ def ray_local(tmp_path_factory):
         )
     }
     saved_cluster_flag = ray_constants.ENABLE_RAY_CLUSTER
-    # Workers must import bertscore_plugins and this test module (the crashing UDF lives here): both
-    # are under the repository root (tests is a package).
+    # Workers must import bertscore_plugins and tests.support.ray_crash (the crashing UDF): both are under
+    # the repository root (tests is a package).
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(REPO)] + ([saved_env["PYTHONPATH"]] if saved_env["PYTHONPATH"] else [])
     )
@@ -158,32 +157,13 @@ def test_local_ray_is_on_loopback(ray_local):
     assert listening and listening <= {"127.0.0.1", "::ffff:127.0.0.1", "::1"}, listening
 
 
-class CrashOnceUDF:
-    """Placeholder replaced below once bertscore_plugins.integrations.ray imports (the test skips without Ray)."""
-
-
-try:
-    from bertscore_plugins.integrations.ray import BERTScoreRayUDF
-
-    class CrashOnceUDF(BERTScoreRayUDF):
-        """Kills its own actor process the first time it sees the crash row (a marker file records it)."""
-
-        def __call__(self, batch):
-            marker = Path(os.environ[CRASH_MARKER_ENV])
-            if int(os.environ[CRASH_ROW_ENV]) in set(batch["row_id"]) and not marker.exists():
-                marker.write_text(str(os.getpid()))
-                os._exit(1)  # no cleanup, like a SIGKILL or an OOM kill
-            return super().__call__(batch)
-except ImportError:  # Ray missing (the [ray] extra): the Ray tests skip in the fixture
-    pass
-
-
 @pytest.mark.slow
 def test_killed_actor_loses_and_duplicates_no_row(ray_local):
     """Acceptances 1 and 2: two actors, one of which dies mid-run; the job finishes with the core's
     numbers, in input order, each row once. One run proves both: a run without a crash is the same
     score_ray_dataset path with one fewer actor start."""
     from bertscore_plugins.integrations.ray import score_ray_dataset
+    from tests.support.ray_crash import CrashOnceUDF
 
     ray, marker = ray_local["ray"], ray_local["marker"]
     frame = _pairs_frame(ROWS)

