@@ -7,6 +7,8 @@ Other test modules add their own fixtures in their own files (or a conftest in a
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import shutil
 import signal
@@ -211,16 +213,29 @@ def make_stub_judge() -> Iterator[Callable[..., StubJudge]]:
 
 
 @pytest.fixture(autouse=True)
-def bert_score_idf_counts_in_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+def bert_score_idf_counts_in_threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """bert_score (the parity oracle) counts idf in a forked ``multiprocessing.Pool`` and ends it with
     SIGTERM. Forked from an xdist worker that holds threads and libraries' signal handlers, one pool child
     once ignored that SIGTERM and hung a whole run; its threads count the same words (the arithmetic is
     bert_score's own), with nothing forked."""
-    utils = sys.modules.get("bert_score.utils")  # imported by the oracle's test modules at collection
+    utils = sys.modules.get("bert_score.utils")
+    if utils is None and _calls_the_oracle(
+        request.node.path
+    ):  # imported on first use (tests/support/extras.py)
+        import bert_score.utils as utils
     if utils is not None:
         from multiprocessing.pool import ThreadPool
 
         monkeypatch.setattr(utils, "Pool", ThreadPool)
+
+
+@functools.cache
+def _calls_the_oracle(test_file: Path) -> bool:
+    """Whether a test module may run bert_score in this process (it names it and bert_score is installed)."""
+    return (
+        "bert_score" in test_file.read_text(encoding="utf-8")
+        and importlib.util.find_spec("bert_score") is not None
+    )
 
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
