@@ -29,7 +29,7 @@ def test_large_blocks_stay_mapped_once_a_scorer_has_scored(tmp_path):
     scorer.score(CANDIDATES[:2], REFERENCES[:2])
     assert heap.keep_large_blocks_mapped.cache_info().currsize == 1
     assert heap.keep_large_blocks_mapped() is True
-    assert heap.MMAP_THRESHOLD_BYTES == 4 << 20
+    assert heap.MMAP_THRESHOLD_BYTES == 1 << 20
 
 
 @pytest.mark.model
