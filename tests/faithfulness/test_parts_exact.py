@@ -22,6 +22,9 @@ from bertscore_plugins.faithfulness import parts, passages, subsequence
 from bertscore_plugins.faithfulness.parts import LEXICAL_WINDOW_SENTENCES, lexical_sequence_parts
 from bertscore_plugins.faithfulness.passages import WINDOW_SENTENCES, sentence_windows
 
+# exhaustive comparisons with textbook tables over every passage: the whole suite's, not the quick tier's
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = ["the", "clinic", "on", "elm", "street", "opened", "did", "not", "open", "before", "after", "train"]
 WORDS += ["was", "free", "parking", "patients"]

@@ -17,6 +17,9 @@ from tests.support.tiny_models import edit_model_file, tiny_bert
 
 datasets = extra("datasets", "the datasets extra is not installed")
 
+# datasets' disk cache, forked num_proc workers and tiny models rebuilt per test: the whole suite's
+pytestmark = pytest.mark.slow
+
 CANDIDATES = [
     "The patient was discharged on Thursday.",
     "A man is playing a guitar on stage.",

@@ -18,7 +18,8 @@ evaluate = extra("evaluate", "the evaluate extra is not installed")
 hf_evaluate = extra("bertscore_plugins.integrations.hf_evaluate")
 
 # the empty-candidate row is deliberate; its warning is the core's business, tested there
-pytestmark = pytest.mark.filterwarnings("ignore:.*empty candidate")
+# evaluate.load of the card (a module build per load) and tiny models built per test: the whole suite's
+pytestmark = [pytest.mark.filterwarnings("ignore:.*empty candidate"), pytest.mark.slow]
 
 # evaluate.load("./metric_card") from a clone: that folder holds only the loading script of the package's card
 CHECKOUT_CARD = Path(__file__).resolve().parents[2] / "metric_card"

@@ -21,7 +21,8 @@ from bertscore_plugins import BERTScorer, ScoreConfig
 from bertscore_plugins.core.score_config import SettingError
 from bertscore_plugins.errors import BertScorePluginsError, ModelLoadError
 
-pytestmark = pytest.mark.model  # loads models: outside the fast unit run
+# builds, damages and loads dozens of model folders (65 loads): the whole suite's, not the quick tier's
+pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 CANDIDATES = ["A cat sat on the mat.", "The patient left on Tuesday."]
 REFERENCES = ["The cat was on the mat.", "Stocks fell sharply after the news."]

@@ -17,7 +17,8 @@ from bertscore_plugins.models.identity import files_digest, identity_files
 from bertscore_plugins.models.resolve import resolve_model
 from tests.support.tiny_models import CASED_TEXTS, FILE_EDITS, edit_model_file, tiny_bert
 
-pytestmark = pytest.mark.model  # loads models: outside the fast unit run
+# edits model files and loads each edited folder again: the whole suite's, not the quick tier's
+pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 CANDIDATES, REFERENCES = CASED_TEXTS
 

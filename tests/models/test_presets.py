@@ -23,7 +23,8 @@ from bertscore_plugins.models.identity import file_sha256
 from bertscore_plugins.models.preset_archive import PinnedFile
 from tests.support.tiny_presets import leftovers, sha256_of
 
-pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
+# assembles preset folders and loads them: the whole suite's, not the quick tier's
+pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # the upstream digest published for sentence-transformers/all-mpnet-base-v2 @ e8c3b32 (DESIGN.md)
