@@ -7,6 +7,7 @@ as one at the top of a module: it is still a dependency a reader has to follow.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -55,10 +56,17 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the module's syntax tree, parsed once per process (the rules below each read them all)."""
+    return tuple(ast.walk(ast.parse(path.read_text())))
+
+
+@functools.cache
 def _imports(path: Path) -> list[tuple[str, int]]:
     """Every module this file imports (absolute names), with the line."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -152,7 +160,7 @@ def test_one_module_defines_the_offline_faithfulness_result():
     defined = [
         module
         for module, path in MODULES.items()
-        for node in ast.walk(ast.parse(path.read_text()))
+        for node in _nodes(path)
         if isinstance(node, ast.ClassDef) and node.name == "OfflineFaithfulness"
     ]
     assert defined == ["bertscore_plugins.faithfulness.result"]
@@ -207,7 +215,7 @@ def _functions():
     for module, path in MODULES.items():
         if module in UPSTREAM_SIGNATURES:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in _nodes(path):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 yield module, node
 
