@@ -33,6 +33,7 @@ def same_system_twice(trial: int, n: int = 300) -> tuple[np.ndarray, np.ndarray]
     return base + rng.normal(0.0, 0.02, n), base + rng.normal(0.0, 0.02, n)
 
 
+@pytest.mark.slow  # hundreds of resampled null trials: a calibration check, the whole suite's
 @pytest.mark.parametrize("method", ["bootstrap", "randomization"])
 def test_paired_test_rejects_about_five_percent_of_null_trials(method: str) -> None:
     trials = 200

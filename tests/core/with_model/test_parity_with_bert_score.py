@@ -27,7 +27,8 @@ from bertscore_plugins import ScoreConfig, get_scorer
 from tests.support.eval_data import wmt16_pairs
 from tests.support.extras import extra
 
-pytestmark = pytest.mark.model  # loads the packaged model: outside the fast unit run
+# bert_score, the parity oracle, is imported and loads its own copy of the model: the whole suite's
+pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 bert_score = extra("bert_score", "bert-score==0.3.13 (the parity oracle) is in the test extra")
 
