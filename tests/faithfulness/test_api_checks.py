@@ -112,6 +112,7 @@ def test_rows_are_scored_in_bounded_chunks_in_input_order():
 
 
 @pytest.mark.model
+@pytest.mark.slow  # a 1,600-token source scored in windows by two scorers: the whole suite's
 @pytest.mark.parametrize(
     "sentence",
     [

@@ -15,6 +15,7 @@ from tests.support.judge_rows import clinic_rows
 from tests.support.stub_judge import MODEL_NAME, StubJudge
 
 
+@pytest.mark.slow  # waits out a 2 s deadline by design: idle wall time, the whole suite's
 def test_a_provider_sending_a_byte_a_second_is_cut_off_at_the_requests_deadline():
     with StubJudge(trickle=1.0) as stub:
         endpoint = Endpoint(stub.base_url, MODEL_NAME, timeout=2.0)
@@ -27,6 +28,7 @@ def test_a_provider_sending_a_byte_a_second_is_cut_off_at_the_requests_deadline(
     assert 2.0 <= took < 4.0  # about 300 bytes at a byte a second would take 300 s
 
 
+@pytest.mark.slow  # waits out a 2 s deadline by design: idle wall time, the whole suite's
 def test_a_trickling_provider_fails_the_row_within_its_deadline_and_the_batch_goes_on():
     with StubJudge(trickle=1.0) as stub:
         judge = YesNoJudge(Endpoint(stub.base_url, MODEL_NAME, timeout=2.0))
