@@ -220,9 +220,8 @@ def bert_score_idf_counts_in_threads(request: pytest.FixtureRequest, monkeypatch
     once ignored that SIGTERM and hung a whole run; its threads count the same words (the arithmetic is
     bert_score's own), with nothing forked."""
     utils = sys.modules.get("bert_score.utils")
-    if utils is None and _calls_the_oracle(
-        request.node.path
-    ):  # imported on first use (tests/support/extras.py)
+    # the oracle's modules import it on first use (tests/support/extras.py), after this fixture
+    if utils is None and _calls_the_oracle(request.node.path):
         import bert_score.utils as utils
     if utils is not None:
         from multiprocessing.pool import ThreadPool
