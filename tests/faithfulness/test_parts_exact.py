@@ -160,17 +160,13 @@ def read(text: str) -> TextFacts:
 # --- the lexical parts ----------------------------------------------------------------------------------
 
 
-#: the default settings run in the quick tier; the other three ways (~3 CPU s each) in the whole suite
-SLOW = pytest.mark.slow
-
-
 @pytest.mark.parametrize(
     ("one_by_one", "dense_share"),
     [
         (8, 1 / 16),
-        pytest.param(0, 1 / 16, marks=SLOW),
-        pytest.param(1, 2.0, marks=SLOW),
-        pytest.param(10**6, 0.0, marks=SLOW),
+        (0, 1 / 16),
+        (1, 2.0),
+        (10**6, 0.0),
     ],
 )
 def test_lexical_parts_equal_an_lcs_table_over_every_passage(monkeypatch, one_by_one, dense_share):
@@ -238,7 +234,7 @@ def token_spans(facts: TextFacts, rng: random.Random, shuffle: bool) -> list[tup
     return spans
 
 
-@pytest.mark.parametrize("row_block", [1024, pytest.param(5, marks=SLOW), pytest.param(1, marks=SLOW)])
+@pytest.mark.parametrize("row_block", [1024, 5, 1])
 def test_sentence_windows_equal_the_gathered_reduction(monkeypatch, row_block):
     """Scores, best windows and closest source sentences are the same as reducing a gathered copy of the
     matrix, for any block of output rows, with ties (values rounded) and tokens that start no word."""

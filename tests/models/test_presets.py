@@ -208,7 +208,6 @@ def quality_cache(real_parts, tmp_path_factory) -> Path:
         yield root
 
 
-@pytest.mark.slow
 def test_quality_preset_assembles_and_verifies(quality_cache):
     info = presets.resolve_preset("quality", full_check=True)  # re-hashes every pinned file
     spec = presets.load_spec("quality")
@@ -223,7 +222,6 @@ def test_quality_preset_assembles_and_verifies(quality_cache):
     assert leftovers(quality_cache / "models") == ["mpnet-e8c3b32edf54"]
 
 
-@pytest.mark.slow
 def test_quality_preset_corrupted_part_is_rejected(real_parts, tmp_path):
     spec = presets.load_spec("quality")
     parts_dir = tmp_path / "parts"
@@ -269,7 +267,6 @@ def _wmt16_pairs(per_pair: int) -> tuple[list[str], list[str]]:
     return candidates, references
 
 
-@pytest.mark.slow  # bert_score and its own model load beside ours
 def test_tokenization_matches_bert_score(quality_cache):
     # bert_score encodes one stripped sentence at a time with its (slow-requested) tokenizer; the core
     # batches with the fast one. For MPNet (WordPiece, lower-cased) the ids must be identical.
@@ -286,7 +283,6 @@ def test_tokenization_matches_bert_score(quality_cache):
     assert batch[0][0] == 0 and batch[0][-1] == 2  # <s> ... </s>
 
 
-@pytest.mark.slow  # bert_score and its own model load beside ours
 def test_scores_equal_bert_score_on_the_same_folder_and_layer(quality_cache):
     bert_score = pytest.importorskip("bert_score")
     from bertscore_plugins import ScoreConfig, get_scorer

@@ -88,7 +88,6 @@ def _max_delta(ours, theirs) -> float:
     )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("layer", [2, 4, 6])
 @pytest.mark.parametrize("idf", [False, True])
 def test_single_reference_parity(pairs, bert_score_numbers, layer, idf):
@@ -98,7 +97,6 @@ def test_single_reference_parity(pairs, bert_score_numbers, layer, idf):
     assert _max_delta(ours, theirs) <= TOLERANCE
 
 
-@pytest.mark.slow
 def test_rescaled_parity_with_the_same_baseline_file(pairs, tmp_path):
     # rescaling is per-row arithmetic on the raw numbers (compared above on every pair): every 6th pair,
     # all languages, through bert_score.score's own rescaling path
@@ -123,7 +121,6 @@ def test_rescaled_parity_with_the_same_baseline_file(pairs, tmp_path):
     assert _max_delta(ours, theirs) <= TOLERANCE
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("idf", [False, True])
 def test_multi_reference_parity(pairs, idf):
     candidates, references = pairs
