@@ -43,8 +43,10 @@ def check_tokenizer(
             "almost no words; copy the tokenizer files of this model into the folder"
         )
     embeddings = getattr(model_config, "vocab_size", None)
-    vocabulary = getattr(tokenizer, "vocab_size", None)
-    if isinstance(embeddings, int) and isinstance(vocabulary, int) and vocabulary > embeddings:
+    # len() counts the added tokens too (vocab_size does not): a special token renamed in
+    # tokenizer_config.json is added past the vocabulary, and padding with it indexes past the table
+    vocabulary = len(tokenizer)
+    if isinstance(embeddings, int) and vocabulary > embeddings:
         raise ModelLoadError(
             f"the tokenizer of model {location!r} has {vocabulary} tokens but the model's config.json has "
             f"vocab_size {embeddings}: the tokenizer files and config.json are from different models"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from safetensors.torch import load_file, save_file
 
@@ -211,6 +211,8 @@ def _identity_of(model: str) -> str:
     position=st.floats(0, 1),
     byte=st.integers(1, 255),
 )
+# a special token renamed in tokenizer_config.json ("[PAD]" read as a new token, past the embedding table)
+@example(name="tokenizer_config.json", damage="flip", position=0.5078125, byte=1)
 def test_any_damage_to_a_model_file_is_a_named_error_or_a_new_identity_with_finite_scores(
     built, tmp_path_factory, name, damage, position, byte
 ):
