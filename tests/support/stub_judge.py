@@ -265,7 +265,10 @@ class StubJudge:
         return LLM(provider="openai", model=MODEL_NAME, base_url=self.base_url, api_key="sk-stub", **kwargs)
 
     def start(self) -> StubJudge:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="stub-judge", daemon=True)
+        # polled every 50 ms, not socketserver's 0.5 s: stop() waits one poll, and 30 files stop stubs
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="stub-judge", daemon=True
+        )
         self._thread.start()
         return self
 
