@@ -162,8 +162,8 @@ def test_a_tool_call_answers_one_of_the_labels_as_the_functions_arguments(local_
 
 
 def test_an_oversized_prompt_is_refused_without_waiting_for_the_engine(local_judge):
-    long_text = " ".join(f"Clause {k}: the tenant keeps the garden tidy." for k in range(40))  # seconds of work
-    busy = _ask(messages=[{"role": "user", "content": long_text}], max_tokens=24)
+    long_text = " ".join(f"Clause {k}: the tenant keeps the garden tidy." for k in range(40))  # ~3 s of work
+    busy = _ask(messages=[{"role": "user", "content": long_text}], max_tokens=4)
     oversized = _ask(messages=[{"role": "user", "content": "word " * 20_000}])
     finished: list[int] = []
     worker = threading.Thread(target=lambda: finished.append(_post(local_judge, busy)[0]))
