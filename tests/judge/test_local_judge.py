@@ -182,7 +182,7 @@ def test_an_empty_answer_is_a_named_unusable_row_and_the_others_are_judged():
 
 
 def test_the_recipe_keeps_its_scores_when_the_judge_is_down_and_the_rerun_asks_only_the_judge(
-    tmp_path, monkeypatch, capsys
+    tmp_path, monkeypatch, capsys, local_judge
 ):
     from recipes import disagreement
 
@@ -199,10 +199,9 @@ def test_the_recipe_keeps_its_scores_when_the_judge_is_down_and_the_rerun_asks_o
     monkeypatch.setattr(
         YesNoJudge, "verdicts", lambda self, rows, **kw: asked.append(len(rows)) or original(self, rows, **kw)
     )
-    with JudgeServer(workdir=tmp_path / "judge", threads=1) as server:
-        for name, value in server.environment().items():
-            monkeypatch.setenv(name, value)
-        assert disagreement.main(args) == disagreement.EXIT_OK
+    for name, value in local_judge.environment().items():  # the judge comes up: the session's server
+        monkeypatch.setenv(name, value)
+    assert disagreement.main(args) == disagreement.EXIT_OK
     out = capsys.readouterr().out
     assert "Loaded 4 scored rows" in out and "nothing is scored again" in out
     assert asked == [4]  # the judge alone, for the 4 rows it had no answer for
