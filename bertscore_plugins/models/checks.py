@@ -4,7 +4,8 @@ instead of scoring with a made-up tokenizer or randomly initialised layers.
 - Tokenizer: transformers builds a tokenizer from tokenizer_config.json alone when the vocabulary files
   are missing (a 5-token vocabulary: every word is the unknown token and unrelated sentences score 0.997),
   so a local folder must hold at least one of the files its tokenizer class reads its vocabulary from.
-  A vocabulary larger than the model's embedding table would index past it mid-score.
+  A vocabulary (its added tokens counted) larger than the model's embedding table would index past it
+  mid-score.
 - Tensors: loading reports the checkpoint's missing, unexpected and shape-mismatched tensors, and
   transformers fills the missing and mismatched ones with random values. Which of them matter is decided
   by what the forward pass at the chosen layer runs (see `TensorReport.of`).
@@ -49,7 +50,8 @@ def check_tokenizer(
     if isinstance(embeddings, int) and vocabulary > embeddings:
         raise ModelLoadError(
             f"the tokenizer of model {location!r} has {vocabulary} tokens but the model's config.json has "
-            f"vocab_size {embeddings}: the tokenizer files and config.json are from different models"
+            f"vocab_size {embeddings}: the tokenizer files and config.json do not belong together (from "
+            "different models, or a token added or renamed in tokenizer_config.json)"
         )
 
 
