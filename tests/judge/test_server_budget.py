@@ -81,7 +81,7 @@ def stand_in_server():
 
     def start(engine: StandIn) -> str:
         server = serve.Server(("127.0.0.1", 0), serve.handler(serve.ServedJudge(engine, LOCAL_MODEL, 2048)))
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(target=server.serve_forever, daemon=True).start()
         made.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}/v1"
 
